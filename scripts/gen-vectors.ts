@@ -1,0 +1,528 @@
+/**
+ * Generates the committed known-answer vectors under tests/vectors/ (content, header, record), one JSON file per case,
+ * named for the case. Run: npm run gen-vectors. Randomness is a seeded BLAKE2b stream, so output is reproducible;
+ * tests check the committed bytes, so regenerating after a format change shows up as a diff to review.
+ */
+import { createHash } from 'node:crypto';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { ascii, u16, u32 } from '../src/core/crypto/bytes.js';
+import { LABEL, NONCE_BYTES } from '../src/core/crypto/constants.js';
+import {
+  BLOB_HEADER_BYTES,
+  ChunkCipher,
+  ContentDecryptor,
+  ContentEncryptor,
+  encodeBlobHeader,
+  type BlobHeader,
+  type ContentBinding,
+} from '../src/core/crypto/content.js';
+import { KDF_PRESETS } from '../src/core/crypto/kdf.js';
+import { deriveSubkey, Keyring, SecretKey } from '../src/core/crypto/keys.js';
+import { RecordSealer } from '../src/core/crypto/record.js';
+import { loadNativeSodium, type SodiumBackend } from '../src/core/crypto/sodium.js';
+import { addPassphraseSlot, createVaultKeys, parseVaultHeader } from '../src/core/crypto/vault-header.js';
+import { CofferError, IntegrityError } from '../src/core/errors.js';
+import type {
+  ContentVector,
+  Expectation,
+  HeaderVector,
+  RecordVector,
+} from '../tests/helpers/vector-schema.js';
+import { VECTOR_ROOT } from '../tests/helpers/vector-schema.js';
+import { flipped } from '../tests/helpers/backends.js';
+
+const native = loadNativeSodium();
+if (!native) throw new Error('gen-vectors needs sodium-native');
+
+/** The same backend with randomness drawn from BLAKE2b(seed ‖ counter): reproducible vectors, nothing else changed. */
+function seeded(base: SodiumBackend, seed: string): SodiumBackend {
+  let counter = 0;
+  return {
+    ...base,
+    randomBytes(length: number) {
+      const out = Buffer.alloc(length);
+      for (let filled = 0; filled < length; filled += 64) {
+        const block = base.blake2b(64, Buffer.concat([ascii(seed), u32(counter++)]));
+        block.copy(out, filled, 0, Math.min(64, length - filled));
+      }
+      return out;
+    },
+  };
+}
+
+const sodium = seeded(native, 'coffer test vectors');
+const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex');
+const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
+const pattern = (length: number, salt = 0): Buffer =>
+  Buffer.from(Array.from({ length }, (_, i) => (i * 31 + salt) % 251));
+
+const EXPECT_BY_CODE: Partial<Record<string, Exclude<Expectation, 'success'>>> = {
+  INTEGRITY: 'integrity',
+  UNSUPPORTED_FORMAT: 'unsupported-format',
+  WRONG_PASSPHRASE: 'wrong-passphrase',
+  KDF_LIMIT: 'kdf-limit',
+  NOT_A_VAULT: 'not-a-vault',
+};
+
+function outcomeOf(error: unknown): Pick<ContentVector, 'expect' | 'reason'> {
+  if (error === undefined) return { expect: 'success' };
+  const expect = error instanceof CofferError ? EXPECT_BY_CODE[error.code] : undefined;
+  if (!expect) throw new Error('unexpected failure while generating vectors', { cause: error });
+  return error instanceof IntegrityError ? { expect, reason: error.reason } : { expect };
+}
+
+function write(kind: string, vector: { name: string }): void {
+  writeFileSync(join(VECTOR_ROOT, kind, `${vector.name}.json`), `${JSON.stringify(vector, null, 2)}\n`);
+}
+
+for (const kind of ['content', 'header', 'record']) {
+  rmSync(join(VECTOR_ROOT, kind), { recursive: true, force: true });
+  mkdirSync(join(VECTOR_ROOT, kind), { recursive: true });
+}
+
+// ---------------------------------------------------------------- content
+const CS = 64;
+const dekBytes = Buffer.from('000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f', 'hex');
+const keyId = 7;
+const vaultId = Buffer.from('a0a1a2a3a4a5a6a7a8a9aaabacadaeaf', 'hex');
+const fileId = Buffer.from('f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff', 'hex');
+const otherFileId = Buffer.from('e0e1e2e3e4e5e6e7e8e9eaebecedeeef', 'hex');
+const otherVaultId = Buffer.from('b0b1b2b3b4b5b6b7b8b9babbbcbdbebf', 'hex');
+const dek = (): SecretKey => SecretKey.copyOf(sodium, dekBytes);
+const binding: ContentBinding = { vaultId, fileId };
+
+function headerFor(fields: Partial<Omit<BlobHeader, 'bytes'>> = {}): BlobHeader {
+  return encodeBlobHeader({
+    chunkSize: CS,
+    keyId,
+    fileId,
+    noncePrefix: Buffer.from('101112131415161718191a1b1c1d1e1f', 'hex'),
+    ...fields,
+  });
+}
+
+function encrypt(plaintext: Buffer, header = headerFor(), bind = binding): Buffer {
+  const encryptor = new ContentEncryptor(sodium, dek(), bind, header);
+  const out: Buffer[] = [];
+  encryptor.push(plaintext, (bytes) => out.push(bytes));
+  encryptor.finish((bytes) => out.push(bytes));
+  return Buffer.concat(out);
+}
+
+/** Seals chunks one by one with chosen final flags, for encodings no honest writer produces. */
+function craft(header: BlobHeader, chunks: { plaintext: Buffer; final: boolean }[]): Buffer {
+  const cipher = new ChunkCipher(sodium, dek(), binding, header);
+  const out = Buffer.concat([header.bytes, ...chunks.map((c, i) => cipher.seal(i, c.plaintext, c.final))]);
+  cipher.wipe();
+  return out;
+}
+
+function contentVector(name: string, description: string, blob: Buffer, expectedFileId = fileId): void {
+  const keyring = new Keyring();
+  keyring.add(keyId, dek());
+  const decryptor = new ContentDecryptor(sodium, (id) => keyring.find(id), {
+    vaultId,
+    fileId: expectedFileId,
+  });
+  const released: Buffer[] = [];
+  let error: unknown;
+  try {
+    decryptor.push(blob, (bytes) => released.push(bytes));
+    decryptor.finish((bytes) => released.push(bytes));
+  } catch (caught) {
+    error = caught;
+  }
+  const all = Buffer.concat(released);
+  const vector: ContentVector = {
+    name,
+    description,
+    ...outcomeOf(error),
+    dek: hex(dekBytes),
+    keyId,
+    vaultId: hex(vaultId),
+    fileId: hex(expectedFileId),
+    blob: hex(blob),
+    releasedSha256: sha256(all),
+    releasedBytes: all.length,
+  };
+  write('content', vector);
+}
+
+const RECORD = CS + 16;
+const base = pattern(150);
+const blob150 = encrypt(base);
+const rec = (blob: Buffer, i: number): Buffer =>
+  blob.subarray(BLOB_HEADER_BYTES + i * RECORD, BLOB_HEADER_BYTES + (i + 1) * RECORD);
+const flip = (bytes: Buffer, offset: number): Buffer => flipped(bytes, offset);
+const withHeader = (header: Buffer): Buffer => Buffer.concat([header, blob150.subarray(BLOB_HEADER_BYTES)]);
+const headerField = (offset: number, bytes: Buffer): Buffer => {
+  const header = Buffer.from(blob150.subarray(0, BLOB_HEADER_BYTES));
+  bytes.copy(header, offset);
+  return withHeader(header);
+};
+
+for (const [name, size] of [
+  ['empty', 0],
+  ['one-byte', 1],
+  ['chunk-minus-one', CS - 1],
+  ['exact-chunk', CS],
+  ['chunk-plus-one', CS + 1],
+  ['two-exact-chunks', 2 * CS],
+  ['three-chunks-short-final', 150],
+] as const) {
+  contentVector(`success-${name}`, `${size} plaintext bytes with ${CS}-byte chunks`, encrypt(pattern(size)));
+}
+contentVector(
+  'success-default-chunk-size',
+  '65537 bytes with the default 64 KiB chunk size: one full chunk and a 1-byte final chunk',
+  encrypt(pattern(65537), headerFor({ chunkSize: 65536 })),
+);
+
+contentVector('header-magic-flipped', 'first magic byte changed', flip(blob150, 0));
+contentVector('header-version-2', 'format version field set to 2', headerField(8, u16(2)));
+contentVector('header-algorithm-2', 'algorithm id set to 2', headerField(10, Buffer.of(2)));
+contentVector('header-flags-set', 'reserved flags byte set to 1', headerField(11, Buffer.of(1)));
+contentVector('header-chunk-size-changed', 'chunk size edited from 64 to 65', headerField(12, u32(65)));
+contentVector(
+  'header-chunk-size-too-small',
+  'chunk size edited to 32, below the minimum',
+  headerField(12, u32(32)),
+);
+contentVector(
+  'header-key-id-unknown',
+  'key id edited to one the vault does not have',
+  headerField(16, u32(8)),
+);
+contentVector('header-file-id-flipped', 'one byte of the file id changed', flip(blob150, 20));
+contentVector('header-nonce-prefix-flipped', 'one byte of the nonce prefix changed', flip(blob150, 36));
+contentVector(
+  'chunk-body-flipped',
+  'one ciphertext byte of chunk 1 flipped',
+  flip(blob150, BLOB_HEADER_BYTES + RECORD + 5),
+);
+contentVector(
+  'chunk-tag-flipped',
+  'last tag byte of chunk 0 flipped',
+  flip(blob150, BLOB_HEADER_BYTES + RECORD - 1),
+);
+contentVector(
+  'final-chunk-flipped',
+  'one byte of the final chunk flipped',
+  flip(blob150, blob150.length - 20),
+);
+contentVector('truncated-inside-header', 'only the first 30 bytes', blob150.subarray(0, 30));
+contentVector('truncated-after-header', 'the header and no chunk', blob150.subarray(0, BLOB_HEADER_BYTES));
+contentVector(
+  'truncated-at-chunk-boundary',
+  'final chunk dropped',
+  blob150.subarray(0, BLOB_HEADER_BYTES + 2 * RECORD),
+);
+contentVector(
+  'truncated-after-first-chunk',
+  'everything after chunk 0 dropped',
+  blob150.subarray(0, BLOB_HEADER_BYTES + RECORD),
+);
+contentVector(
+  'truncated-mid-chunk',
+  'cut in the middle of chunk 1',
+  blob150.subarray(0, BLOB_HEADER_BYTES + RECORD + 40),
+);
+contentVector('truncated-mid-final-chunk', 'last 5 bytes cut', blob150.subarray(0, blob150.length - 5));
+contentVector(
+  'reordered-chunks',
+  'chunks 0 and 1 swapped',
+  Buffer.concat([blob150.subarray(0, BLOB_HEADER_BYTES), rec(blob150, 1), rec(blob150, 0), rec(blob150, 2)]),
+);
+contentVector(
+  'duplicated-chunk',
+  'chunk 0 repeated',
+  Buffer.concat([
+    blob150.subarray(0, BLOB_HEADER_BYTES),
+    rec(blob150, 0),
+    rec(blob150, 0),
+    rec(blob150, 1),
+    rec(blob150, 2),
+  ]),
+);
+contentVector(
+  'dropped-middle-chunk',
+  'chunk 1 removed',
+  Buffer.concat([blob150.subarray(0, BLOB_HEADER_BYTES), rec(blob150, 0), rec(blob150, 2)]),
+);
+const otherBlob = encrypt(pattern(150, 7), headerFor({ fileId: otherFileId }), {
+  vaultId,
+  fileId: otherFileId,
+});
+contentVector(
+  'chunk-spliced-from-other-file',
+  'chunk 1 replaced by chunk 1 of another file of the same vault (same DEK)',
+  Buffer.concat([
+    blob150.subarray(0, BLOB_HEADER_BYTES),
+    rec(blob150, 0),
+    rec(otherBlob, 1),
+    rec(blob150, 2),
+  ]),
+);
+contentVector('blob-of-other-file', "another file's whole blob presented as this file", otherBlob);
+contentVector(
+  'blob-of-other-file-header-rewritten',
+  "another file's blob with its header's file id rewritten to this file's",
+  Buffer.concat([headerFor({ fileId }).bytes.subarray(0, 36), otherBlob.subarray(36)]),
+);
+contentVector(
+  'blob-from-other-vault',
+  'same DEK bytes, same file id, sealed for another vault id',
+  encrypt(base, headerFor(), { vaultId: otherVaultId, fileId }),
+);
+const blob128 = encrypt(pattern(128));
+contentVector(
+  'trailing-byte-after-full-final',
+  'one byte appended after a full final chunk',
+  Buffer.concat([blob128, Buffer.of(0)]),
+);
+contentVector(
+  'trailing-byte-after-short-final',
+  'one byte appended after a short final chunk',
+  Buffer.concat([blob150, Buffer.of(0)]),
+);
+{
+  const cipher = new ChunkCipher(sodium, dek(), binding, headerFor());
+  contentVector(
+    'chunk-appended-after-final',
+    'a validly sealed chunk 2 appended after the final chunk 1',
+    Buffer.concat([blob128, cipher.seal(2, pattern(CS), false)]),
+  );
+  cipher.wipe();
+}
+contentVector(
+  'final-flag-missing',
+  'the last chunk sealed as non-final',
+  craft(headerFor(), [
+    { plaintext: pattern(CS), final: false },
+    { plaintext: pattern(CS), final: false },
+  ]),
+);
+contentVector(
+  'final-flag-on-first-chunk',
+  'chunk 0 sealed as final, then another chunk',
+  craft(headerFor(), [
+    { plaintext: pattern(CS), final: true },
+    { plaintext: pattern(10), final: true },
+  ]),
+);
+contentVector(
+  'empty-final-after-full-chunk',
+  'a full chunk followed by an empty final chunk (non-canonical)',
+  craft(headerFor(), [
+    { plaintext: pattern(CS), final: false },
+    { plaintext: Buffer.alloc(0), final: true },
+  ]),
+);
+contentVector('empty-blob', 'zero bytes', Buffer.alloc(0));
+
+// ---------------------------------------------------------------- record
+const recordId = Buffer.from('c0c1c2c3c4c5c6c7c8c9cacbcccdcecf', 'hex');
+function recordVector(
+  name: string,
+  description: string,
+  sealed: Buffer,
+  open: { vaultId?: Buffer; recordId?: Buffer; keyId?: number } = {},
+): void {
+  const keyring = new Keyring();
+  keyring.add(keyId, dek());
+  const sealer = new RecordSealer(sodium, keyring, open.vaultId ?? vaultId);
+  const bind = { recordId: open.recordId ?? recordId, keyId: open.keyId ?? keyId };
+  let plaintext: Buffer | undefined;
+  let error: unknown;
+  try {
+    plaintext = sealer.open(bind, sealed);
+  } catch (caught) {
+    error = caught;
+  }
+  const vector: RecordVector = {
+    name,
+    description,
+    ...outcomeOf(error),
+    dek: hex(dekBytes),
+    keyId: bind.keyId,
+    vaultId: hex(open.vaultId ?? vaultId),
+    recordId: hex(bind.recordId),
+    sealed: hex(sealed),
+    ...(plaintext ? { plaintext: hex(plaintext) } : {}),
+  };
+  write('record', vector);
+}
+{
+  const keyring = new Keyring();
+  keyring.add(keyId, dek());
+  const sealer = new RecordSealer(sodium, keyring, vaultId);
+  const json = Buffer.from(
+    JSON.stringify({ name: 'Tax return 2025.pdf', size: 48213, mtime: 1767225600000 }),
+  );
+  const sealed = sealer.seal({ recordId, keyId }, json);
+  recordVector('success', 'a record sealed for this row', sealed);
+  recordVector(
+    'success-empty',
+    'an empty record (padding only)',
+    sealer.seal({ recordId, keyId }, Buffer.alloc(0)),
+  );
+  recordVector(
+    'success-block-length',
+    'a 32-byte record: padding adds a whole block',
+    sealer.seal({ recordId, keyId }, pattern(32)),
+  );
+  recordVector('byte-flipped', 'one ciphertext byte flipped', flip(sealed, 30));
+  recordVector('moved-to-other-row', 'the sealed record read from another row', sealed, {
+    recordId: Buffer.from('d0d1d2d3d4d5d6d7d8d9dadbdcdddedf', 'hex'),
+  });
+  recordVector('from-other-vault', 'the sealed record read in another vault', sealed, {
+    vaultId: otherVaultId,
+  });
+  recordVector('unknown-key-id', 'the row names a key id the vault does not have', sealed, { keyId: 9 });
+  recordVector('truncated', 'shorter than a nonce and a tag', sealed.subarray(0, 30));
+  const subkey = deriveSubkey(sodium, dek(), LABEL.recordKey, vaultId);
+  const nonce = sodium.randomBytes(NONCE_BYTES);
+  const aad = Buffer.concat([ascii(LABEL.record), vaultId, recordId, u32(keyId)]);
+  recordVector(
+    'bad-padding',
+    'authenticates, but the plaintext is not padded (32 zero bytes)',
+    Buffer.concat([nonce, sodium.aeadEncrypt(Buffer.alloc(32), aad, nonce, subkey.bytes)]),
+  );
+  subkey.wipe();
+}
+
+// ---------------------------------------------------------------- header
+const PASSPHRASE = 'correct horse battery staple';
+const SECOND = 'Tr0ub4dor & 3 — ünïcödé';
+const encode = (text: string): Buffer => Buffer.from(text.normalize('NFC'), 'utf8');
+
+async function headerVector(
+  name: string,
+  description: string,
+  header: Buffer,
+  passphrase = PASSPHRASE,
+): Promise<void> {
+  const { unlockVaultKeys } = await import('../src/core/crypto/vault-header.js');
+  let error: unknown;
+  let extra: Pick<HeaderVector, 'vaultId' | 'deks'> = {};
+  try {
+    const keys = await unlockVaultKeys(sodium, header, encode(passphrase));
+    const deks: Record<string, string> = {};
+    for (const id of keys.keyring.keyIds)
+      deks[String(id)] = hex(keys.keyring.find(id)?.bytes ?? Buffer.alloc(0));
+    extra = { vaultId: hex(keys.vaultId), deks };
+    keys.wipe();
+  } catch (caught) {
+    error = caught;
+  }
+  const vector: HeaderVector = {
+    name,
+    description,
+    ...outcomeOf(error),
+    passphrase,
+    header: hex(header),
+    ...extra,
+  };
+  write('header', vector);
+}
+
+/** Edits header bytes and recomputes the unkeyed checksum, as a deliberate attacker would. */
+function edit(header: Buffer, offset: number, bytes: Buffer): Buffer {
+  const out = Buffer.from(header);
+  bytes.copy(out, offset);
+  native?.blake2b(32, out.subarray(0, out.length - 32)).copy(out, out.length - 32);
+  return out;
+}
+
+async function headers(): Promise<void> {
+  const { headerBytes, keys } = await createVaultKeys(sodium, encode(PASSPHRASE), KDF_PRESETS.interactive);
+  const twoSlots = await addPassphraseSlot(
+    sodium,
+    keys,
+    headerBytes,
+    encode(SECOND),
+    KDF_PRESETS.interactive,
+  );
+  keys.wipe();
+  const parsed = parseVaultHeader(sodium, headerBytes);
+  if (parsed.slots.length !== 1) throw new Error('unexpected slot count');
+  const SLOT = 32; // first slot's offset: magic 8, version 2, reserved 2, vault id 16, counts 4
+  await headerVector('success', 'one passphrase slot at the INTERACTIVE floor', headerBytes);
+  await headerVector(
+    'success-second-slot',
+    'two slots; unlocked with the second passphrase (NFC, non-ASCII)',
+    twoSlots,
+    SECOND,
+  );
+  await headerVector('success-two-slots-first', 'two slots; unlocked with the first passphrase', twoSlots);
+  await headerVector(
+    'wrong-passphrase',
+    'a passphrase no slot accepts',
+    headerBytes,
+    'correct horse battery stapler',
+  );
+  await headerVector('not-a-vault', 'magic bytes changed', edit(headerBytes, 0, ascii('X')));
+  await headerVector('unsupported-version', 'format version 2', edit(headerBytes, 8, u16(2)));
+  await headerVector(
+    'damaged-salt',
+    'one salt byte flipped, checksum left alone',
+    flip(headerBytes, SLOT + 12),
+  );
+  await headerVector('damaged-checksum', 'checksum byte flipped', flip(headerBytes, headerBytes.length - 1));
+  await headerVector('truncated', 'last 10 bytes missing', headerBytes.subarray(0, headerBytes.length - 10));
+  await headerVector(
+    'trailing-byte',
+    'a byte appended, checksum recomputed',
+    edit(Buffer.concat([headerBytes, Buffer.of(0)]), 0, Buffer.alloc(0)),
+  );
+  await headerVector(
+    'reserved-field-set',
+    'reserved field set, checksum recomputed',
+    edit(headerBytes, 10, u16(1)),
+  );
+  await headerVector(
+    'kdf-memlimit-over-ceiling',
+    'memlimit set to 4 GiB, checksum recomputed',
+    edit(headerBytes, SLOT + 8, u32(4 * 1024 * 1024)),
+  );
+  await headerVector(
+    'kdf-opslimit-over-ceiling',
+    'opslimit set to 1000, checksum recomputed',
+    edit(headerBytes, SLOT + 4, u32(1000)),
+  );
+  await headerVector(
+    'kdf-opslimit-below-floor',
+    'opslimit set to 1, checksum recomputed',
+    edit(headerBytes, SLOT + 4, u32(1)),
+  );
+  await headerVector(
+    'kdf-memlimit-below-floor',
+    'memlimit set to 8 MiB, checksum recomputed',
+    edit(headerBytes, SLOT + 8, u32(8192)),
+  );
+  await headerVector(
+    'kdf-params-edited-within-limits',
+    'opslimit 2 -> 3 with checksum recomputed: the slot no longer opens, indistinguishable from a wrong passphrase',
+    edit(headerBytes, SLOT + 4, u32(3)),
+  );
+  await headerVector(
+    'vault-id-edited',
+    'vault id byte changed, checksum recomputed',
+    edit(headerBytes, 12, Buffer.of(0xff)),
+  );
+  const dekOffset = SLOT + 100;
+  await headerVector(
+    'dek-entry-edited',
+    'a byte of the wrapped DEK changed, checksum recomputed: caught by the header MAC',
+    edit(headerBytes, dekOffset + 30, Buffer.of((headerBytes[dekOffset + 30] ?? 0) ^ 1)),
+  );
+  await headerVector(
+    'slot-removed',
+    'second slot deleted from a two-slot header (count and checksum fixed): caught by the header MAC',
+    edit(Buffer.concat([twoSlots.subarray(0, SLOT + 100), twoSlots.subarray(SLOT + 200)]), 28, Buffer.of(1)),
+  );
+}
+
+await headers();

@@ -1,0 +1,27 @@
+/** Sizes and limits of vault format version 1; docs/FORMAT.md is the normative text, this file mirrors it. */
+export const FORMAT_VERSION = 1;
+
+export const KEY_BYTES = 32;
+export const NONCE_BYTES = 24;
+export const TAG_BYTES = 16;
+export const ID_BYTES = 16;
+export const SALT_BYTES = 16;
+export const HASH_BYTES = 32;
+
+/** Plaintext bytes per non-final content chunk written by this build (see FORMAT.md, "Choosing the chunk size"). */
+export const DEFAULT_CHUNK_SIZE = 64 * 1024;
+/** Readers accept any chunk size in this range; the ceiling bounds the memory one chunk can make a reader hold. */
+export const MIN_CHUNK_SIZE = 64;
+export const MAX_CHUNK_SIZE = 16 * 1024 * 1024;
+
+/** Domain-separation labels: one per purpose, so no key or MAC is ever valid in two roles. */
+export const LABEL = {
+  slot: 'coffer/v1 slot',
+  dek: 'coffer/v1 dek',
+  dekWrap: 'coffer/v1 dek-wrap-key',
+  headerMac: 'coffer/v1 header-mac',
+  contentKey: 'coffer/v1 content-key',
+  content: 'coffer/v1 content',
+  recordKey: 'coffer/v1 record-key',
+  record: 'coffer/v1 record',
+} as const;

@@ -1,0 +1,110 @@
+import { IntegrityError, InvalidArgumentError } from '../errors.js';
+import { ascii, u32 } from './bytes.js';
+import { ID_BYTES, LABEL, NONCE_BYTES, TAG_BYTES } from './constants.js';
+import { deriveSubkey, type Keyring, type SecretKey } from './keys.js';
+import type { SodiumBackend } from './sodium.js';
+
+/** Sealed lengths are rounded up to this, so a name's exact length does not show in the index. */
+export const RECORD_PADDING_BLOCK = 32;
+const SUBJECT = 'metadata record';
+
+/** Which row a sealed record belongs to; bound into the AAD so records cannot be swapped or moved. */
+export interface RecordBinding {
+  /** The record's permanent random 16-byte id (never reused, unlike an SQLite rowid). */
+  readonly recordId: Buffer;
+  readonly keyId: number;
+}
+
+/** ISO/IEC 7816-4 padding: 0x80 then zeros up to the next multiple of the block. */
+function pad(data: Uint8Array): Buffer {
+  const length = (Math.floor(data.byteLength / RECORD_PADDING_BLOCK) + 1) * RECORD_PADDING_BLOCK;
+  const out = Buffer.alloc(length);
+  out.set(data);
+  out[data.byteLength] = 0x80;
+  return out;
+}
+
+function unpad(padded: Buffer): Buffer | null {
+  if (padded.length === 0 || padded.length % RECORD_PADDING_BLOCK !== 0) return null;
+  let end = padded.length - 1;
+  while (end >= 0 && padded[end] === 0) end--;
+  return end >= 0 && padded[end] === 0x80 ? padded.subarray(0, end) : null;
+}
+
+/**
+ * Seals and opens index records (names, sizes, times, parents) under a per-DEK record subkey.
+ * Sealed form: 24-byte random nonce ‖ XChaCha20-Poly1305 ciphertext of the padded record ‖ tag, with
+ * AAD = label ‖ vault id ‖ record id ‖ key id. Subkeys are cached per key id; {@link RecordSealer.wipe} at lock.
+ */
+export class RecordSealer {
+  readonly #sodium: SodiumBackend;
+  readonly #keyring: Keyring;
+  readonly #vaultId: Buffer;
+  readonly #subkeys = new Map<number, SecretKey>();
+
+  constructor(sodium: SodiumBackend, keyring: Keyring, vaultId: Buffer) {
+    this.#sodium = sodium;
+    this.#keyring = keyring;
+    this.#vaultId = vaultId;
+  }
+
+  #subkey(keyId: number): SecretKey | undefined {
+    let subkey = this.#subkeys.get(keyId);
+    if (!subkey) {
+      const dek = this.#keyring.find(keyId);
+      if (!dek) return undefined;
+      subkey = deriveSubkey(this.#sodium, dek, LABEL.recordKey, this.#vaultId);
+      this.#subkeys.set(keyId, subkey);
+    }
+    return subkey;
+  }
+
+  #aad(binding: RecordBinding): Buffer {
+    return Buffer.concat([ascii(LABEL.record), this.#vaultId, binding.recordId, u32(binding.keyId)]);
+  }
+
+  /**
+   * Seals a record's plaintext for the given row.
+   * @throws {@link IntegrityError} (`unknown-key`) when the keyring has no such key id.
+   * @throws {@link InvalidArgumentError} for a record id that is not 16 bytes.
+   */
+  seal(binding: RecordBinding, plaintext: Uint8Array): Buffer {
+    if (binding.recordId.length !== ID_BYTES)
+      throw new InvalidArgumentError(`A record id is ${ID_BYTES} bytes.`);
+    const subkey = this.#subkey(binding.keyId);
+    if (!subkey) throw new IntegrityError('unknown-key', { subject: SUBJECT });
+    const nonce = this.#sodium.randomBytes(NONCE_BYTES);
+    const padded = pad(plaintext);
+    const sealed = this.#sodium.aeadEncrypt(padded, this.#aad(binding), nonce, subkey.bytes);
+    padded.fill(0);
+    return Buffer.concat([nonce, sealed]);
+  }
+
+  /**
+   * Opens a sealed record read from the row named by `binding`.
+   * @throws {@link IntegrityError} when the record fails authentication (damaged, edited, or moved from another row
+   * or vault), is malformed, or names an unknown key.
+   */
+  open(binding: RecordBinding, sealed: Uint8Array): Buffer {
+    const where = { subject: SUBJECT, fileId: binding.recordId.toString('hex') };
+    const subkey = this.#subkey(binding.keyId);
+    if (!subkey) throw new IntegrityError('unknown-key', where);
+    if (sealed.byteLength < NONCE_BYTES + TAG_BYTES) throw new IntegrityError('truncated', where);
+    const nonce = sealed.subarray(0, NONCE_BYTES);
+    const padded = this.#sodium.aeadDecrypt(
+      sealed.subarray(NONCE_BYTES),
+      this.#aad(binding),
+      nonce,
+      subkey.bytes,
+    );
+    if (!padded) throw new IntegrityError('tampered', where);
+    const plaintext = unpad(padded);
+    if (!plaintext) throw new IntegrityError('malformed', where);
+    return plaintext;
+  }
+
+  wipe(): void {
+    for (const subkey of this.#subkeys.values()) subkey.wipe();
+    this.#subkeys.clear();
+  }
+}

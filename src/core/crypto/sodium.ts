@@ -1,0 +1,228 @@
+import { createRequire } from 'node:module';
+
+/**
+ * The libsodium primitives Coffer uses, behind one interface so the native binding (fast, Argon2id off the main
+ * thread) and the WebAssembly build (portable fallback) are interchangeable and can be checked against each other.
+ *
+ * Every function takes and returns plain bytes; no function here keeps state or logs its arguments, because the
+ * arguments are key material.
+ */
+export interface SodiumBackend {
+  readonly name: 'sodium-native' | 'libsodium-wrappers-sumo';
+  /** XChaCha20-Poly1305-IETF; returns ciphertext followed by the 16-byte tag. */
+  aeadEncrypt(plaintext: Uint8Array, aad: Uint8Array, nonce: Uint8Array, key: Uint8Array): Buffer;
+  /** Returns the plaintext, or `null` when the tag does not verify. */
+  aeadDecrypt(ciphertext: Uint8Array, aad: Uint8Array, nonce: Uint8Array, key: Uint8Array): Buffer | null;
+  /** BLAKE2b (crypto_generichash) with an optional key. */
+  blake2b(outLength: number, message: Uint8Array, key?: Uint8Array): Buffer;
+  /** Argon2id v1.3 (crypto_pwhash, ALG_ARGON2ID13) into a zeroed, unpooled buffer. `memlimit` is in bytes. */
+  argon2id(
+    outLength: number,
+    passphrase: Uint8Array,
+    salt: Uint8Array,
+    opslimit: number,
+    memlimit: number,
+  ): Promise<Buffer>;
+  randomBytes(length: number): Buffer;
+  /**
+   * A zeroed buffer for long-lived secrets: guarded, locked memory (sodium_malloc) where the backend offers it.
+   * Each native allocation maps guard pages and Linux caps a process at ~65k mappings, so this is for the handful
+   * of keys an unlocked vault holds, never per file.
+   */
+  secureAlloc(length: number): Buffer;
+  memzero(buffer: Uint8Array): void;
+}
+
+const require = createRequire(import.meta.url);
+
+/** The slice of sodium-native's API that Coffer calls (its published types lag behind the package). */
+interface NativeSodium {
+  crypto_aead_xchacha20poly1305_ietf_encrypt(
+    c: Uint8Array,
+    m: Uint8Array,
+    ad: Uint8Array | null,
+    nsec: null,
+    npub: Uint8Array,
+    k: Uint8Array,
+  ): number;
+  crypto_aead_xchacha20poly1305_ietf_decrypt(
+    m: Uint8Array,
+    nsec: null,
+    c: Uint8Array,
+    ad: Uint8Array | null,
+    npub: Uint8Array,
+    k: Uint8Array,
+  ): number;
+  crypto_generichash(out: Uint8Array, input: Uint8Array, key?: Uint8Array): void;
+  crypto_pwhash_async(
+    out: Uint8Array,
+    passwd: Uint8Array,
+    salt: Uint8Array,
+    opslimit: number,
+    memlimit: number,
+    alg: number,
+  ): Promise<void>;
+  crypto_pwhash_ALG_ARGON2ID13: number;
+  randombytes_buf(buf: Uint8Array): void;
+  sodium_malloc(size: number): Buffer;
+  sodium_memzero(buf: Uint8Array): void;
+}
+
+const TAG_BYTES = 16;
+
+function nativeBackend(native: NativeSodium): SodiumBackend {
+  return {
+    name: 'sodium-native',
+    aeadEncrypt(plaintext, aad, nonce, key) {
+      const out = Buffer.alloc(plaintext.byteLength + TAG_BYTES);
+      native.crypto_aead_xchacha20poly1305_ietf_encrypt(out, plaintext, aad, null, nonce, key);
+      return out;
+    },
+    aeadDecrypt(ciphertext, aad, nonce, key) {
+      if (ciphertext.byteLength < TAG_BYTES) return null;
+      const out = Buffer.alloc(ciphertext.byteLength - TAG_BYTES);
+      try {
+        native.crypto_aead_xchacha20poly1305_ietf_decrypt(out, null, ciphertext, aad, nonce, key);
+        return out;
+      } catch {
+        return null;
+      }
+    },
+    blake2b(outLength, message, key) {
+      const out = Buffer.alloc(outLength);
+      if (key === undefined) native.crypto_generichash(out, message);
+      else native.crypto_generichash(out, message, key);
+      return out;
+    },
+    async argon2id(outLength, passphrase, salt, opslimit, memlimit) {
+      const out = Buffer.alloc(outLength);
+      // crypto_pwhash_async runs on libuv's thread pool, so a 1 s derivation never stalls the event loop.
+      await native.crypto_pwhash_async(
+        out,
+        passphrase,
+        salt,
+        opslimit,
+        memlimit,
+        native.crypto_pwhash_ALG_ARGON2ID13,
+      );
+      return out;
+    },
+    randomBytes(length) {
+      const out = Buffer.alloc(length);
+      native.randombytes_buf(out);
+      return out;
+    },
+    secureAlloc(length) {
+      const out = native.sodium_malloc(length);
+      native.sodium_memzero(out);
+      return out;
+    },
+    memzero(buffer) {
+      native.sodium_memzero(buffer);
+    },
+  };
+}
+
+type Sumo = typeof import('libsodium-wrappers-sumo');
+
+/** Copies WebAssembly-heap output into a Buffer that owns its memory, then wipes the source. */
+function ownedBuffer(sumo: Sumo, bytes: Uint8Array): Buffer {
+  const out = Buffer.alloc(bytes.byteLength);
+  out.set(bytes);
+  sumo.memzero(bytes);
+  return out;
+}
+
+function wasmBackend(sumo: Sumo): SodiumBackend {
+  return {
+    name: 'libsodium-wrappers-sumo',
+    aeadEncrypt(plaintext, aad, nonce, key) {
+      return ownedBuffer(
+        sumo,
+        sumo.crypto_aead_xchacha20poly1305_ietf_encrypt(plaintext, aad, null, nonce, key),
+      );
+    },
+    aeadDecrypt(ciphertext, aad, nonce, key) {
+      if (ciphertext.byteLength < TAG_BYTES) return null;
+      try {
+        return ownedBuffer(
+          sumo,
+          sumo.crypto_aead_xchacha20poly1305_ietf_decrypt(null, ciphertext, aad, nonce, key),
+        );
+      } catch {
+        return null;
+      }
+    },
+    blake2b(outLength, message, key) {
+      return ownedBuffer(sumo, sumo.crypto_generichash(outLength, message, key ?? null));
+    },
+    argon2id(outLength, passphrase, salt, opslimit, memlimit) {
+      // The WebAssembly build has no asynchronous variant; this blocks the calling thread for the derivation.
+      return Promise.resolve(
+        ownedBuffer(
+          sumo,
+          sumo.crypto_pwhash(
+            outLength,
+            passphrase,
+            salt,
+            opslimit,
+            memlimit,
+            sumo.crypto_pwhash_ALG_ARGON2ID13,
+          ),
+        ),
+      );
+    },
+    randomBytes(length) {
+      return ownedBuffer(sumo, sumo.randombytes_buf(length));
+    },
+    secureAlloc(length) {
+      return Buffer.alloc(length);
+    },
+    memzero(buffer) {
+      buffer.fill(0);
+    },
+  };
+}
+
+let nativeCache: SodiumBackend | null | undefined;
+let wasmCache: Promise<SodiumBackend> | undefined;
+
+/**
+ * The native backend, or `null` when the sodium-native addon cannot be loaded on this platform.
+ */
+export function loadNativeSodium(): SodiumBackend | null {
+  if (nativeCache === undefined) {
+    try {
+      nativeCache = nativeBackend(require('sodium-native') as NativeSodium);
+    } catch {
+      nativeCache = null;
+    }
+  }
+  return nativeCache;
+}
+
+/** The WebAssembly backend (libsodium-wrappers-sumo: the default build lacks Argon2id). */
+export function loadWasmSodium(): Promise<SodiumBackend> {
+  wasmCache ??= (async () => {
+    const sumo = require('libsodium-wrappers-sumo') as Sumo;
+    await sumo.ready;
+    return wasmBackend(sumo);
+  })();
+  return wasmCache;
+}
+
+let warnedFallback = false;
+
+/**
+ * The fastest backend available: sodium-native, else the WebAssembly build with a single warning, because the
+ * fallback is about four times slower and runs Argon2id on the calling thread.
+ */
+export async function loadSodium(warn: (message: string) => void = console.warn): Promise<SodiumBackend> {
+  const native = loadNativeSodium();
+  if (native) return native;
+  if (!warnedFallback) {
+    warnedFallback = true;
+    warn('coffer: the native libsodium module could not be loaded; using the slower WebAssembly build.');
+  }
+  return loadWasmSodium();
+}

@@ -1,0 +1,389 @@
+import { timingSafeEqual } from 'node:crypto';
+
+import {
+  IntegrityError,
+  InvalidArgumentError,
+  KdfLimitError,
+  NotAVaultError,
+  UnsupportedFormatError,
+  WrongPassphraseError,
+} from '../errors.js';
+import { ascii, ByteReader, u16, u32, u8 } from './bytes.js';
+import {
+  FORMAT_VERSION,
+  HASH_BYTES,
+  ID_BYTES,
+  KEY_BYTES,
+  LABEL,
+  NONCE_BYTES,
+  SALT_BYTES,
+  TAG_BYTES,
+} from './constants.js';
+import { checkKdfParams, derivePassphraseKey, type KdfParams } from './kdf.js';
+import { deriveSubkey, Keyring, SecretKey } from './keys.js';
+import type { SodiumBackend } from './sodium.js';
+
+/** First bytes of a vault header file: "COFFERVH". */
+export const VAULT_HEADER_MAGIC = ascii('COFFERVH');
+
+const SLOT_TYPE_PASSPHRASE = 1;
+const KDF_ALG_ARGON2ID13 = 1;
+const MAX_SLOTS = 8;
+/**
+ * Total Argon2id work (passes × KiB, summed over slots) unlock may face: a crafted header with many costly slots
+ * could otherwise stall unlock for minutes. 16 passes over 1 GiB: about 14 s here in the worst case.
+ */
+export const KDF_TOTAL_BUDGET = 16 * 1024 * 1024;
+const SUBJECT = 'vault header';
+
+/** One way in: a passphrase whose Argon2id output unwraps the vault's KEK. */
+export interface PassphraseSlot {
+  readonly kdf: KdfParams;
+  readonly salt: Buffer;
+  readonly nonce: Buffer;
+  /** The KEK sealed under the passphrase key: 32 bytes of ciphertext and a 16-byte tag. */
+  readonly wrappedKek: Buffer;
+}
+
+/** A data-encryption key sealed under the KEK, named by its key id. */
+export interface WrappedDek {
+  readonly keyId: number;
+  readonly nonce: Buffer;
+  readonly wrappedKey: Buffer;
+}
+
+/** The parsed, not yet authenticated, contents of a vault header file. */
+export interface VaultHeader {
+  readonly version: number;
+  readonly vaultId: Buffer;
+  readonly slots: readonly PassphraseSlot[];
+  readonly deks: readonly WrappedDek[];
+}
+
+/** Keys of an unlocked vault. Wipe with {@link UnlockedKeys.wipe} at lock. Never log or send over IPC. */
+export class UnlockedKeys {
+  constructor(
+    readonly vaultId: Buffer,
+    readonly kek: SecretKey,
+    readonly keyring: Keyring,
+  ) {}
+
+  wipe(): void {
+    this.kek.wipe();
+    this.keyring.wipe();
+  }
+}
+
+function slotParamBytes(slot: Pick<PassphraseSlot, 'kdf' | 'salt'>): Buffer {
+  return Buffer.concat([
+    u8(SLOT_TYPE_PASSPHRASE),
+    u8(KDF_ALG_ARGON2ID13),
+    u16(0),
+    u32(slot.kdf.opslimit),
+    u32(slot.kdf.memlimitKiB),
+    slot.salt,
+  ]);
+}
+
+function slotAad(vaultId: Buffer, slot: Pick<PassphraseSlot, 'kdf' | 'salt'>): Buffer {
+  return Buffer.concat([ascii(LABEL.slot), vaultId, slotParamBytes(slot)]);
+}
+
+function dekAad(vaultId: Buffer, keyId: number): Buffer {
+  return Buffer.concat([ascii(LABEL.dek), vaultId, u32(keyId)]);
+}
+
+function headerBody(header: VaultHeader): Buffer {
+  return Buffer.concat([
+    VAULT_HEADER_MAGIC,
+    u16(header.version),
+    u16(0),
+    header.vaultId,
+    u8(header.slots.length),
+    u8(0),
+    u16(header.deks.length),
+    ...header.slots.flatMap((slot) => [slotParamBytes(slot), slot.nonce, slot.wrappedKek]),
+    ...header.deks.flatMap((dek) => [u32(dek.keyId), dek.nonce, dek.wrappedKey]),
+  ]);
+}
+
+function headerMac(sodium: SodiumBackend, kek: SecretKey, body: Buffer): Buffer {
+  const macKey = deriveSubkey(sodium, kek, LABEL.headerMac);
+  try {
+    return sodium.blake2b(HASH_BYTES, body, macKey.bytes);
+  } finally {
+    macKey.wipe();
+  }
+}
+
+/** @throws {@link IntegrityError} (`header-modified`) unless the header's MAC verifies under `kek`. */
+function verifyHeaderMac(sodium: SodiumBackend, kek: SecretKey, headerBytes: Buffer): void {
+  const body = headerBytes.subarray(0, headerBytes.length - 2 * HASH_BYTES);
+  const mac = headerBytes.subarray(body.length, body.length + HASH_BYTES);
+  if (!timingSafeEqual(headerMac(sodium, kek, body), mac)) {
+    throw new IntegrityError('header-modified', { subject: SUBJECT });
+  }
+}
+
+/**
+ * Serialises a header: body, then a MAC keyed from the KEK (detects deliberate edits), then an unkeyed checksum
+ * (tells accidental damage apart from a wrong passphrase before any key derivation runs).
+ */
+export function serializeVaultHeader(sodium: SodiumBackend, header: VaultHeader, kek: SecretKey): Buffer {
+  const body = headerBody(header);
+  const withMac = Buffer.concat([body, headerMac(sodium, kek, body)]);
+  return Buffer.concat([withMac, sodium.blake2b(HASH_BYTES, withMac)]);
+}
+
+/**
+ * Parses a header file and checks its structure and checksum. Nothing here needs the passphrase, so damage is
+ * reported as damage rather than as a wrong passphrase.
+ * @throws {@link NotAVaultError} when the magic bytes are missing.
+ * @throws {@link UnsupportedFormatError} for a newer format version.
+ * @throws {@link IntegrityError} when the checksum fails or the layout is malformed.
+ */
+export function parseVaultHeader(sodium: SodiumBackend, bytes: Buffer): VaultHeader {
+  if (
+    bytes.length < VAULT_HEADER_MAGIC.length ||
+    !bytes.subarray(0, VAULT_HEADER_MAGIC.length).equals(VAULT_HEADER_MAGIC)
+  ) {
+    throw new NotAVaultError(
+      'This is not a Coffer vault: its header file does not start with the Coffer signature.',
+    );
+  }
+  const reader = new ByteReader(bytes, SUBJECT);
+  reader.bytes(VAULT_HEADER_MAGIC.length);
+  const version = reader.u16();
+  if (version !== FORMAT_VERSION) throw new UnsupportedFormatError('vault', version, FORMAT_VERSION);
+  if (bytes.length < 2 * HASH_BYTES) throw new IntegrityError('truncated', { subject: SUBJECT });
+  const checked = bytes.subarray(0, bytes.length - HASH_BYTES);
+  if (!sodium.blake2b(HASH_BYTES, checked).equals(bytes.subarray(bytes.length - HASH_BYTES))) {
+    throw new IntegrityError('header-damaged', { subject: SUBJECT });
+  }
+  const malformed = (): IntegrityError => new IntegrityError('malformed', { subject: SUBJECT });
+  if (reader.u16() !== 0) throw malformed();
+  const vaultId = reader.bytes(ID_BYTES);
+  const slotCount = reader.u8();
+  if (reader.u8() !== 0) throw malformed();
+  const dekCount = reader.u16();
+  if (slotCount === 0 || slotCount > MAX_SLOTS || dekCount === 0) throw malformed();
+  const slots: PassphraseSlot[] = [];
+  for (let i = 0; i < slotCount; i++) {
+    const type = reader.u8();
+    const algorithm = reader.u8();
+    if (type !== SLOT_TYPE_PASSPHRASE)
+      throw new UnsupportedFormatError('key slot type', type, SLOT_TYPE_PASSPHRASE);
+    if (algorithm !== KDF_ALG_ARGON2ID13) {
+      throw new UnsupportedFormatError('key-derivation algorithm', algorithm, KDF_ALG_ARGON2ID13);
+    }
+    if (reader.u16() !== 0) throw malformed();
+    const kdf = { opslimit: reader.u32(), memlimitKiB: reader.u32() };
+    slots.push({
+      kdf,
+      salt: reader.bytes(SALT_BYTES),
+      nonce: reader.bytes(NONCE_BYTES),
+      wrappedKek: reader.bytes(KEY_BYTES + TAG_BYTES),
+    });
+  }
+  const deks: WrappedDek[] = [];
+  const seen = new Set<number>();
+  for (let i = 0; i < dekCount; i++) {
+    const keyId = reader.u32();
+    if (seen.has(keyId)) throw malformed();
+    seen.add(keyId);
+    deks.push({ keyId, nonce: reader.bytes(NONCE_BYTES), wrappedKey: reader.bytes(KEY_BYTES + TAG_BYTES) });
+  }
+  if (reader.remaining !== 2 * HASH_BYTES) throw malformed();
+  return { version, vaultId, slots, deks };
+}
+
+function sealSlot(
+  sodium: SodiumBackend,
+  vaultId: Buffer,
+  passphraseKey: SecretKey,
+  kek: SecretKey,
+  kdf: KdfParams,
+  salt: Buffer,
+): PassphraseSlot {
+  const nonce = sodium.randomBytes(NONCE_BYTES);
+  const wrappedKek = sodium.aeadEncrypt(
+    kek.bytes,
+    slotAad(vaultId, { kdf, salt }),
+    nonce,
+    passphraseKey.bytes,
+  );
+  return { kdf, salt, nonce, wrappedKek };
+}
+
+function wrapDek(
+  sodium: SodiumBackend,
+  vaultId: Buffer,
+  kek: SecretKey,
+  keyId: number,
+  dek: SecretKey,
+): WrappedDek {
+  const nonce = sodium.randomBytes(NONCE_BYTES);
+  const wrapKey = deriveSubkey(sodium, kek, LABEL.dekWrap);
+  try {
+    return {
+      keyId,
+      nonce,
+      wrappedKey: sodium.aeadEncrypt(dek.bytes, dekAad(vaultId, keyId), nonce, wrapKey.bytes),
+    };
+  } finally {
+    wrapKey.wipe();
+  }
+}
+
+/** The key id of the first DEK of a new vault. */
+export const FIRST_KEY_ID = 1;
+
+/**
+ * Creates the keys of a new vault: a random vault id, KEK and first DEK, and one passphrase slot.
+ * @returns the header file bytes and the unlocked keys (the caller owns them and must wipe them).
+ * @throws {@link KdfLimitError} when `kdf` is outside the floor/ceiling.
+ * @throws {@link InvalidArgumentError} for an empty passphrase.
+ */
+export async function createVaultKeys(
+  sodium: SodiumBackend,
+  passphrase: Uint8Array,
+  kdf: KdfParams,
+): Promise<{ headerBytes: Buffer; keys: UnlockedKeys }> {
+  if (passphrase.byteLength === 0) throw new InvalidArgumentError('The passphrase must not be empty.');
+  checkKdfParams(kdf);
+  const vaultId = sodium.randomBytes(ID_BYTES);
+  const salt = sodium.randomBytes(SALT_BYTES);
+  const kek = SecretKey.generate(sodium);
+  const dek = SecretKey.generate(sodium);
+  const passphraseKey = await derivePassphraseKey(sodium, passphrase, salt, kdf);
+  try {
+    const header: VaultHeader = {
+      version: FORMAT_VERSION,
+      vaultId,
+      slots: [sealSlot(sodium, vaultId, passphraseKey, kek, kdf, salt)],
+      deks: [wrapDek(sodium, vaultId, kek, FIRST_KEY_ID, dek)],
+    };
+    const keyring = new Keyring();
+    keyring.add(FIRST_KEY_ID, dek);
+    return {
+      headerBytes: serializeVaultHeader(sodium, header, kek),
+      keys: new UnlockedKeys(vaultId, kek, keyring),
+    };
+  } finally {
+    passphraseKey.wipe();
+  }
+}
+
+/**
+ * Adds a passphrase slot to an unlocked vault's header (a second passphrase, or the new one before the old slot is
+ * removed in a passphrase change). Costs one key derivation; no data is re-encrypted.
+ * @returns the new header bytes, to be written atomically in place of the old.
+ * @throws {@link KdfLimitError} for parameters outside the floor/ceiling; {@link InvalidArgumentError} for an empty
+ * passphrase or a full slot table; {@link IntegrityError} if `headerBytes` is not this vault's header.
+ */
+export async function addPassphraseSlot(
+  sodium: SodiumBackend,
+  keys: UnlockedKeys,
+  headerBytes: Buffer,
+  passphrase: Uint8Array,
+  kdf: KdfParams,
+): Promise<Buffer> {
+  if (passphrase.byteLength === 0) throw new InvalidArgumentError('The passphrase must not be empty.');
+  const header = parseVaultHeader(sodium, headerBytes);
+  checkSlotBudget([...header.slots.map((slot) => slot.kdf), kdf]);
+  if (!header.vaultId.equals(keys.vaultId)) throw new IntegrityError('wrong-file', { subject: SUBJECT });
+  // Re-MACing an unverified header would bless whatever an attacker slipped into it.
+  verifyHeaderMac(sodium, keys.kek, headerBytes);
+  if (header.slots.length >= MAX_SLOTS)
+    throw new InvalidArgumentError(`A vault has at most ${MAX_SLOTS} key slots.`);
+  const salt = sodium.randomBytes(SALT_BYTES);
+  const passphraseKey = await derivePassphraseKey(sodium, passphrase, salt, kdf);
+  try {
+    const slot = sealSlot(sodium, header.vaultId, passphraseKey, keys.kek, kdf, salt);
+    return serializeVaultHeader(sodium, { ...header, slots: [...header.slots, slot] }, keys.kek);
+  } finally {
+    passphraseKey.wipe();
+  }
+}
+
+/**
+ * Checks every slot's parameters and their summed work before any derivation runs.
+ * @throws {@link KdfLimitError} when one slot is out of range or all of them together exceed the budget.
+ */
+function checkSlotBudget(params: readonly KdfParams[]): void {
+  for (const kdf of params) checkKdfParams(kdf);
+  const totalWork = params.reduce((sum, kdf) => sum + kdf.opslimit * kdf.memlimitKiB, 0);
+  if (totalWork > KDF_TOTAL_BUDGET) {
+    throw new KdfLimitError(
+      `The vault's ${params.length} key slots together demand too much key-derivation work. Refusing to run ` +
+        'them; the vault header may have been crafted to stall unlocking.',
+    );
+  }
+}
+
+async function openKek(
+  sodium: SodiumBackend,
+  header: VaultHeader,
+  passphrase: Uint8Array,
+): Promise<SecretKey> {
+  // Limits are checked for every slot before the first derivation runs.
+  checkSlotBudget(header.slots.map((slot) => slot.kdf));
+  for (const slot of header.slots) {
+    const passphraseKey = await derivePassphraseKey(sodium, passphrase, slot.salt, slot.kdf);
+    try {
+      const kek = sodium.aeadDecrypt(
+        slot.wrappedKek,
+        slotAad(header.vaultId, slot),
+        slot.nonce,
+        passphraseKey.bytes,
+      );
+      if (kek) {
+        const key = SecretKey.copyOf(sodium, kek);
+        sodium.memzero(kek);
+        return key;
+      }
+    } finally {
+      passphraseKey.wipe();
+    }
+  }
+  throw new WrongPassphraseError();
+}
+
+/**
+ * Unlocks a vault header with a passphrase: checks structure and checksum, checks KDF limits, derives, unwraps the
+ * KEK, verifies the header MAC, then unwraps every DEK.
+ * @throws {@link NotAVaultError}, {@link UnsupportedFormatError} or {@link IntegrityError} for a bad header.
+ * @throws {@link KdfLimitError} when a slot's parameters are out of range (before deriving anything).
+ * @throws {@link WrongPassphraseError} when no slot opens.
+ */
+export async function unlockVaultKeys(
+  sodium: SodiumBackend,
+  headerBytes: Buffer,
+  passphrase: Uint8Array,
+): Promise<UnlockedKeys> {
+  const header = parseVaultHeader(sodium, headerBytes);
+  const kek = await openKek(sodium, header, passphrase);
+  const keyring = new Keyring();
+  const wrapKey = deriveSubkey(sodium, kek, LABEL.dekWrap);
+  try {
+    verifyHeaderMac(sodium, kek, headerBytes);
+    for (const dek of header.deks) {
+      const key = sodium.aeadDecrypt(
+        dek.wrappedKey,
+        dekAad(header.vaultId, dek.keyId),
+        dek.nonce,
+        wrapKey.bytes,
+      );
+      if (!key) throw new IntegrityError('tampered', { subject: `vault header's key ${dek.keyId}` });
+      keyring.add(dek.keyId, SecretKey.copyOf(sodium, key));
+      sodium.memzero(key);
+    }
+    return new UnlockedKeys(Buffer.from(header.vaultId), kek, keyring);
+  } catch (error) {
+    kek.wipe();
+    keyring.wipe();
+    throw error;
+  } finally {
+    wrapKey.wipe();
+  }
+}

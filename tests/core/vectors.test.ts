@@ -1,0 +1,150 @@
+import { createHash } from 'node:crypto';
+
+import { describe, expect, it } from 'vitest';
+
+import { ContentDecryptor, ContentEncryptor, parseBlobHeader } from '../../src/core/crypto/content.js';
+import { Keyring, SecretKey } from '../../src/core/crypto/keys.js';
+import { RecordSealer } from '../../src/core/crypto/record.js';
+import type { SodiumBackend } from '../../src/core/crypto/sodium.js';
+import { unlockVaultKeys } from '../../src/core/crypto/vault-header.js';
+import {
+  CofferError,
+  IntegrityError,
+  KdfLimitError,
+  NotAVaultError,
+  UnsupportedFormatError,
+  WrongPassphraseError,
+} from '../../src/core/errors.js';
+import { backends, hex, unhex } from '../helpers/backends.js';
+import { loadVectors, type Expectation } from '../helpers/vector-schema.js';
+
+const ERROR_CLASS: Record<Exclude<Expectation, 'success'>, abstract new (...args: never[]) => CofferError> = {
+  integrity: IntegrityError,
+  'unsupported-format': UnsupportedFormatError,
+  'wrong-passphrase': WrongPassphraseError,
+  'kdf-limit': KdfLimitError,
+  'not-a-vault': NotAVaultError,
+};
+
+function expectOutcome(error: unknown, vector: { expect: Expectation; reason?: string }): void {
+  if (vector.expect === 'success') {
+    expect(error).toBeUndefined();
+    return;
+  }
+  expect(error).toBeInstanceOf(ERROR_CLASS[vector.expect]);
+  if (vector.reason !== undefined) expect((error as IntegrityError).reason).toBe(vector.reason);
+}
+
+function keyringWith(sodium: SodiumBackend, keyId: number, dek: string): Keyring {
+  const keyring = new Keyring();
+  keyring.add(keyId, SecretKey.copyOf(sodium, unhex(dek)));
+  return keyring;
+}
+
+const contentVectors = loadVectors('content');
+const headerVectors = loadVectors('header');
+const recordVectors = loadVectors('record');
+
+describe.each(backends)('generated vectors ($name)', (sodium) => {
+  it('has the expected number of cases', () => {
+    expect(contentVectors.length).toBeGreaterThanOrEqual(40);
+    expect(headerVectors.length).toBeGreaterThanOrEqual(19);
+    expect(recordVectors.length).toBeGreaterThanOrEqual(9);
+  });
+
+  describe('content', () => {
+    // Fed whole and byte by byte: what is released before a failure must not depend on how input arrives.
+    it.each(
+      contentVectors.flatMap((v) => [
+        { ...v, step: 0 },
+        { ...v, step: 1 },
+      ]),
+    )('$name (step $step)', (vector) => {
+      const keyring = keyringWith(sodium, vector.keyId, vector.dek);
+      const binding = { vaultId: unhex(vector.vaultId), fileId: unhex(vector.fileId) };
+      const decryptor = new ContentDecryptor(sodium, (id) => keyring.find(id), binding);
+      const blob = unhex(vector.blob);
+      const released = createHash('sha256');
+      let count = 0;
+      const emit = (bytes: Buffer): void => {
+        released.update(bytes);
+        count += bytes.length;
+      };
+      let error: unknown;
+      try {
+        if (vector.step === 0) decryptor.push(blob, emit);
+        else for (let i = 0; i < blob.length; i++) decryptor.push(blob.subarray(i, i + 1), emit);
+        decryptor.finish(emit);
+      } catch (caught) {
+        error = caught;
+      }
+      expectOutcome(error, vector);
+      expect(count).toBe(vector.releasedBytes);
+      expect(released.digest('hex')).toBe(vector.releasedSha256);
+    });
+
+    // Known-answer check of the writer: same key, ids and nonce prefix must give the committed bytes exactly.
+    it.each(contentVectors.filter((v) => v.expect === 'success' && v.releasedBytes > 0))(
+      '$name re-encrypts to the committed blob',
+      (vector) => {
+        const binding = { vaultId: unhex(vector.vaultId), fileId: unhex(vector.fileId) };
+        const blob = unhex(vector.blob);
+        const header = parseBlobHeader(blob, binding);
+        const encryptor = new ContentEncryptor(
+          sodium,
+          SecretKey.copyOf(sodium, unhex(vector.dek)),
+          binding,
+          header,
+        );
+        const keyring = keyringWith(sodium, vector.keyId, vector.dek);
+        const plaintext: Buffer[] = [];
+        const decryptor = new ContentDecryptor(sodium, (id) => keyring.find(id), binding);
+        decryptor.push(blob, (b) => plaintext.push(b));
+        decryptor.finish((b) => plaintext.push(b));
+        const out: Buffer[] = [];
+        encryptor.push(Buffer.concat(plaintext), (b) => out.push(b));
+        encryptor.finish((b) => out.push(b));
+        expect(hex(Buffer.concat(out))).toBe(vector.blob);
+      },
+    );
+  });
+
+  describe('vault header', () => {
+    it.each(headerVectors)('$name', async (vector) => {
+      let error: unknown;
+      try {
+        const keys = await unlockVaultKeys(
+          sodium,
+          unhex(vector.header),
+          Buffer.from(vector.passphrase, 'utf8'),
+        );
+        expect(hex(keys.vaultId)).toBe(vector.vaultId);
+        const deks = Object.fromEntries(
+          keys.keyring.keyIds.map((id) => [String(id), hex(keys.keyring.find(id)?.bytes ?? Buffer.alloc(0))]),
+        );
+        expect(deks).toEqual(vector.deks);
+        keys.wipe();
+      } catch (caught) {
+        error = caught;
+      }
+      expectOutcome(error, vector);
+    });
+  });
+
+  describe('metadata record', () => {
+    it.each(recordVectors)('$name', (vector) => {
+      const sealer = new RecordSealer(sodium, keyringWith(sodium, 7, vector.dek), unhex(vector.vaultId));
+      let error: unknown;
+      try {
+        const plaintext = sealer.open(
+          { recordId: unhex(vector.recordId), keyId: vector.keyId },
+          unhex(vector.sealed),
+        );
+        expect(hex(plaintext)).toBe(vector.plaintext);
+      } catch (caught) {
+        error = caught;
+      }
+      expectOutcome(error, vector);
+    });
+  });
+});

@@ -117,3 +117,74 @@ export class InvalidArgumentError extends CofferError {
 export class CryptoBackendError extends CofferError {
   readonly code = 'CRYPTO_BACKEND';
 }
+
+/** Another process (or window) has this vault open. */
+export class VaultInUseError extends CofferError {
+  readonly code = 'VAULT_IN_USE';
+
+  constructor() {
+    super('The vault is in use by another Coffer window or process. Close it there, then try again.');
+  }
+}
+
+/** No file or folder at that path (in the vault, or on disk). */
+export class NotFoundError extends CofferError {
+  readonly code = 'NOT_FOUND';
+}
+
+/** Something already exists where a new file or folder would go. */
+export class AlreadyExistsError extends CofferError {
+  readonly code = 'ALREADY_EXISTS';
+}
+
+/** Why a file or folder name cannot be stored or restored. */
+export type InvalidNameReason =
+  | 'empty'
+  | 'dot'
+  | 'separator'
+  | 'nul'
+  | 'control'
+  | 'too-long'
+  | 'windows-reserved'
+  | 'trailing-dot-or-space';
+
+/** A name that could escape its folder or cannot exist on every supported system. */
+export class InvalidNameError extends CofferError {
+  readonly code = 'INVALID_NAME';
+  readonly reason: InvalidNameReason;
+
+  constructor(reason: InvalidNameReason, message: string) {
+    super(message);
+    this.reason = reason;
+  }
+}
+
+/** The user cancelled a long operation; whatever was unfinished was rolled back. */
+export class CancelledError extends CofferError {
+  readonly code = 'CANCELLED';
+
+  constructor() {
+    super('Cancelled. Files that were not finished were not added; everything else is as before.');
+  }
+}
+
+/** The vault folder cannot be written (read-only media or permissions): browsing and restoring still work. */
+export class ReadOnlyVaultError extends CofferError {
+  readonly code = 'READ_ONLY';
+
+  constructor() {
+    super(
+      'This vault is read-only (its folder cannot be written). You can browse and restore, but not change it.',
+    );
+  }
+}
+
+/** A source file changed while it was being added; it was not stored. */
+export class SourceChangedError extends CofferError {
+  readonly code = 'SOURCE_CHANGED';
+}
+
+/** The operating system refused a read or write (disk full, permission denied, I/O error). */
+export class IoError extends CofferError {
+  readonly code = 'IO';
+}

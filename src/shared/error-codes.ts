@@ -11,6 +11,14 @@ export const ERROR_CODES = [
   'VAULT_LOCKED',
   'INVALID_ARGUMENT',
   'CRYPTO_BACKEND',
+  'VAULT_IN_USE',
+  'NOT_FOUND',
+  'ALREADY_EXISTS',
+  'INVALID_NAME',
+  'CANCELLED',
+  'READ_ONLY',
+  'SOURCE_CHANGED',
+  'IO',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

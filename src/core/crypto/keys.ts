@@ -91,6 +91,17 @@ export class Keyring {
     return this.#activeKeyId;
   }
 
+  /**
+   * The key new data is encrypted with, and its id.
+   * @throws {@link VaultLockedError} when the keyring is empty (locked).
+   */
+  active(): { keyId: number; key: SecretKey } {
+    const keyId = this.activeKeyId;
+    const key = this.#keys.get(keyId);
+    if (!key) throw new VaultLockedError();
+    return { keyId, key };
+  }
+
   get keyIds(): number[] {
     return [...this.#keys.keys()];
   }

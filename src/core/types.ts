@@ -1,0 +1,94 @@
+/** Public data shapes of the vault engine. Plain data only: safe to send over IPC or print as JSON. */
+
+/** A file or folder in a vault, addressed by its vault path ("/" is the root; "/Photos/a.jpg"). */
+export interface VaultEntry {
+  /** Absolute vault path, NFC, starting with "/". */
+  readonly path: string;
+  readonly name: string;
+  readonly type: 'file' | 'folder';
+  /** Plaintext size in bytes; 0 for folders. */
+  readonly size: number;
+  /** Modification time, milliseconds since the epoch (the source file's, for added files). */
+  readonly mtime: number;
+}
+
+/** Progress of a long operation (add, restore, verify). */
+export interface Progress {
+  readonly filesDone: number;
+  readonly filesTotal: number;
+  readonly bytesDone: number;
+  readonly bytesTotal: number;
+  /** The item being worked on: a source path for add, a vault path for restore and verify. */
+  readonly current?: string;
+}
+
+/** Options shared by long operations. */
+export interface JobOptions {
+  readonly signal?: AbortSignal;
+  readonly onProgress?: (progress: Progress) => void;
+}
+
+/** Something skipped or failed during a long operation that carried on with the rest. */
+export interface Problem {
+  /** Source path (add) or vault path (restore, verify). */
+  readonly path: string;
+  readonly code: string;
+  readonly message: string;
+}
+
+export interface AddOptions extends JobOptions {
+  /** Called after each file or folder is durably committed to the vault. */
+  readonly onAdded?: (entry: VaultEntry) => void;
+}
+
+export interface AddReport {
+  readonly filesAdded: number;
+  readonly foldersAdded: number;
+  readonly bytesAdded: number;
+  /** Unreadable files, symlinks and special files, names that cannot be stored, files changed while read. */
+  readonly problems: readonly Problem[];
+}
+
+export interface RestoreOptions extends JobOptions {
+  /** Replace existing files at the destination (atomically); otherwise an existing file is a problem. */
+  readonly overwrite?: boolean;
+  readonly onRestored?: (entry: VaultEntry, destination: string) => void;
+}
+
+export interface RestoreReport {
+  readonly filesRestored: number;
+  readonly foldersRestored: number;
+  readonly bytesRestored: number;
+  /** Damaged or missing contents, existing destinations, unsafe names: the rest was still restored. */
+  readonly problems: readonly Problem[];
+}
+
+export interface VerifyOptions extends JobOptions {
+  /** Also decrypt and authenticate every chunk of every file (slow: reads the whole vault). */
+  readonly readData?: boolean;
+}
+
+export interface VerifyReport {
+  readonly ok: boolean;
+  readonly filesChecked: number;
+  readonly bytesChecked: number;
+  /** Damage found; empty when ok. */
+  readonly problems: readonly Problem[];
+  /** Stored contents no index row refers to (left by a crash); removed by verify. */
+  readonly orphansRemoved: number;
+}
+
+export interface VaultInfo {
+  readonly formatVersion: number;
+  readonly vaultId: string;
+  readonly locked: boolean;
+  readonly readOnly: boolean;
+  readonly kdf: readonly { readonly opslimit: number; readonly memlimitKiB: number }[];
+  /** Counts and sizes; present only while unlocked. */
+  readonly files?: number;
+  readonly folders?: number;
+  readonly totalBytes?: number;
+  /** Bytes the vault folder holds on disk (contents, index, header). */
+  readonly storedBytes: number;
+  readonly keyIds?: readonly number[];
+}

@@ -1,0 +1,419 @@
+import { createReadStream, createWriteStream } from 'node:fs';
+import { lstat, mkdir, open, readdir, rename, type FileHandle } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+
+import { chunkTransform, ContentEncryptor } from '../crypto/content.js';
+import { CancelledError, CofferError, InvalidArgumentError, SourceChangedError } from '../errors.js';
+import { checkName } from '../names.js';
+import type { AddOptions, AddReport, Problem, Progress, VaultEntry } from '../types.js';
+import { asIoError, fsyncDirectory, removeQuietly } from './durable.js';
+import type { ContentRow, NodeRow } from './index-db.js';
+import { blobPath, INLINE_LIMIT, TEMP_DIR } from './layout.js';
+import type { Session } from './session.js';
+import type { TreeNode } from './tree.js';
+
+/** Rows waiting for one shared transaction: many small files cost one commit, not one each. */
+const BATCH_MAX_ITEMS = 1000;
+const BATCH_MAX_BYTES = 16 * 1024 * 1024;
+const PROGRESS_STEP_BYTES = 4 * 1024 * 1024;
+
+interface PlannedItem {
+  readonly kind: 'file' | 'folder';
+  readonly source: string;
+  /** NFC names from the destination folder down to this item. */
+  readonly parts: readonly string[];
+  readonly size: number;
+  readonly mtime: number;
+}
+
+/** A failure reading the user's file: reported and skipped, unlike a failure writing the vault, which stops. */
+class SourceReadError extends Error {}
+
+function problemOf(path: string, error: unknown): Problem {
+  if (error instanceof CofferError) return { path, code: error.code, message: error.message };
+  const cause = error instanceof SourceReadError ? error.cause : error;
+  const code = (cause as NodeJS.ErrnoException | undefined)?.code ?? 'IO';
+  const reason =
+    code === 'EACCES' || code === 'EPERM'
+      ? 'permission denied'
+      : code === 'ENOENT'
+        ? 'it does not exist (or was removed while adding)'
+        : `it could not be read (${code})`;
+  return { path, code: code === 'ENOENT' ? 'NOT_FOUND' : 'IO', message: `Skipped "${path}": ${reason}.` };
+}
+
+/** Walks the sources depth first into a plan, so totals are known for progress before anything is written. */
+async function plan(sources: readonly string[], problems: Problem[]): Promise<PlannedItem[]> {
+  const items: PlannedItem[] = [];
+  const visit = async (source: string, parts: readonly string[]): Promise<void> => {
+    let stats;
+    try {
+      stats = await lstat(source);
+    } catch (error) {
+      problems.push(problemOf(source, error));
+      return;
+    }
+    if (stats.isSymbolicLink()) {
+      problems.push({
+        path: source,
+        code: 'SKIPPED',
+        message: `Skipped "${source}": it is a symbolic link. Coffer stores files and folders, not links; add the target itself.`,
+      });
+      return;
+    }
+    if (stats.isDirectory()) {
+      items.push({ kind: 'folder', source, parts, size: 0, mtime: stats.mtimeMs });
+      let names: string[];
+      try {
+        names = (await readdir(source)).sort();
+      } catch (error) {
+        problems.push(problemOf(source, error));
+        return;
+      }
+      for (const name of names) await visitNamed(join(source, name), parts, name);
+      return;
+    }
+    if (!stats.isFile()) {
+      problems.push({
+        path: source,
+        code: 'SKIPPED',
+        message: `Skipped "${source}": it is a device, socket or pipe, not a regular file.`,
+      });
+      return;
+    }
+    items.push({ kind: 'file', source, parts, size: stats.size, mtime: stats.mtimeMs });
+  };
+  const visitNamed = async (source: string, parentParts: readonly string[], name: string): Promise<void> => {
+    let checked: string;
+    try {
+      checked = checkName(name);
+    } catch (error) {
+      problems.push(problemOf(source, error));
+      return;
+    }
+    await visit(source, [...parentParts, checked]);
+  };
+  for (const source of sources) {
+    const absolute = resolve(source);
+    const name = basename(absolute);
+    if (name === '')
+      throw new InvalidArgumentError(`"${source}" is a whole drive; add the folders in it instead.`);
+    await visitNamed(absolute, [], name);
+  }
+  return items;
+}
+
+interface PendingRow {
+  readonly node: NodeRow & { node: TreeNode };
+  readonly content?: ContentRow;
+}
+
+/** Adds files and folders; see {@link Vault.add}. */
+class AddJob {
+  readonly #session: Session;
+  readonly #options: AddOptions;
+  readonly #problems: Problem[] = [];
+  readonly #pending: PendingRow[] = [];
+  #pendingBytes = 0;
+  #progress: Progress = { filesDone: 0, filesTotal: 0, bytesDone: 0, bytesTotal: 0 };
+  #filesAdded = 0;
+  #foldersAdded = 0;
+  #bytesAdded = 0;
+  /** Vault folder for each planned folder path (parts joined by "/"); absent when that folder was skipped. */
+  readonly #folders = new Map<string, TreeNode | null>();
+
+  constructor(session: Session, destination: TreeNode | null, options: AddOptions) {
+    this.#session = session;
+    this.#options = options;
+    this.#folders.set('', destination);
+  }
+
+  async run(sources: readonly string[]): Promise<AddReport> {
+    const items = await plan(sources, this.#problems);
+    const files = items.filter((item) => item.kind === 'file');
+    this.#progress = {
+      filesDone: 0,
+      filesTotal: files.length,
+      bytesDone: 0,
+      bytesTotal: files.reduce((sum, item) => sum + item.size, 0),
+    };
+    this.#report();
+    try {
+      for (const item of items) {
+        this.#throwIfCancelled();
+        const parent = this.#folders.get(item.parts.slice(0, -1).join('/'));
+        if (parent === undefined) continue; // its folder was skipped, and reported
+        if (item.kind === 'folder') this.#addFolder(item, parent);
+        else await this.#addFile(item, parent);
+      }
+      this.#commit();
+    } catch (error) {
+      this.#discardPending();
+      throw error;
+    }
+    return {
+      filesAdded: this.#filesAdded,
+      foldersAdded: this.#foldersAdded,
+      bytesAdded: this.#bytesAdded,
+      problems: this.#problems,
+    };
+  }
+
+  #throwIfCancelled(): void {
+    if (this.#options.signal?.aborted) throw new CancelledError();
+  }
+
+  #report(change: Partial<Progress> = {}): void {
+    this.#progress = { ...this.#progress, ...change };
+    this.#options.onProgress?.(this.#progress);
+  }
+
+  #addFolder(item: PlannedItem, parent: TreeNode | null): void {
+    const session = this.#session;
+    const name = item.parts[item.parts.length - 1] ?? '';
+    const existing = session.tree.child(parent?.id ?? null, name);
+    if (existing) {
+      if (existing.type === 'folder') this.#folders.set(item.parts.join('/'), existing);
+      else {
+        this.#problems.push({
+          path: item.source,
+          code: 'ALREADY_EXISTS',
+          message: `Skipped folder "${item.source}": a file named "${session.tree.pathOf(existing)}" is already in the vault.`,
+        });
+      }
+      return;
+    }
+    const row = session.seal(session.newId(), {
+      type: 'folder',
+      name,
+      parent: parent?.id ?? null,
+      size: 0,
+      mtime: item.mtime,
+    });
+    session.tree.insert(row.node);
+    this.#pending.push({ node: row });
+    this.#folders.set(item.parts.join('/'), row.node);
+  }
+
+  async #addFile(item: PlannedItem, parent: TreeNode | null): Promise<void> {
+    const session = this.#session;
+    const name = item.parts[item.parts.length - 1] ?? '';
+    const existing = session.tree.child(parent?.id ?? null, name);
+    if (existing) {
+      this.#problems.push({
+        path: item.source,
+        code: 'ALREADY_EXISTS',
+        message: `Skipped "${item.source}": "${session.tree.pathOf(existing)}" is already in the vault. Delete or rename it first to replace it.`,
+      });
+      this.#fileDone(item.size);
+      return;
+    }
+    this.#report({ current: item.source });
+    try {
+      if (item.size <= INLINE_LIMIT) await this.#addSmallFile(item, parent, name);
+      else await this.#addLargeFile(item, parent, name);
+    } catch (error) {
+      if (!(error instanceof SourceReadError) && !(error instanceof SourceChangedError)) throw error;
+      this.#problems.push(problemOf(item.source, error));
+      this.#fileDone(item.size);
+    }
+  }
+
+  #fileDone(bytes: number): void {
+    this.#report({ filesDone: this.#progress.filesDone + 1, bytesDone: this.#progress.bytesDone + bytes });
+  }
+
+  async #openSource(item: PlannedItem): Promise<FileHandle> {
+    try {
+      return await open(item.source, 'r');
+    } catch (error) {
+      throw new SourceReadError(item.source, { cause: error });
+    }
+  }
+
+  #fileRow(parent: TreeNode | null, name: string, size: number, mtime: number) {
+    const session = this.#session;
+    const fileId = session.newId();
+    const row = session.seal(session.newId(), {
+      type: 'file',
+      name,
+      parent: parent?.id ?? null,
+      size,
+      mtime,
+      fileId: fileId.toString('hex'),
+    });
+    const { keyId, key } = session.keys.keyring.active();
+    const encryptor = ContentEncryptor.create(session.sodium, key, keyId, {
+      vaultId: session.keys.vaultId,
+      fileId,
+    });
+    return { fileId, row, encryptor };
+  }
+
+  async #addSmallFile(item: PlannedItem, parent: TreeNode | null, name: string): Promise<void> {
+    const handle = await this.#openSource(item);
+    let plaintext: Buffer;
+    let before;
+    try {
+      before = await handle.stat();
+      plaintext = await handle.readFile();
+      const after = await handle.stat();
+      if (changed(before, after) || plaintext.length !== before.size) throw sourceChanged(item.source);
+    } catch (error) {
+      if (error instanceof SourceChangedError) throw error;
+      throw new SourceReadError(item.source, { cause: error });
+    } finally {
+      await handle.close();
+    }
+    if (plaintext.length > INLINE_LIMIT) throw sourceChanged(item.source);
+    const { fileId, row, encryptor } = this.#fileRow(parent, name, plaintext.length, before.mtimeMs);
+    const blob: Buffer[] = [];
+    encryptor.push(plaintext, (bytes) => blob.push(bytes));
+    encryptor.finish((bytes) => blob.push(bytes));
+    const inline = Buffer.concat(blob);
+    this.#session.tree.insert(row.node);
+    this.#pending.push({ node: row, content: { file_id: fileId, node_id: row.id, inline_blob: inline } });
+    this.#pendingBytes += inline.length;
+    this.#fileDone(plaintext.length);
+    if (this.#pending.length >= BATCH_MAX_ITEMS || this.#pendingBytes >= BATCH_MAX_BYTES) this.#commit();
+  }
+
+  /**
+   * Streams a large file into a blob: temp file, fsync, rename into place, fsync the folder, and only then the
+   * index row. A crash before the row leaves an orphan blob that the next open sweeps; never a row without data.
+   */
+  async #addLargeFile(item: PlannedItem, parent: TreeNode | null, name: string): Promise<void> {
+    // Rows of this file's folders must be durable before the file's row can be.
+    this.#commit();
+    const session = this.#session;
+    const handle = await this.#openSource(item);
+    const before = await handle.stat().catch((error: unknown) => {
+      throw new SourceReadError(item.source, { cause: error });
+    });
+    const { fileId, row, encryptor } = this.#fileRow(parent, name, before.size, before.mtimeMs);
+    const fileIdHex = fileId.toString('hex');
+    const temp = join(session.dir, TEMP_DIR, `${fileIdHex}.tmp`);
+    let read = 0;
+    let reported = 0;
+    const counter = new Transform({
+      transform: (chunk: Buffer, _encoding, done) => {
+        read += chunk.length;
+        if (read - reported >= PROGRESS_STEP_BYTES) {
+          this.#report({ bytesDone: this.#progress.bytesDone + (read - reported) });
+          reported = read;
+        }
+        done(null, chunk);
+      },
+    });
+    const source = createReadStream('', { fd: handle, autoClose: false, highWaterMark: 1024 * 1024 });
+    const sourceErrors = (async function* (stream: AsyncIterable<Buffer>) {
+      try {
+        for await (const chunk of stream) yield chunk;
+      } catch (error) {
+        throw new SourceReadError(item.source, { cause: error });
+      }
+    })(source);
+    try {
+      await pipeline(
+        sourceErrors,
+        counter,
+        chunkTransform(encryptor),
+        createWriteStream(temp, { flags: 'wx', mode: 0o600 }),
+        ...(this.#options.signal ? [{ signal: this.#options.signal }] : []),
+      );
+      const after = await handle.stat();
+      if (changed(before, after) || read !== before.size) throw sourceChanged(item.source);
+      const written = await open(temp, 'r+');
+      try {
+        await written.sync();
+      } finally {
+        await written.close();
+      }
+      const target = blobPath(session.dir, fileIdHex);
+      await mkdir(dirname(target), { recursive: true });
+      await rename(temp, target);
+      await fsyncDirectory(dirname(target));
+    } catch (error) {
+      await removeQuietly(temp);
+      if ((error as Error).name === 'AbortError') throw new CancelledError();
+      if (error instanceof SourceReadError || error instanceof SourceChangedError) throw error;
+      throw asIoError(error, `Could not store "${item.source}" in the vault`);
+    } finally {
+      encryptor.abort();
+      await handle.close();
+    }
+    session.tree.insert(row.node);
+    this.#pending.push({ node: row, content: { file_id: fileId, node_id: row.id, inline_blob: null } });
+    this.#commit();
+    this.#report({ bytesDone: this.#progress.bytesDone + (read - reported) });
+    this.#report({ filesDone: this.#progress.filesDone + 1 });
+  }
+
+  /** Commits pending rows in one transaction, then tells the caller they are durable. */
+  #commit(): void {
+    if (this.#pending.length === 0) return;
+    const batch = this.#pending.splice(0);
+    this.#pendingBytes = 0;
+    const db = this.#session.db;
+    try {
+      db.transaction(() => {
+        for (const { node, content } of batch) {
+          db.putNode(node);
+          if (content) db.putContent(content);
+        }
+      });
+    } catch (error) {
+      for (const { node } of batch) this.#session.tree.remove(node.node.id);
+      throw asIoError(error, 'Could not update the vault index');
+    }
+    for (const { node } of batch) {
+      if (node.node.type === 'file') {
+        this.#filesAdded++;
+        this.#bytesAdded += node.node.size;
+      } else this.#foldersAdded++;
+      const entry: VaultEntry = this.#session.entry(node.node);
+      this.#options.onAdded?.(entry);
+    }
+  }
+
+  /** Forgets rows never committed: a cancelled or failed add leaves the vault as if they were never added. */
+  #discardPending(): void {
+    for (const { node } of this.#pending.splice(0).reverse()) this.#session.tree.remove(node.node.id);
+    this.#pendingBytes = 0;
+  }
+}
+
+function changed(
+  before: { size: number; mtimeMs: number; ctimeMs: number },
+  after: { size: number; mtimeMs: number; ctimeMs: number },
+): boolean {
+  return before.size !== after.size || before.mtimeMs !== after.mtimeMs || before.ctimeMs !== after.ctimeMs;
+}
+
+function sourceChanged(source: string): SourceChangedError {
+  return new SourceChangedError(
+    `Skipped "${source}": it changed while it was being added, so it was not stored. Add it again when nothing is writing to it.`,
+  );
+}
+
+/**
+ * Adds files and folders from disk into a vault folder, recursively, keeping relative paths, sizes and
+ * modification times. Problems with single sources (unreadable, symlinks and special files, names that cannot be
+ * stored, files changed while read, names already in the vault) are reported and the rest continues.
+ * @throws {@link CancelledError} when `signal` aborts: finished files stay, unfinished ones leave no trace.
+ * @throws {@link IoError} when the vault cannot be written (disk full): nothing uncommitted remains.
+ */
+export async function addPaths(
+  session: Session,
+  sources: readonly string[],
+  destinationFolder: string,
+  options: AddOptions,
+): Promise<AddReport> {
+  const destination = session.resolve(destinationFolder);
+  if (destination && destination.type !== 'folder') {
+    throw new InvalidArgumentError(`"${destinationFolder}" is a file, not a folder.`);
+  }
+  return new AddJob(session, destination, options).run(sources);
+}

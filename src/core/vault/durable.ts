@@ -1,0 +1,79 @@
+import { randomBytes } from 'node:crypto';
+import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+
+import { IoError } from '../errors.js';
+
+/**
+ * fsyncs a directory so a rename or create inside it survives power loss. Windows cannot open directories for
+ * fsync (EPERM/EISDIR); there the rename itself is what NTFS journals, so only there is the error tolerated.
+ */
+export async function fsyncDirectory(path: string): Promise<void> {
+  let handle: FileHandle | undefined;
+  try {
+    handle = await open(path, 'r');
+    await handle.sync();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (process.platform === 'win32' && (code === 'EPERM' || code === 'EISDIR')) return;
+    throw error;
+  } finally {
+    await handle?.close();
+  }
+}
+
+/** A unique temp-file name beside `target`, so the final rename stays within one filesystem. */
+export function tempPathBeside(target: string, label: string): string {
+  return join(dirname(target), `.coffer-${label}-${randomBytes(8).toString('hex')}.tmp`);
+}
+
+/**
+ * Writes `data` to `target` atomically and durably: temp file, fsync, rename, fsync the directory. A crash leaves
+ * either the old file or the new one, never a mix.
+ * @throws {@link IoError} when the disk refuses (full, read-only, permissions); the temp file is removed.
+ */
+export async function writeFileAtomic(target: string, data: Uint8Array): Promise<void> {
+  const temp = tempPathBeside(target, 'write');
+  try {
+    const handle = await open(temp, 'wx', 0o600);
+    try {
+      await handle.writeFile(data);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temp, target);
+    await fsyncDirectory(dirname(target));
+  } catch (error) {
+    await removeQuietly(temp);
+    throw asIoError(error, `Could not write ${target}`);
+  }
+}
+
+/** Deletes a file, ignoring "already gone"; used only for cleanup, where a leftover is swept later. */
+export async function removeQuietly(path: string): Promise<void> {
+  try {
+    await unlink(path);
+  } catch {
+    // Cleanup of temp files and reclaimed blobs; anything left is found and swept by the next open or verify.
+  }
+}
+
+const IO_HINTS: Record<string, string> = {
+  ENOSPC: 'the disk is full. Free some space and try again',
+  EDQUOT: 'the disk quota is exceeded. Free some space and try again',
+  EROFS: 'the file system is read-only',
+  EACCES: 'permission was denied',
+  EPERM: 'the operation is not permitted',
+  EIO: 'the disk reported an input/output error. Check the drive',
+  EMFILE: 'too many files are open. Close some programs and try again',
+};
+
+/** Wraps an OS error as an {@link IoError} whose message says what happened in words; other errors pass through. */
+export function asIoError(error: unknown, what: string): unknown {
+  if (error instanceof Error && 'code' in error && typeof error.code === 'string' && 'syscall' in error) {
+    const hint = IO_HINTS[error.code] ?? `the system reported ${error.code}`;
+    return new IoError(`${what}: ${hint}.`, { cause: error });
+  }
+  return error;
+}

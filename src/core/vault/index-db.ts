@@ -1,0 +1,190 @@
+import Database from 'better-sqlite3';
+
+import { IntegrityError, VaultInUseError } from '../errors.js';
+
+/** Version of the index schema below; bumped with a numbered migration when it changes. */
+export const INDEX_SCHEMA_VERSION = 1;
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value BLOB NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS nodes (
+  id BLOB PRIMARY KEY CHECK (length(id) = 16),
+  key_id INTEGER NOT NULL,
+  record BLOB NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS contents (
+  file_id BLOB PRIMARY KEY CHECK (length(file_id) = 16),
+  node_id BLOB NOT NULL UNIQUE REFERENCES nodes(id) ON DELETE CASCADE,
+  inline_blob BLOB
+) WITHOUT ROWID;
+`;
+
+/** One row of the nodes table: a sealed metadata record and the key id it was sealed under. */
+export interface NodeRow {
+  readonly id: Buffer;
+  readonly key_id: number;
+  readonly record: Buffer;
+}
+
+/** One row of the contents table: where a file's blob is (inline bytes, or NULL for a file under blobs/). */
+export interface ContentRow {
+  readonly file_id: Buffer;
+  readonly node_id: Buffer;
+  readonly inline_blob: Buffer | null;
+}
+
+function isBusy(error: unknown): boolean {
+  return (
+    error instanceof Error &&
+    'code' in error &&
+    (error.code === 'SQLITE_BUSY' || error.code === 'SQLITE_LOCKED')
+  );
+}
+
+function isCorrupt(error: unknown): boolean {
+  return (
+    error instanceof Error &&
+    'code' in error &&
+    (error.code === 'SQLITE_CORRUPT' || error.code === 'SQLITE_NOTADB')
+  );
+}
+
+const INDEX_SUBJECT = 'vault index (index.sqlite)';
+
+/**
+ * The vault's SQLite index. Holds an exclusive lock on the database for as long as it is open, which is also the
+ * vault's "in use" lock: the kernel drops it when the process dies, so a crash never leaves a stale lock.
+ */
+export class IndexDb {
+  readonly #db: Database.Database;
+  readonly readOnly: boolean;
+
+  private constructor(db: Database.Database, readOnly: boolean) {
+    this.#db = db;
+    this.readOnly = readOnly;
+  }
+
+  /**
+   * Opens (or, with `create`, creates) the index and takes the vault lock.
+   * @throws {@link VaultInUseError} when another process holds the vault.
+   * @throws {@link IntegrityError} (`malformed`) when the file is not a usable SQLite database.
+   */
+  static open(path: string, options: { readOnly: boolean; create: boolean }): IndexDb {
+    let db: Database.Database | undefined;
+    try {
+      db = new Database(path, { readonly: options.readOnly, fileMustExist: !options.create, timeout: 0 });
+      // Set before the first access: with an exclusive WAL no shared-memory file is created and the lock is held.
+      db.pragma('locking_mode = EXCLUSIVE');
+      if (!options.readOnly) {
+        db.pragma('journal_mode = WAL');
+        db.pragma('synchronous = FULL');
+        if (process.platform === 'darwin') db.pragma('fullfsync = ON');
+      }
+      db.pragma('foreign_keys = ON');
+      if (options.readOnly) db.prepare('SELECT count(*) FROM sqlite_master').get();
+      else {
+        db.exec('BEGIN IMMEDIATE');
+        db.exec(SCHEMA);
+        db.exec('COMMIT');
+      }
+      return new IndexDb(db, options.readOnly);
+    } catch (error) {
+      db?.close();
+      if (isBusy(error)) throw new VaultInUseError();
+      if (isCorrupt(error)) {
+        throw new IntegrityError('malformed', { subject: INDEX_SUBJECT });
+      }
+      throw error;
+    }
+  }
+
+  /** Settings the durability promises rest on, for tests and `verify`. */
+  pragmas(): { journalMode: string; synchronous: number; foreignKeys: number } {
+    return {
+      journalMode: String(this.#db.pragma('journal_mode', { simple: true })),
+      synchronous: Number(this.#db.pragma('synchronous', { simple: true })),
+      foreignKeys: Number(this.#db.pragma('foreign_keys', { simple: true })),
+    };
+  }
+
+  getMeta(key: string): Buffer | undefined {
+    const row = this.#db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as
+      { value: Buffer } | undefined;
+    return row?.value;
+  }
+
+  setMeta(key: string, value: Buffer): void {
+    this.#db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)').run(key, value);
+  }
+
+  /** Every node row, for building the in-memory tree at unlock. */
+  *nodes(): IterableIterator<NodeRow> {
+    yield* this.#db.prepare('SELECT id, key_id, record FROM nodes').iterate() as IterableIterator<NodeRow>;
+  }
+
+  content(fileId: Buffer): ContentRow | undefined {
+    return this.#db
+      .prepare('SELECT file_id, node_id, inline_blob FROM contents WHERE file_id = ?')
+      .get(fileId) as ContentRow | undefined;
+  }
+
+  /** File ids of blobs stored as files (not inline), for sweeping orphans. */
+  externalFileIds(): Set<string> {
+    const ids = new Set<string>();
+    const rows = this.#db.prepare('SELECT file_id FROM contents WHERE inline_blob IS NULL').raw().iterate();
+    for (const [id] of rows as IterableIterator<[Buffer]>) ids.add(id.toString('hex'));
+    return ids;
+  }
+
+  counts(): { nodes: number; contents: number } {
+    const nodes = (this.#db.prepare('SELECT count(*) AS n FROM nodes').get() as { n: number }).n;
+    const contents = (this.#db.prepare('SELECT count(*) AS n FROM contents').get() as { n: number }).n;
+    return { nodes, contents };
+  }
+
+  /** Inserts or updates a node row. An upsert, not REPLACE: REPLACE deletes first, cascading to its contents. */
+  putNode(row: NodeRow): void {
+    this.#db
+      .prepare(
+        'INSERT INTO nodes (id, key_id, record) VALUES (?, ?, ?) ' +
+          'ON CONFLICT(id) DO UPDATE SET key_id = excluded.key_id, record = excluded.record',
+      )
+      .run(row.id, row.key_id, row.record);
+  }
+
+  putContent(row: ContentRow): void {
+    this.#db
+      .prepare('INSERT INTO contents (file_id, node_id, inline_blob) VALUES (?, ?, ?)')
+      .run(row.file_id, row.node_id, row.inline_blob);
+  }
+
+  /** Deletes nodes; their contents rows go with them (ON DELETE CASCADE). */
+  deleteNodes(ids: readonly Buffer[]): void {
+    const statement = this.#db.prepare('DELETE FROM nodes WHERE id = ?');
+    for (const id of ids) statement.run(id);
+  }
+
+  /** Runs `work` in one write transaction: all of it is durable on return, or none of it happened. */
+  transaction<T>(work: () => T): T {
+    return this.#db.transaction(work).immediate();
+  }
+
+  /** `PRAGMA integrity_check`: "ok", or SQLite's list of problems. */
+  integrityCheck(): string[] {
+    return (this.#db.pragma('integrity_check') as { integrity_check: string }[]).map(
+      (row) => row.integrity_check,
+    );
+  }
+
+  /**
+   * Releases the lock. A writable index is checkpointed into a single self-contained file first, so a closed vault
+   * can be copied, synced or opened from read-only media.
+   */
+  close(): void {
+    if (!this.readOnly) {
+      this.#db.pragma('wal_checkpoint(TRUNCATE)');
+      this.#db.pragma('journal_mode = DELETE');
+    }
+    this.#db.close();
+  }
+}

@@ -1,0 +1,150 @@
+import { randomBytes } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { Readable } from 'node:stream';
+
+import { ID_BYTES } from '../crypto/constants.js';
+import { RecordSealer } from '../crypto/record.js';
+import type { SodiumBackend } from '../crypto/sodium.js';
+import type { UnlockedKeys } from '../crypto/vault-header.js';
+import { IntegrityError, InvalidNameError, ReadOnlyVaultError } from '../errors.js';
+import { checkName, parseVaultPath } from '../names.js';
+import type { Problem, VaultEntry } from '../types.js';
+import type { IndexDb, NodeRow } from './index-db.js';
+import { blobPath } from './layout.js';
+import { decodeRecord, encodeRecord, Tree, type NodeRecord, type TreeNode } from './tree.js';
+
+/**
+ * Everything an unlocked vault holds in memory: keys, the record sealer and the decrypted tree. Shared by the
+ * operation modules (add, restore, verify); never leaves the engine. Never log it: it holds key material.
+ */
+export class Session {
+  readonly tree = new Tree();
+  /** Index rows that failed to open at unlock: reported by verify and info, never silently dropped. */
+  readonly damaged: Problem[] = [];
+  readonly #sealer: RecordSealer;
+
+  constructor(
+    readonly dir: string,
+    readonly db: IndexDb,
+    readonly sodium: SodiumBackend,
+    readonly keys: UnlockedKeys,
+  ) {
+    this.#sealer = new RecordSealer(sodium, keys.keyring, keys.vaultId);
+  }
+
+  /** Decrypts every index row into the tree. Damaged rows are recorded in {@link Session.damaged}. */
+  load(): void {
+    const pending: TreeNode[] = [];
+    for (const row of this.db.nodes()) {
+      const id = row.id.toString('hex');
+      try {
+        const record = decodeRecord(
+          this.#sealer.open({ recordId: row.id, keyId: row.key_id }, row.record),
+          id,
+        );
+        // A writer only stores checked names; anything else was forged, and must not reach a listing or a restore.
+        if (checkName(record.name) !== record.name) {
+          throw new IntegrityError('malformed', { subject: 'metadata record', fileId: id });
+        }
+        pending.push({ ...record, id, keyId: row.key_id });
+      } catch (error) {
+        if (!(error instanceof IntegrityError) && !(error instanceof InvalidNameError)) throw error;
+        this.damaged.push({ path: `(index row ${id})`, code: error.code, message: error.message });
+      }
+    }
+    for (const node of pending) {
+      try {
+        this.tree.insert(node);
+      } catch (error) {
+        this.damaged.push({ path: node.name, code: 'INTEGRITY', message: (error as Error).message });
+      }
+    }
+    for (const node of this.tree.values()) {
+      if (!this.tree.partsOf(node)) {
+        this.damaged.push({
+          path: `(index row ${node.id})`,
+          code: 'INTEGRITY',
+          message: `"${node.name}" has no valid parent folder in the index (damaged or tampered index).`,
+        });
+      }
+    }
+  }
+
+  /** @throws {@link ReadOnlyVaultError} when the vault cannot be written. */
+  requireWritable(): void {
+    if (this.db.readOnly) throw new ReadOnlyVaultError();
+  }
+
+  newId(): Buffer {
+    return randomBytes(ID_BYTES);
+  }
+
+  /** Seals a record for a row, under the vault's active key. */
+  seal(id: Buffer, record: NodeRecord): NodeRow & { node: TreeNode } {
+    const keyId = this.keys.keyring.activeKeyId;
+    const sealed = this.#sealer.seal({ recordId: id, keyId }, encodeRecord(record));
+    return { id, key_id: keyId, record: sealed, node: { ...record, id: id.toString('hex'), keyId } };
+  }
+
+  /** The node at a vault path (`null` for the root). */
+  resolve(path: string): TreeNode | null {
+    return this.tree.resolve(parseVaultPath(path));
+  }
+
+  entry(node: TreeNode): VaultEntry {
+    return {
+      path: this.tree.pathOf(node),
+      name: node.name,
+      type: node.type,
+      size: node.size,
+      mtime: node.mtime,
+    };
+  }
+
+  /** Maps "the blob file is not there" to the integrity failure it is, naming the file; other errors pass. */
+  missingBlob(node: TreeNode, error: unknown): unknown {
+    if ((error as NodeJS.ErrnoException | undefined)?.code !== 'ENOENT') return error;
+    return new IntegrityError('truncated', {
+      subject: `contents of "${this.tree.pathOf(node)}" (the stored data is missing)`,
+      fileId: node.fileId ?? '',
+    });
+  }
+
+  /** A readable stream of a file's stored blob: the inline bytes, or the blob file. */
+  blobSource(node: TreeNode): Readable {
+    const content = this.db.content(Buffer.from(node.fileId ?? '', 'hex'));
+    if (!content) return failing(this.missingBlob(node, Object.assign(new Error(), { code: 'ENOENT' })));
+    if (content.inline_blob) return Readable.from([content.inline_blob]);
+    return Readable.from(
+      this.#mapErrors(
+        node,
+        createReadStream(blobPath(this.dir, node.fileId ?? ''), { highWaterMark: 1024 * 1024 }),
+      ),
+    );
+  }
+
+  async *#mapErrors(node: TreeNode, source: Readable): AsyncGenerator<Buffer> {
+    try {
+      for await (const chunk of source) yield chunk as Buffer;
+    } catch (error) {
+      throw this.missingBlob(node, error);
+    }
+  }
+
+  /** Wipes keys and forgets every decrypted record. */
+  wipe(): void {
+    this.#sealer.wipe();
+    this.keys.wipe();
+    this.tree.clear();
+    this.damaged.length = 0;
+  }
+}
+
+/** A source that fails on first read: for a file whose contents the index lacks. */
+function failing(error: unknown): Readable {
+  return new Readable({
+    read() {
+      this.destroy(error as Error);
+    },
+  });
+}

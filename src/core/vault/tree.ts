@@ -1,0 +1,216 @@
+import { AlreadyExistsError, IntegrityError, NotFoundError } from '../errors.js';
+import { formatVaultPath, nameKey } from '../names.js';
+
+/** What a sealed index record holds (FORMAT.md section 8). */
+export interface NodeRecord {
+  readonly type: 'file' | 'folder';
+  readonly name: string;
+  /** Hex id of the parent folder; `null` for the root. */
+  readonly parent: string | null;
+  readonly size: number;
+  readonly mtime: number;
+  /** Hex id of the file's content blob; files only. */
+  readonly fileId?: string;
+}
+
+/** A decrypted index row held in memory while the vault is unlocked. */
+export interface TreeNode extends NodeRecord {
+  /** Hex of the row's 16-byte record id. */
+  readonly id: string;
+  readonly keyId: number;
+}
+
+const ROOT = '';
+
+interface StoredRecord {
+  t: 'f' | 'd';
+  n: string;
+  p: string;
+  s: number;
+  m: number;
+  c?: string;
+}
+
+/** Serialises a record as compact JSON; the sealer pads it, so short keys only save memory and time. */
+export function encodeRecord(record: NodeRecord): Buffer {
+  const stored: StoredRecord = {
+    t: record.type === 'file' ? 'f' : 'd',
+    n: record.name,
+    p: record.parent ?? ROOT,
+    s: record.size,
+    m: record.mtime,
+    ...(record.fileId === undefined ? {} : { c: record.fileId }),
+  };
+  return Buffer.from(JSON.stringify(stored), 'utf8');
+}
+
+const HEX_ID = /^[0-9a-f]{32}$/;
+
+/**
+ * Parses a decrypted record, rejecting any shape a writer does not produce.
+ * @throws {@link IntegrityError} (`malformed`) for anything else.
+ */
+export function decodeRecord(bytes: Buffer, recordId: string): NodeRecord {
+  const malformed = (): IntegrityError =>
+    new IntegrityError('malformed', { subject: 'metadata record', fileId: recordId });
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(bytes.toString('utf8'));
+  } catch {
+    throw malformed();
+  }
+  if (typeof parsed !== 'object' || parsed === null) throw malformed();
+  const { t, n, p, s, m, c } = parsed as Partial<Record<keyof StoredRecord, unknown>>;
+  if ((t !== 'f' && t !== 'd') || typeof n !== 'string' || typeof p !== 'string') throw malformed();
+  if (!Number.isSafeInteger(s) || (s as number) < 0 || typeof m !== 'number' || !Number.isFinite(m))
+    throw malformed();
+  if (p !== ROOT && !HEX_ID.test(p)) throw malformed();
+  if (t === 'f' ? typeof c !== 'string' || !HEX_ID.test(c) : c !== undefined) throw malformed();
+  return {
+    type: t === 'f' ? 'file' : 'folder',
+    name: n,
+    parent: p === ROOT ? null : p,
+    size: s as number,
+    mtime: m,
+    ...(typeof c === 'string' ? { fileId: c } : {}),
+  };
+}
+
+/**
+ * The folder tree of an unlocked vault, indexed by id and by (parent, case-folded name). Names are unique within a
+ * folder ignoring case and Unicode normalisation, so a vault restores onto any filesystem.
+ */
+export class Tree {
+  readonly #nodes = new Map<string, TreeNode>();
+  readonly #children = new Map<string, Map<string, TreeNode>>();
+
+  get size(): number {
+    return this.#nodes.size;
+  }
+
+  values(): IterableIterator<TreeNode> {
+    return this.#nodes.values();
+  }
+
+  get(id: string): TreeNode | undefined {
+    return this.#nodes.get(id);
+  }
+
+  /** The node called `name` in folder `parent` (`null` = root), compared ignoring case and normalisation. */
+  child(parent: string | null, name: string): TreeNode | undefined {
+    return this.#children.get(parent ?? ROOT)?.get(nameKey(name));
+  }
+
+  childrenOf(parent: string | null): TreeNode[] {
+    return [...(this.#children.get(parent ?? ROOT)?.values() ?? [])];
+  }
+
+  /**
+   * Adds a node.
+   * @throws {@link AlreadyExistsError} when its folder already has an entry with that name.
+   */
+  insert(node: TreeNode): void {
+    const key = nameKey(node.name);
+    let siblings = this.#children.get(node.parent ?? ROOT);
+    if (!siblings) {
+      siblings = new Map();
+      this.#children.set(node.parent ?? ROOT, siblings);
+    }
+    const existing = siblings.get(key);
+    if (existing && existing.id !== node.id) {
+      throw new AlreadyExistsError(
+        `"${this.pathOf(existing)}" already exists. Rename or move one of them, or choose another folder.`,
+      );
+    }
+    siblings.set(key, node);
+    this.#nodes.set(node.id, node);
+  }
+
+  remove(id: string): void {
+    const node = this.#nodes.get(id);
+    if (!node) return;
+    this.#nodes.delete(id);
+    const siblings = this.#children.get(node.parent ?? ROOT);
+    const key = nameKey(node.name);
+    if (siblings?.get(key)?.id === id) siblings.delete(key);
+    if (node.type === 'folder' && this.#children.get(id)?.size === 0) this.#children.delete(id);
+  }
+
+  /** Replaces a node's record (rename or move), keeping the indexes consistent. */
+  replace(node: TreeNode): void {
+    const previous = this.#nodes.get(node.id);
+    if (!previous) throw new NotFoundError('That item no longer exists in the vault.');
+    this.remove(node.id);
+    try {
+      this.insert(node);
+    } catch (error) {
+      this.insert(previous);
+      throw error;
+    }
+  }
+
+  /**
+   * The node at a parsed vault path; `null` for the root.
+   * @throws {@link NotFoundError} when any component is missing.
+   */
+  resolve(parts: readonly string[]): TreeNode | null {
+    let current: TreeNode | null = null;
+    for (const [index, part] of parts.entries()) {
+      if (current !== null && current.type !== 'folder') {
+        throw new NotFoundError(`"${formatVaultPath(parts.slice(0, index))}" is a file, not a folder.`);
+      }
+      const next = this.child(current?.id ?? null, part);
+      if (!next) {
+        throw new NotFoundError(
+          `"${formatVaultPath(parts.slice(0, index + 1))}" does not exist in the vault. Check the path and try again.`,
+        );
+      }
+      current = next;
+    }
+    return current;
+  }
+
+  /** The node's components from the root, or `undefined` if its chain of parents is broken or loops. */
+  partsOf(node: TreeNode): string[] | undefined {
+    const parts: string[] = [];
+    for (let at: TreeNode | undefined = node; at;) {
+      parts.unshift(at.name);
+      if (parts.length > this.#nodes.size) return undefined;
+      if (at.parent === null) return parts;
+      at = this.#nodes.get(at.parent);
+    }
+    return undefined;
+  }
+
+  /** The node's vault path; a node whose parent chain is broken shows as "/?/name". */
+  pathOf(node: TreeNode): string {
+    return `/${(this.partsOf(node) ?? ['?', node.name]).join('/')}`;
+  }
+
+  /** The node and everything below it, children before their folder (the order deletion wants). */
+  subtree(node: TreeNode): TreeNode[] {
+    const out: TreeNode[] = [];
+    const visit = (at: TreeNode): void => {
+      if (at.type === 'folder') for (const child of this.childrenOf(at.id)) visit(child);
+      out.push(at);
+    };
+    visit(node);
+    return out;
+  }
+
+  isAncestor(ancestor: TreeNode, node: TreeNode): boolean {
+    for (
+      let at: TreeNode | undefined = node;
+      at;
+      at = at.parent === null ? undefined : this.#nodes.get(at.parent)
+    ) {
+      if (at.id === ancestor.id) return true;
+    }
+    return false;
+  }
+
+  clear(): void {
+    this.#nodes.clear();
+    this.#children.clear();
+  }
+}

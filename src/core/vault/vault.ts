@@ -1,0 +1,502 @@
+import { access, constants, mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+
+import { FORMAT_VERSION } from '../crypto/constants.js';
+import { DEFAULT_KDF_PRESET, KDF_PRESETS, type KdfPreset } from '../crypto/kdf.js';
+import { loadSodium, type SodiumBackend } from '../crypto/sodium.js';
+import { createVaultKeys, parseVaultHeader, unlockVaultKeys } from '../crypto/vault-header.js';
+import {
+  AlreadyExistsError,
+  InvalidArgumentError,
+  NotAVaultError,
+  NotFoundError,
+  VaultLockedError,
+} from '../errors.js';
+import { checkName, nameKey, parseVaultPath } from '../names.js';
+import type {
+  AddOptions,
+  AddReport,
+  Problem,
+  RestoreOptions,
+  RestoreReport,
+  VaultEntry,
+  VaultInfo,
+  VerifyOptions,
+  VerifyReport,
+} from '../types.js';
+import { addPaths } from './add.js';
+import { asIoError, fsyncDirectory, removeQuietly, writeFileAtomic } from './durable.js';
+import { IndexDb } from './index-db.js';
+import { BLOB_DIR, blobPath, HEADER_FILE, INDEX_FILE, TEMP_DIR } from './layout.js';
+import { readRange } from './read.js';
+import { restorePaths } from './restore.js';
+import { Session } from './session.js';
+import type { TreeNode } from './tree.js';
+import { sweepOrphans, verifyVault } from './verify.js';
+
+const VAULT_ID_META = 'vault_id';
+
+export interface CreateOptions {
+  /** Argon2id strength; default {@link DEFAULT_KDF_PRESET}. */
+  readonly kdf?: KdfPreset;
+  /** Crypto backend; default: sodium-native, else the WebAssembly build. */
+  readonly sodium?: SodiumBackend;
+}
+
+export interface OpenOptions {
+  /** Open without writing anything; forced when the vault folder cannot be written. */
+  readonly readOnly?: boolean;
+  readonly sodium?: SodiumBackend;
+}
+
+async function isWritable(dir: string): Promise<boolean> {
+  try {
+    await access(dir, constants.W_OK);
+    await access(join(dir, INDEX_FILE), constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * An encrypted vault folder. Opening takes the vault's lock (one process at a time); unlocking decrypts the index
+ * into memory; locking wipes every key and decrypted record; closing releases the lock.
+ *
+ * Paths are vault paths: "/" is the root, components are separated by "/".
+ */
+export class Vault {
+  readonly dir: string;
+  readonly #db: IndexDb;
+  readonly #sodium: SodiumBackend;
+  readonly #headerBytes: Buffer;
+  #session: Session | undefined;
+  #closed = false;
+
+  private constructor(dir: string, db: IndexDb, sodium: SodiumBackend, headerBytes: Buffer) {
+    this.dir = dir;
+    this.#db = db;
+    this.#sodium = sodium;
+    this.#headerBytes = headerBytes;
+  }
+
+  /**
+   * Creates a vault in `dir` (which must not exist, or be an empty folder) and returns it unlocked.
+   * @throws {@link AlreadyExistsError} when `dir` is a non-empty folder or a file.
+   * @throws {@link KdfLimitError}, {@link InvalidArgumentError} for bad parameters or an empty passphrase.
+   * @throws {@link IoError} when the folder cannot be written.
+   */
+  static async create(dir: string, passphrase: Uint8Array, options: CreateOptions = {}): Promise<Vault> {
+    const sodium = options.sodium ?? (await loadSodium());
+    try {
+      const entries = await readdir(dir);
+      if (entries.length > 0) {
+        throw new AlreadyExistsError(`"${dir}" is not empty. Choose a new or empty folder for the vault.`);
+      }
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOTDIR')
+        throw new AlreadyExistsError(`"${dir}" is a file. Choose a folder for the vault.`);
+      if (code !== 'ENOENT') throw asIoError(error, `Could not create the vault in "${dir}"`);
+    }
+    const { headerBytes, keys } = await createVaultKeys(
+      sodium,
+      passphrase,
+      KDF_PRESETS[options.kdf ?? DEFAULT_KDF_PRESET],
+    );
+    try {
+      await mkdir(join(dir, BLOB_DIR), { recursive: true });
+      await mkdir(join(dir, TEMP_DIR), { recursive: true });
+      const db = IndexDb.open(join(dir, INDEX_FILE), { readOnly: false, create: true });
+      db.setMeta(VAULT_ID_META, keys.vaultId);
+      // The header goes last: a folder without it is not a vault, so a crash mid-create leaves nothing half-made.
+      await writeFileAtomic(join(dir, HEADER_FILE), headerBytes);
+      await fsyncDirectory(dir);
+      const vault = new Vault(dir, db, sodium, headerBytes);
+      vault.#startSession(keys);
+      return vault;
+    } catch (error) {
+      keys.wipe();
+      throw asIoError(error, `Could not create the vault in "${dir}"`);
+    }
+  }
+
+  /**
+   * Opens a vault folder (locked) and takes its lock. Sweeps temp files and orphaned contents left by a crash.
+   * @throws {@link NotFoundError} when the folder does not exist.
+   * @throws {@link NotAVaultError} when it is not a Coffer vault.
+   * @throws {@link UnsupportedFormatError} for a vault from a newer Coffer.
+   * @throws {@link IntegrityError} when the header or the index is damaged.
+   * @throws {@link VaultInUseError} when another process has it open.
+   */
+  static async open(dir: string, options: OpenOptions = {}): Promise<Vault> {
+    const sodium = options.sodium ?? (await loadSodium());
+    try {
+      if (!(await stat(dir)).isDirectory())
+        throw new NotAVaultError(`"${dir}" is a file, not a vault folder.`);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+        throw new NotFoundError(`"${dir}" does not exist. Check the path to the vault folder.`);
+      }
+      throw asIoError(error, `Could not open "${dir}"`);
+    }
+    let headerBytes: Buffer;
+    try {
+      headerBytes = await readFile(join(dir, HEADER_FILE));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+        throw new NotAVaultError(
+          `"${dir}" is not a Coffer vault (it has no ${HEADER_FILE}). Choose the folder you created the vault in.`,
+        );
+      }
+      throw asIoError(error, `Could not read the vault header in "${dir}"`);
+    }
+    parseVaultHeader(sodium, headerBytes);
+    const readOnly = options.readOnly === true || !(await isWritable(dir));
+    const db = IndexDb.open(join(dir, INDEX_FILE), { readOnly, create: false });
+    const vault = new Vault(dir, db, sodium, headerBytes);
+    if (!readOnly) {
+      try {
+        await rm(join(dir, TEMP_DIR), { recursive: true, force: true });
+        await mkdir(join(dir, TEMP_DIR), { recursive: true });
+        await sweepOrphans(dir, db);
+      } catch (error) {
+        db.close();
+        throw asIoError(error, `Could not tidy the vault in "${dir}"`);
+      }
+    }
+    return vault;
+  }
+
+  /**
+   * Unlocks with a passphrase: derives the key (about half a second), unwraps the DEKs, decrypts the index.
+   * @returns index rows that could not be decrypted (empty for a healthy vault); they are also in `verify()`.
+   * @throws {@link WrongPassphraseError}, {@link KdfLimitError}, {@link IntegrityError}.
+   */
+  async unlock(passphrase: Uint8Array): Promise<readonly Problem[]> {
+    this.#requireOpen();
+    if (this.#session) return this.#session.damaged;
+    const keys = await unlockVaultKeys(this.#sodium, this.#headerBytes, passphrase);
+    const stored = this.#db.getMeta(VAULT_ID_META);
+    if (stored && !stored.equals(keys.vaultId)) {
+      keys.wipe();
+      throw new NotAVaultError(
+        'The index in this folder belongs to a different vault than its header. The folder was assembled from two vaults.',
+      );
+    }
+    return this.#startSession(keys).damaged;
+  }
+
+  #startSession(keys: Session['keys']): Session {
+    const session = new Session(this.dir, this.#db, this.#sodium, keys);
+    try {
+      session.load();
+    } catch (error) {
+      session.wipe();
+      throw error;
+    }
+    this.#session = session;
+    return session;
+  }
+
+  get locked(): boolean {
+    return this.#session === undefined;
+  }
+
+  get readOnly(): boolean {
+    return this.#db.readOnly;
+  }
+
+  /** Wipes every key and decrypted record. The vault stays open (and locked against other processes). */
+  lock(): void {
+    this.#session?.wipe();
+    this.#session = undefined;
+  }
+
+  /** Locks and releases the vault. Idempotent. */
+  close(): void {
+    if (this.#closed) return;
+    this.lock();
+    this.#db.close();
+    this.#closed = true;
+  }
+
+  #requireOpen(): void {
+    if (this.#closed) throw new InvalidArgumentError('This vault has been closed; open it again.');
+  }
+
+  #unlocked(): Session {
+    this.#requireOpen();
+    if (!this.#session) throw new VaultLockedError();
+    return this.#session;
+  }
+
+  /** Format, KDF parameters and, while unlocked, counts and sizes. */
+  async info(): Promise<VaultInfo> {
+    this.#requireOpen();
+    const header = parseVaultHeader(this.#sodium, this.#headerBytes);
+    const base = {
+      formatVersion: FORMAT_VERSION,
+      vaultId: header.vaultId.toString('hex'),
+      locked: this.locked,
+      readOnly: this.readOnly,
+      kdf: header.slots.map((slot) => slot.kdf),
+      storedBytes: await folderSize(this.dir),
+    };
+    const session = this.#session;
+    if (!session) return base;
+    let files = 0;
+    let folders = 0;
+    let totalBytes = 0;
+    for (const node of session.tree.values()) {
+      if (node.type === 'file') {
+        files++;
+        totalBytes += node.size;
+      } else folders++;
+    }
+    return { ...base, files, folders, totalBytes, keyIds: session.keys.keyring.keyIds };
+  }
+
+  /**
+   * The entries of a folder, folders first, then by name.
+   * @throws {@link NotFoundError} when the path does not exist; {@link InvalidArgumentError} when it is a file.
+   */
+  list(folderPath = '/'): VaultEntry[] {
+    const session = this.#unlocked();
+    const folder = session.resolve(folderPath);
+    if (folder && folder.type !== 'folder') {
+      throw new InvalidArgumentError(`"${folderPath}" is a file, not a folder.`);
+    }
+    return sortEntries(session.tree.childrenOf(folder?.id ?? null).map((node) => session.entry(node)));
+  }
+
+  /** Every entry below a folder, depth first. */
+  listRecursive(folderPath = '/'): VaultEntry[] {
+    const session = this.#unlocked();
+    const out: VaultEntry[] = [];
+    const visit = (parent: TreeNode | null): void => {
+      for (const entry of sortEntries(
+        session.tree.childrenOf(parent?.id ?? null).map((n) => session.entry(n)),
+      )) {
+        out.push(entry);
+        const node = session.resolve(entry.path);
+        if (node?.type === 'folder') visit(node);
+      }
+    };
+    const folder = session.resolve(folderPath);
+    if (folder && folder.type !== 'folder')
+      throw new InvalidArgumentError(`"${folderPath}" is a file, not a folder.`);
+    visit(folder);
+    return out;
+  }
+
+  /** @throws {@link NotFoundError} when nothing is at that path. */
+  stat(path: string): VaultEntry {
+    const session = this.#unlocked();
+    const node = session.resolve(path);
+    if (!node) return { path: '/', name: '', type: 'folder', size: 0, mtime: 0 };
+    return session.entry(node);
+  }
+
+  /** Entries whose name contains `query`, ignoring case and Unicode normalisation. */
+  search(query: string, limit = 1000): VaultEntry[] {
+    const session = this.#unlocked();
+    const needle = nameKey(query);
+    const out: VaultEntry[] = [];
+    if (needle.length === 0) return out;
+    for (const node of session.tree.values()) {
+      if (nameKey(node.name).includes(needle)) {
+        out.push(session.entry(node));
+        if (out.length >= limit) break;
+      }
+    }
+    return out.sort((a, b) => a.path.localeCompare(b.path));
+  }
+
+  /**
+   * Creates a folder (and any missing parents).
+   * @throws {@link AlreadyExistsError} when a file has that name; {@link InvalidNameError} for a bad name.
+   */
+  mkdir(path: string): VaultEntry {
+    const session = this.#unlocked();
+    session.requireWritable();
+    const parts = parseVaultPath(path);
+    if (parts.length === 0) return this.stat('/');
+    let parent: TreeNode | null = null;
+    const created: ReturnType<Session['seal']>[] = [];
+    for (const part of parts) {
+      const existing = session.tree.child(parent?.id ?? null, part);
+      if (existing) {
+        if (existing.type !== 'folder') {
+          throw new AlreadyExistsError(
+            `"${session.tree.pathOf(existing)}" is a file; a folder cannot be created there.`,
+          );
+        }
+        parent = existing;
+        continue;
+      }
+      const row = session.seal(session.newId(), {
+        type: 'folder',
+        name: part,
+        parent: parent?.id ?? null,
+        size: 0,
+        mtime: Date.now(),
+      });
+      created.push(row);
+      session.tree.insert(row.node);
+      parent = row.node;
+    }
+    try {
+      this.#db.transaction(() => {
+        for (const row of created) this.#db.putNode(row);
+      });
+    } catch (error) {
+      for (const row of created) session.tree.remove(row.node.id);
+      throw asIoError(error, 'Could not create the folder');
+    }
+    return parent ? session.entry(parent) : this.stat('/');
+  }
+
+  /**
+   * Renames a file or folder in place.
+   * @throws {@link NotFoundError}, {@link AlreadyExistsError}, {@link InvalidNameError}.
+   */
+  rename(path: string, newName: string): VaultEntry {
+    const session = this.#unlocked();
+    session.requireWritable();
+    const node = session.resolve(path);
+    if (!node) throw new InvalidArgumentError('The root folder cannot be renamed.');
+    return this.#rewrite(session, node, { name: checkName(newName), parent: node.parent });
+  }
+
+  /**
+   * Moves files or folders into another folder, all or nothing.
+   * @throws {@link NotFoundError}, {@link AlreadyExistsError}, {@link InvalidArgumentError} (a folder into itself).
+   */
+  move(paths: readonly string[], destinationFolder: string): VaultEntry[] {
+    const session = this.#unlocked();
+    session.requireWritable();
+    const destination = session.resolve(destinationFolder);
+    if (destination && destination.type !== 'folder') {
+      throw new InvalidArgumentError(`"${destinationFolder}" is a file, not a folder.`);
+    }
+    const nodes = paths.map((path) => {
+      const node = session.resolve(path);
+      if (!node) throw new InvalidArgumentError('The root folder cannot be moved.');
+      if (destination && node.type === 'folder' && session.tree.isAncestor(node, destination)) {
+        throw new InvalidArgumentError(`"${path}" cannot be moved into itself.`);
+      }
+      return node;
+    });
+    const rows = nodes.map((node) =>
+      session.seal(Buffer.from(node.id, 'hex'), { ...node, parent: destination?.id ?? null }),
+    );
+    const previous: TreeNode[] = [];
+    try {
+      for (const row of rows) {
+        previous.push(session.tree.get(row.node.id) ?? row.node);
+        session.tree.replace(row.node);
+      }
+      this.#db.transaction(() => {
+        for (const row of rows) this.#db.putNode(row);
+      });
+    } catch (error) {
+      for (const node of previous.reverse()) session.tree.replace(node);
+      throw asIoError(error, 'Could not move');
+    }
+    return rows.map((row) => session.entry(row.node));
+  }
+
+  #rewrite(session: Session, node: TreeNode, change: { name: string; parent: string | null }): VaultEntry {
+    const row = session.seal(Buffer.from(node.id, 'hex'), { ...node, ...change });
+    session.tree.replace(row.node);
+    try {
+      this.#db.transaction(() => {
+        this.#db.putNode(row);
+      });
+    } catch (error) {
+      session.tree.replace(node);
+      throw asIoError(error, 'Could not rename');
+    }
+    return session.entry(row.node);
+  }
+
+  /**
+   * Deletes files and folders (folders with everything in them): the index first, in one transaction, then the
+   * space is reclaimed, so a crash never leaves an entry whose contents are gone.
+   * @throws {@link NotFoundError} when a path does not exist (nothing is deleted then).
+   */
+  async remove(paths: readonly string[]): Promise<number> {
+    const session = this.#unlocked();
+    session.requireWritable();
+    const doomed = new Map<string, TreeNode>();
+    for (const path of paths) {
+      const node = session.resolve(path);
+      if (!node)
+        throw new InvalidArgumentError('The root folder cannot be deleted; delete what is in it instead.');
+      for (const at of session.tree.subtree(node)) doomed.set(at.id, at);
+    }
+    const nodes = [...doomed.values()];
+    try {
+      this.#db.transaction(() => {
+        this.#db.deleteNodes(nodes.map((node) => Buffer.from(node.id, 'hex')));
+      });
+    } catch (error) {
+      throw asIoError(error, 'Could not delete');
+    }
+    for (const node of nodes) session.tree.remove(node.id);
+    for (const node of nodes) {
+      if (node.fileId) await removeQuietly(blobPath(this.dir, node.fileId));
+    }
+    return nodes.length;
+  }
+
+  /**
+   * Adds files and folders from disk (recursively) into a vault folder. See {@link addPaths}.
+   */
+  add(sources: readonly string[], destinationFolder = '/', options: AddOptions = {}): Promise<AddReport> {
+    const session = this.#unlocked();
+    session.requireWritable();
+    return addPaths(session, sources, destinationFolder, options);
+  }
+
+  /** Restores files and folders to a folder on disk. See {@link restorePaths}. */
+  restore(
+    paths: readonly string[],
+    destinationDir: string,
+    options: RestoreOptions = {},
+  ): Promise<RestoreReport> {
+    return restorePaths(this.#unlocked(), paths, destinationDir, options);
+  }
+
+  /**
+   * A file's plaintext, or a byte range of it, as a stream; only authenticated bytes are emitted.
+   * @throws {@link NotFoundError}, {@link InvalidArgumentError} (a folder, or a range outside the file).
+   */
+  read(path: string, range?: { start: number; end: number }): Readable {
+    const session = this.#unlocked();
+    const node = session.resolve(path);
+    if (node?.type !== 'file') throw new InvalidArgumentError(`"${path}" is not a file.`);
+    return readRange(session, node, range);
+  }
+
+  /** Checks the index and every stored file; with `readData`, authenticates every chunk. See {@link verifyVault}. */
+  verify(options: VerifyOptions = {}): Promise<VerifyReport> {
+    return verifyVault(this.#unlocked(), options);
+  }
+}
+
+function sortEntries(entries: VaultEntry[]): VaultEntry[] {
+  return entries.sort((a, b) =>
+    a.type === b.type ? a.name.localeCompare(b.name) : a.type === 'folder' ? -1 : 1,
+  );
+}
+
+async function folderSize(dir: string): Promise<number> {
+  let total = 0;
+  for (const entry of await readdir(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) total += (await stat(join(entry.parentPath, entry.name))).size;
+  }
+  return total;
+}

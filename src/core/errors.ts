@@ -28,6 +28,7 @@ export class WrongPassphraseError extends CofferError {
 export type IntegrityReason =
   | 'tampered'
   | 'truncated'
+  | 'missing'
   | 'trailing-data'
   | 'wrong-file'
   | 'unknown-key'
@@ -38,6 +39,7 @@ export type IntegrityReason =
 const INTEGRITY_DESCRIPTIONS: Record<IntegrityReason, string> = {
   tampered: 'failed authentication: it was damaged or modified',
   truncated: 'is truncated: its end is missing',
+  missing: 'is missing',
   'trailing-data': 'has unexpected data after its final chunk',
   'wrong-file': 'belongs to a different file or vault (swapped or copied in)',
   'unknown-key': 'names an encryption key this vault does not have',

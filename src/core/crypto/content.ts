@@ -26,6 +26,8 @@ const SUBJECT = 'file contents';
 export interface ContentBinding {
   readonly vaultId: Buffer;
   readonly fileId: Buffer;
+  /** What to call this blob in error messages, e.g. `contents of "/Photos/a.jpg"`; not authenticated. */
+  readonly label?: string;
 }
 
 /** A content blob's parsed header. `bytes` is the exact 52 bytes, which every chunk authenticates. */
@@ -68,9 +70,9 @@ export function encodeBlobHeader(fields: Omit<BlobHeader, 'bytes'>): BlobHeader 
  * vault's), or written for another file (`wrong-file`).
  */
 export function parseBlobHeader(bytes: Buffer, expected: ContentBinding): BlobHeader {
-  const where = { subject: SUBJECT, fileId: expected.fileId.toString('hex') };
+  const where = { subject: expected.label ?? SUBJECT, fileId: expected.fileId.toString('hex') };
   if (bytes.length < BLOB_HEADER_BYTES) throw new IntegrityError('truncated', where);
-  const reader = new ByteReader(bytes.subarray(0, BLOB_HEADER_BYTES), SUBJECT);
+  const reader = new ByteReader(bytes.subarray(0, BLOB_HEADER_BYTES), where.subject);
   if (!reader.bytes(BLOB_MAGIC.length).equals(BLOB_MAGIC)) throw new IntegrityError('malformed', where);
   // The vault header's version decides what blobs may contain, and a vault this reader unlocked is one it supports;
   // so a blob claiming another version or algorithm is damaged, not from the future.
@@ -105,8 +107,11 @@ export interface BlobLayout {
  * Derives the layout from the blob size, rejecting sizes no writer produces.
  * @throws {@link IntegrityError} (`truncated` or `malformed`) when the size is impossible.
  */
-export function blobLayout(size: number, chunkSize: number, fileId?: string): BlobLayout {
-  const where = { subject: SUBJECT, ...(fileId === undefined ? {} : { fileId }) };
+export function blobLayout(size: number, chunkSize: number, binding?: ContentBinding): BlobLayout {
+  const where = {
+    subject: binding?.label ?? SUBJECT,
+    ...(binding === undefined ? {} : { fileId: binding.fileId.toString('hex') }),
+  };
   const body = size - BLOB_HEADER_BYTES;
   if (body < TAG_BYTES) throw new IntegrityError('truncated', where);
   const record = chunkSize + TAG_BYTES;
@@ -126,12 +131,14 @@ export class ChunkCipher {
   readonly #sodium: SodiumBackend;
   readonly #subkey: SecretKey;
   readonly #fileIdHex: string;
+  readonly #subject: string;
 
   constructor(sodium: SodiumBackend, dek: SecretKey, binding: ContentBinding, header: BlobHeader) {
     this.#sodium = sodium;
     this.header = header;
     this.#subkey = deriveSubkey(sodium, dek, LABEL.contentKey, binding.vaultId, binding.fileId);
     this.#fileIdHex = binding.fileId.toString('hex');
+    this.#subject = binding.label ?? SUBJECT;
   }
 
   #nonce(index: number): Buffer {
@@ -159,7 +166,7 @@ export class ChunkCipher {
    * `tampered`.
    */
   open(index: number, record: Uint8Array, final: boolean): Buffer {
-    const where = { subject: SUBJECT, fileId: this.#fileIdHex, chunkIndex: index };
+    const where = { subject: this.#subject, fileId: this.#fileIdHex, chunkIndex: index };
     const key = this.#subkey.bytes;
     const plaintext = this.#sodium.aeadDecrypt(record, this.#aad(index, final), this.#nonce(index), key);
     if (plaintext) {
@@ -348,7 +355,7 @@ export class ContentDecryptor extends StickyChunkStream {
   }
 
   #where(): { subject: string; fileId: string } {
-    return { subject: SUBJECT, fileId: this.#binding.fileId.toString('hex') };
+    return { subject: this.#binding.label ?? SUBJECT, fileId: this.#binding.fileId.toString('hex') };
   }
 
   #startIfReady(): ChunkCipher | undefined {

@@ -10,14 +10,19 @@ import {
   chunkTransform,
   ContentDecryptor,
   parseBlobHeader,
+  type ContentBinding,
 } from '../crypto/content.js';
 import { IntegrityError, InvalidArgumentError } from '../errors.js';
 import { blobPath } from './layout.js';
 import type { Session } from './session.js';
 import type { TreeNode } from './tree.js';
 
-function binding(session: Session, node: TreeNode): { vaultId: Buffer; fileId: Buffer } {
-  return { vaultId: session.keys.vaultId, fileId: Buffer.from(node.fileId ?? '', 'hex') };
+function binding(session: Session, node: TreeNode): ContentBinding {
+  return {
+    vaultId: session.keys.vaultId,
+    fileId: Buffer.from(node.fileId ?? '', 'hex'),
+    label: `contents of "${session.tree.pathOf(node)}"`,
+  };
 }
 
 /**
@@ -93,7 +98,7 @@ async function* rangeChunks(
   let cipher: ChunkCipher | undefined;
   try {
     const header = parseBlobHeader(await blob.read(0, BLOB_HEADER_BYTES), binding(session, node));
-    const layout = blobLayout(blob.size, header.chunkSize, node.fileId);
+    const layout = blobLayout(blob.size, header.chunkSize, binding(session, node));
     if (layout.plaintextSize !== node.size) {
       throw new IntegrityError('truncated', {
         subject: `contents of "${session.tree.pathOf(node)}" (size differs from the index)`,

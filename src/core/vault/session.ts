@@ -104,8 +104,8 @@ export class Session {
   /** Maps "the blob file is not there" to the integrity failure it is, naming the file; other errors pass. */
   missingBlob(node: TreeNode, error: unknown): unknown {
     if ((error as NodeJS.ErrnoException | undefined)?.code !== 'ENOENT') return error;
-    return new IntegrityError('truncated', {
-      subject: `contents of "${this.tree.pathOf(node)}" (the stored data is missing)`,
+    return new IntegrityError('missing', {
+      subject: `stored contents of "${this.tree.pathOf(node)}"`,
       fileId: node.fileId ?? '',
     });
   }

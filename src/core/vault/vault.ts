@@ -8,6 +8,7 @@ import { loadSodium, type SodiumBackend } from '../crypto/sodium.js';
 import { createVaultKeys, parseVaultHeader, unlockVaultKeys } from '../crypto/vault-header.js';
 import {
   AlreadyExistsError,
+  IntegrityError,
   InvalidArgumentError,
   NotAVaultError,
   NotFoundError,
@@ -133,8 +134,11 @@ export class Vault {
   static async open(dir: string, options: OpenOptions = {}): Promise<Vault> {
     const sodium = options.sodium ?? (await loadSodium());
     try {
-      if (!(await stat(dir)).isDirectory())
-        throw new NotAVaultError(`"${dir}" is a file, not a vault folder.`);
+      if (!(await stat(dir)).isDirectory()) {
+        throw new NotAVaultError(
+          `"${dir}" is a file, not a vault folder. Choose the folder you created the vault in.`,
+        );
+      }
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
         throw new NotFoundError(`"${dir}" does not exist. Check the path to the vault folder.`);
@@ -153,6 +157,14 @@ export class Vault {
       throw asIoError(error, `Could not read the vault header in "${dir}"`);
     }
     parseVaultHeader(sodium, headerBytes);
+    try {
+      await stat(join(dir, INDEX_FILE));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
+        throw asIoError(error, `Could not open "${dir}"`);
+      // Never recreate it: an empty index would present the vault as empty while its contents sit unreachable.
+      throw new IntegrityError('missing', { subject: `vault index (${INDEX_FILE}) of "${dir}"` });
+    }
     const readOnly = options.readOnly === true || !(await isWritable(dir));
     const db = IndexDb.open(join(dir, INDEX_FILE), { readOnly, create: false });
     const vault = new Vault(dir, db, sodium, headerBytes);
@@ -455,14 +467,18 @@ export class Vault {
   /**
    * Adds files and folders from disk (recursively) into a vault folder. See {@link addPaths}.
    */
-  add(sources: readonly string[], destinationFolder = '/', options: AddOptions = {}): Promise<AddReport> {
+  async add(
+    sources: readonly string[],
+    destinationFolder = '/',
+    options: AddOptions = {},
+  ): Promise<AddReport> {
     const session = this.#unlocked();
     session.requireWritable();
     return addPaths(session, sources, destinationFolder, options);
   }
 
   /** Restores files and folders to a folder on disk. See {@link restorePaths}. */
-  restore(
+  async restore(
     paths: readonly string[],
     destinationDir: string,
     options: RestoreOptions = {},
@@ -482,7 +498,7 @@ export class Vault {
   }
 
   /** Checks the index and every stored file; with `readData`, authenticates every chunk. See {@link verifyVault}. */
-  verify(options: VerifyOptions = {}): Promise<VerifyReport> {
+  async verify(options: VerifyOptions = {}): Promise<VerifyReport> {
     return verifyVault(this.#unlocked(), options);
   }
 }

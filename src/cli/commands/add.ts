@@ -1,0 +1,39 @@
+import type { Context } from '../context.js';
+import { toVaultPath } from '../context.js';
+import { EXIT } from '../errors.js';
+import { formatBytes } from '../format.js';
+
+/** `coffer add <vault-dir> <path>... [--to <vault-folder>]` */
+export async function add(ctx: Context): Promise<number> {
+  const [dir = '', ...sources] = ctx.args;
+  const destination = toVaultPath(ctx.string('to') ?? '/');
+  return ctx.withVault(dir, async (vault) => {
+    // mkdir is a no-op for an existing folder and creates missing parents; it refuses when a file is in the way.
+    if (destination !== '/') vault.mkdir(destination);
+    const report = await ctx.job(
+      'Cancelled. What was reported added is in the vault; the file in progress was not added.',
+      (job) =>
+        vault.add(sources, destination, {
+          ...job,
+          // The engine calls this only once the item is committed: a crash after this line cannot lose it.
+          onAdded: ctx.flags.verbose
+            ? (entry) => {
+                ctx.print(`added ${entry.path}`);
+              }
+            : undefined,
+        }),
+    );
+    ctx.warnProblems(report.problems);
+    ctx.print(
+      `Done: ${plural(report.filesAdded, 'file')} and ${plural(report.foldersAdded, 'folder')} added ` +
+        `(${formatBytes(report.bytesAdded)})` +
+        (report.problems.length > 0 ? `, ${plural(report.problems.length, 'item')} skipped.` : '.'),
+    );
+    return report.problems.length > 0 ? EXIT.failure : EXIT.ok;
+  });
+}
+
+/** "1 file", "3 files". */
+export function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
+}

@@ -1,0 +1,38 @@
+import type { Context } from '../context.js';
+import { toVaultPath } from '../context.js';
+import { EXIT, UsageError } from '../errors.js';
+import { formatBytes } from '../format.js';
+import { plural } from './add.js';
+
+/** `coffer restore <vault-dir> <vault-path>... --to <dest-dir> [--overwrite]` */
+export async function restore(ctx: Context): Promise<number> {
+  const [dir = '', ...paths] = ctx.args;
+  const destination = ctx.string('to');
+  if (destination === undefined) {
+    throw new UsageError(
+      'restore needs --to <dest-dir>: the folder to restore into. See "coffer restore --help".',
+    );
+  }
+  return ctx.withVault(dir, async (vault) => {
+    const report = await ctx.job(
+      'Cancelled. Files reported restored are complete; the file in progress was not written.',
+      (job) =>
+        vault.restore(paths.map(toVaultPath), destination, {
+          ...job,
+          overwrite: ctx.flag('overwrite'),
+          onRestored: ctx.flags.verbose
+            ? (entry) => {
+                ctx.print(`restored ${entry.path}`);
+              }
+            : undefined,
+        }),
+    );
+    ctx.warnProblems(report.problems);
+    ctx.print(
+      `Done: ${plural(report.filesRestored, 'file')} restored (${formatBytes(report.bytesRestored)})` +
+        (report.problems.length > 0 ? `, ${plural(report.problems.length, 'problem')}.` : '.'),
+    );
+    if (report.problems.some((problem) => problem.code === 'INTEGRITY')) return EXIT.integrity;
+    return report.problems.length > 0 ? EXIT.failure : EXIT.ok;
+  });
+}

@@ -1,0 +1,207 @@
+import type { Writable } from 'node:stream';
+
+import {
+  CancelledError,
+  loadSodium,
+  Vault,
+  type JobOptions,
+  type KdfPreset,
+  type Problem,
+  type SodiumBackend,
+} from '../core/index.js';
+import type { GlobalFlags } from './args.js';
+import { CliError, EXIT } from './errors.js';
+import { oneLine, terminalSafe } from './format.js';
+import {
+  choosePassphraseSource,
+  readPassphrase,
+  type PassphraseContext,
+  type PromptInput,
+} from './passphrase.js';
+import { ProgressBar } from './progress.js';
+
+/**
+ * Everything the CLI touches outside itself. {@link main} takes it as an argument so tests can run commands
+ * in-process with fake streams, terminal state, environment and Ctrl-C.
+ */
+export interface CliIo {
+  readonly stdin: PromptInput;
+  readonly stdout: Writable;
+  readonly stderr: Writable;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Which standard streams are terminals: decides prompting (stdin) and the progress bar (stderr). */
+  readonly isTTY: { readonly stdin: boolean; readonly stdout: boolean; readonly stderr: boolean };
+  /** Width of the terminal on stderr, in columns. */
+  readonly columns?: () => number | undefined;
+  /**
+   * Subscribes to Ctrl-C (SIGINT) for the duration of a long operation; returns the unsubscribe function.
+   * Absent: Ctrl-C keeps its default effect.
+   */
+  readonly onInterrupt?: (listener: () => void) => () => void;
+  /** Ends the process at once: the second Ctrl-C. */
+  readonly exit?: (code: number) => void;
+}
+
+/**
+ * A vault path from an argument. Vault paths are absolute, and there is no current vault folder for a relative
+ * one to be relative to, so "Photos/a.jpg" can only mean "/Photos/a.jpg".
+ */
+export function toVaultPath(argument: string): string {
+  return argument.startsWith('/') ? argument : `/${argument}`;
+}
+
+/** A parsed command ready to run, with output helpers shared by every command. */
+export class Context {
+  readonly io: CliIo;
+  readonly args: readonly string[];
+  readonly flags: GlobalFlags;
+  readonly #options: Readonly<Record<string, string | boolean | undefined>>;
+  #bar: ProgressBar | undefined;
+
+  constructor(
+    io: CliIo,
+    args: readonly string[],
+    options: Readonly<Record<string, string | boolean | undefined>>,
+    flags: GlobalFlags,
+  ) {
+    this.io = io;
+    this.args = args;
+    this.#options = options;
+    this.flags = flags;
+  }
+
+  /** A string option's value, if given. */
+  string(name: string): string | undefined {
+    const value = this.#options[name];
+    return typeof value === 'string' ? value : undefined;
+  }
+
+  /** Whether a boolean option was given. */
+  flag(name: string): boolean {
+    return this.#options[name] === true;
+  }
+
+  /** Writes one line to stdout (results, `--verbose` lines). */
+  print(line: string): void {
+    this.#bar?.clear();
+    this.io.stdout.write(`${line}\n`);
+  }
+
+  /** Writes a warning line to stderr: something was skipped or is wrong, but the command carried on. */
+  warn(message: string): void {
+    this.#bar?.clear();
+    this.io.stderr.write(`coffer: warning: ${terminalSafe(oneLine(message))}\n`);
+  }
+
+  /** Reports problems from the engine, one warning each, naming the item unless the message already does. */
+  warnProblems(problems: readonly Problem[]): void {
+    for (const problem of problems) {
+      this.warn(
+        problem.message.includes(problem.path) ? problem.message : `${problem.path}: ${problem.message}`,
+      );
+    }
+  }
+
+  #passphraseContext(): PassphraseContext {
+    return {
+      env: this.io.env,
+      passphraseStdin: this.flags.passphraseStdin,
+      stdin: this.io.stdin,
+      stdinIsTTY: this.io.isTTY.stdin,
+      promptOutput: this.io.stderr,
+    };
+  }
+
+  /**
+   * Creates a vault and closes it again. The passphrase is asked for twice at a prompt.
+   */
+  async createVault(dir: string, kdf: KdfPreset | undefined): Promise<void> {
+    const source = choosePassphraseSource(this.#passphraseContext());
+    const sodium = await loadSodium();
+    const passphrase = await readPassphrase(sodium, source, this.#passphraseContext(), true);
+    let vault: Vault;
+    try {
+      vault = await Vault.create(dir, passphrase, kdf === undefined ? { sodium } : { kdf, sodium });
+    } finally {
+      passphrase.fill(0);
+    }
+    vault.close();
+  }
+
+  /**
+   * Opens and unlocks a vault, runs `work`, and always closes it (which releases the lock and wipes the keys).
+   * The passphrase source is checked first, so a missing one is reported before anything is opened; the vault is
+   * opened before the passphrase is read, so "in use" or "not a vault" is reported before anyone types.
+   */
+  async withVault<T>(dir: string, work: (vault: Vault) => Promise<T> | T): Promise<T> {
+    const source = choosePassphraseSource(this.#passphraseContext());
+    const sodium: SodiumBackend = await loadSodium();
+    const vault = await Vault.open(dir, { sodium });
+    try {
+      const passphrase = await readPassphrase(sodium, source, this.#passphraseContext(), false);
+      let damaged: readonly Problem[];
+      try {
+        damaged = await vault.unlock(passphrase);
+      } finally {
+        passphrase.fill(0);
+      }
+      if (damaged.length > 0) {
+        this.warn(
+          `${damaged.length} entr${damaged.length === 1 ? 'y' : 'ies'} of the vault index could not be read ` +
+            'and are left out. Run "coffer verify" for details.',
+        );
+      }
+      return await work(vault);
+    } finally {
+      vault.close();
+    }
+  }
+
+  /**
+   * Runs a long operation with a progress bar (when stderr is a terminal) and Ctrl-C handling: the first Ctrl-C
+   * aborts through the signal and the engine stops cleanly; a second one exits at once.
+   * @param cancelled - What to tell the user when the operation was cancelled.
+   * @throws {@link CliError} with exit code 130 when cancelled.
+   */
+  async job<T>(cancelled: string, run: (options: Required<JobOptions>) => Promise<T>): Promise<T> {
+    const controller = new AbortController();
+    const unsubscribe = this.io.onInterrupt?.(() => {
+      if (controller.signal.aborted) {
+        this.#bar?.finish();
+        this.io.stderr.write('coffer: interrupted\n');
+        this.io.exit?.(EXIT.interrupted);
+        return;
+      }
+      controller.abort();
+      if (this.io.isTTY.stderr) {
+        this.#bar?.clear();
+        this.io.stderr.write('coffer: stopping after the current step (press Ctrl-C again to quit now)\n');
+      }
+    });
+    const bar = this.io.isTTY.stderr
+      ? new ProgressBar(this.io.stderr, {
+          // A terminal of unknown size (0 columns, e.g. under script(1) without a real terminal) gets 80.
+          columns: () => {
+            const columns = this.io.columns?.() ?? 0;
+            return columns > 0 ? columns : 80;
+          },
+        })
+      : undefined;
+    this.#bar = bar;
+    try {
+      return await run({
+        signal: controller.signal,
+        onProgress: (progress) => {
+          bar?.update(progress);
+        },
+      });
+    } catch (error) {
+      if (error instanceof CancelledError) throw new CliError(cancelled, EXIT.interrupted);
+      throw error;
+    } finally {
+      bar?.finish();
+      this.#bar = undefined;
+      unsubscribe?.();
+    }
+  }
+}

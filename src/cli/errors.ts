@@ -1,0 +1,49 @@
+import { CofferError } from '../core/index.js';
+
+/** Process exit codes. Scripts branch on them, so a code never changes meaning once released. */
+export const EXIT = {
+  ok: 0,
+  failure: 1,
+  usage: 2,
+  wrongPassphrase: 3,
+  integrity: 4,
+  inUse: 5,
+  /** 128 + SIGINT, what a shell reports for a command stopped with Ctrl-C. */
+  interrupted: 130,
+} as const;
+
+/** A failure the CLI itself detects, carrying the exit code it ends the process with. */
+export class CliError extends Error {
+  readonly exitCode: number;
+
+  constructor(message: string, exitCode: number = EXIT.failure) {
+    super(message);
+    this.name = new.target.name;
+    this.exitCode = exitCode;
+  }
+}
+
+/** The command line is wrong: unknown command or option, missing arguments, no way to get a passphrase. */
+export class UsageError extends CliError {
+  constructor(message: string) {
+    super(message, EXIT.usage);
+  }
+}
+
+/** The exit code for an error that ended a command; engine errors map by their stable `code`. */
+export function exitCodeFor(error: unknown): number {
+  if (error instanceof CliError) return error.exitCode;
+  if (!(error instanceof CofferError)) return EXIT.failure;
+  switch (error.code) {
+    case 'WRONG_PASSPHRASE':
+      return EXIT.wrongPassphrase;
+    case 'INTEGRITY':
+      return EXIT.integrity;
+    case 'VAULT_IN_USE':
+      return EXIT.inUse;
+    case 'CANCELLED':
+      return EXIT.interrupted;
+    default:
+      return EXIT.failure;
+  }
+}

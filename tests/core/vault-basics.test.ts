@@ -1,0 +1,257 @@
+import { execFile } from 'node:child_process';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdir, readFile, stat, utimes, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+import { describe, expect, it } from 'vitest';
+
+import {
+  AlreadyExistsError,
+  CancelledError,
+  InvalidArgumentError,
+  NotFoundError,
+  Vault,
+  VaultInUseError,
+  VaultLockedError,
+  WrongPassphraseError,
+} from '../../src/core/index.js';
+import { IndexDb } from '../../src/core/vault/index-db.js';
+import { nativeSodium } from '../helpers/backends.js';
+import { collect, newVault, passphrase, tempDir, track, writeTree } from '../helpers/vault.js';
+
+const run = promisify(execFile);
+
+/** Every file below `dir`, recursively, with its bytes. */
+function allBytes(dir: string): { path: string; bytes: Buffer }[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => {
+      const path = join(entry.parentPath, entry.name);
+      return { path, bytes: readFileSync(path) };
+    });
+}
+
+describe('vault lifecycle', () => {
+  it('creates, locks, reopens and unlocks with the same contents', async () => {
+    const { vault, dir, root } = await newVault();
+    await writeTree(join(root, 'src'), { 'notes.txt': 'hello', 'deep/er/file.bin': Buffer.alloc(70_000, 3) });
+    await vault.add([join(root, 'src')], '/');
+    vault.close();
+    const reopened = track(await Vault.open(dir, { sodium: nativeSodium }));
+    expect(reopened.locked).toBe(true);
+    expect(() => reopened.list('/')).toThrow(VaultLockedError);
+    await expect(reopened.unlock(passphrase('nope'))).rejects.toBeInstanceOf(WrongPassphraseError);
+    expect(await reopened.unlock(passphrase())).toEqual([]);
+    expect(reopened.listRecursive('/').map((e) => `${e.type} ${e.path} ${e.size}`)).toEqual([
+      'folder /src 0',
+      'folder /src/deep 0',
+      'folder /src/deep/er 0',
+      'file /src/deep/er/file.bin 70000',
+      'file /src/notes.txt 5',
+    ]);
+    reopened.lock();
+    expect(() => reopened.list('/')).toThrow(VaultLockedError);
+  });
+
+  it('runs the index with the durability settings the commit protocol relies on', () => {
+    const db = IndexDb.open(join(tempDir(), 'index.sqlite'), { readOnly: false, create: true });
+    expect(db.pragmas()).toEqual({ journalMode: 'wal', synchronous: 2, foreignKeys: 1 });
+    db.close();
+  });
+
+  it('refuses a second opener in this process and in another process', async () => {
+    const { dir } = await newVault();
+    await expect(Vault.open(dir, { sodium: nativeSodium })).rejects.toBeInstanceOf(VaultInUseError);
+    const script = `
+      import('${join(process.cwd(), 'src/core/index.ts')}').then(async ({ Vault }) => {
+        try { await Vault.open(process.argv[1]); console.log('opened'); }
+        catch (error) { console.log(error.code); }
+      });`;
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', '-e', script, dir]);
+    expect(stdout.trim()).toBe('VAULT_IN_USE');
+  });
+
+  it('releases the lock on close so the vault can be opened again', async () => {
+    const { vault, dir } = await newVault();
+    vault.close();
+    track(await Vault.open(dir, { sodium: nativeSodium })).close();
+  });
+});
+
+describe('browsing and organising', () => {
+  it('lists folders first, stats, and searches names ignoring case and normalisation', async () => {
+    const { vault, root } = await newVault();
+    await writeTree(join(root, 'in'), {
+      'Zebra.txt': 'z',
+      'apple.TXT': 'a',
+      'Cafe\u0301.md': 'c',
+      'sub/x.txt': 'x',
+    });
+    await vault.add([
+      join(root, 'in', 'Zebra.txt'),
+      join(root, 'in', 'apple.TXT'),
+      join(root, 'in', 'Cafe\u0301.md'),
+      join(root, 'in', 'sub'),
+    ]);
+    expect(vault.list('/').map((e) => e.name)).toEqual(['sub', 'apple.TXT', 'Café.md', 'Zebra.txt']);
+    expect(vault.stat('/sub/x.txt')).toMatchObject({ type: 'file', size: 1, path: '/sub/x.txt' });
+    expect(vault.search('CAFÉ').map((e) => e.path)).toEqual(['/Café.md']);
+    expect(vault.search('.txt').map((e) => e.path)).toEqual(['/apple.TXT', '/sub/x.txt', '/Zebra.txt']);
+    expect(() => vault.stat('/missing')).toThrow(NotFoundError);
+    expect(() => vault.list('/Zebra.txt')).toThrow(InvalidArgumentError);
+  });
+
+  it('makes folders, renames, moves and deletes, and keeps it all after reopening', async () => {
+    const { vault, dir, root } = await newVault();
+    await writeTree(join(root, 'in'), { 'a.txt': 'aaa', 'big.bin': Buffer.alloc(200_000, 7) });
+    await vault.add([join(root, 'in', 'a.txt'), join(root, 'in', 'big.bin')]);
+    vault.mkdir('/Docs/2026');
+    vault.rename('/a.txt', 'renamed.txt');
+    vault.move(['/renamed.txt', '/big.bin'], '/Docs/2026');
+    expect(() => vault.move(['/Docs'], '/Docs/2026')).toThrow(InvalidArgumentError);
+    vault.mkdir('/Trash');
+    expect(() => vault.rename('/Trash', 'docs')).toThrow(AlreadyExistsError);
+    expect(await vault.remove(['/Trash'])).toBe(1);
+    vault.close();
+    const reopened = track(await Vault.open(dir, { sodium: nativeSodium }));
+    await reopened.unlock(passphrase());
+    expect(reopened.listRecursive('/').map((e) => e.path)).toEqual([
+      '/Docs',
+      '/Docs/2026',
+      '/Docs/2026/big.bin',
+      '/Docs/2026/renamed.txt',
+    ]);
+    expect((await collect(reopened.read('/Docs/2026/renamed.txt'))).toString()).toBe('aaa');
+    expect(await collect(reopened.read('/Docs/2026/big.bin'))).toEqual(Buffer.alloc(200_000, 7));
+    expect(await reopened.remove(['/Docs'])).toBe(4);
+    expect(reopened.listRecursive('/')).toEqual([]);
+    expect(readdirSync(join(dir, 'blobs'), { recursive: true }).filter((p) => String(p).length > 2)).toEqual(
+      [],
+    );
+    expect((await reopened.verify({ readData: true })).ok).toBe(true);
+  });
+});
+
+describe('reading', () => {
+  it('reads byte ranges across chunk boundaries, from blobs and inline contents', async () => {
+    const { vault, root } = await newVault();
+    const big = Buffer.from(Array.from({ length: 300_000 }, (_, i) => (i * 7) % 256));
+    const small = Buffer.from('0123456789');
+    await writeTree(root, { 'big.bin': big, 'small.txt': small });
+    await vault.add([join(root, 'big.bin'), join(root, 'small.txt')]);
+    for (const [start, end] of [
+      [0, 0],
+      [65_535, 65_536],
+      [100, 200_000],
+      [299_999, 299_999],
+      [0, 299_999],
+    ] as const) {
+      expect(await collect(vault.read('/big.bin', { start, end }))).toEqual(big.subarray(start, end + 1));
+    }
+    expect((await collect(vault.read('/small.txt', { start: 3, end: 5 }))).toString()).toBe('345');
+    expect(() => vault.read('/small.txt', { start: 5, end: 10 })).toThrow(InvalidArgumentError);
+  });
+});
+
+describe('nothing readable leaks', () => {
+  it('no name, folder name, content or exact timestamp appears anywhere in the vault folder', async () => {
+    const { vault, dir, root } = await newVault();
+    const secretName = 'ZQXJ-secret-plan';
+    const secretFolder = 'WVKP-hidden-folder';
+    const smallContent = 'KWYZ-small-content-marker '.repeat(20);
+    const bigContent = Buffer.from('QPMV-large-content-marker '.repeat(10_000));
+    const mtime = new Date('2021-03-04T05:06:07.891Z');
+    await writeTree(join(root, 'src'), {
+      [`${secretFolder}/${secretName}.txt`]: smallContent,
+      [`${secretFolder}/${secretName}-big.bin`]: bigContent,
+    });
+    await utimes(join(root, 'src', secretFolder, `${secretName}.txt`), mtime, mtime);
+    await vault.add([join(root, 'src', secretFolder)]);
+    vault.rename(`/${secretFolder}/${secretName}.txt`, `${secretName}-renamed.txt`);
+    const needles = [
+      secretName,
+      secretFolder,
+      'KWYZ-small-content-marker',
+      'QPMV-large-content-marker',
+      String(mtime.getTime()),
+    ];
+    const scan = (): void => {
+      for (const { path, bytes } of allBytes(dir)) {
+        for (const needle of needles) {
+          for (const encoding of ['utf8', 'utf16le'] as const) {
+            expect(bytes.includes(Buffer.from(needle, encoding)), `${needle} (${encoding}) in ${path}`).toBe(
+              false,
+            );
+          }
+        }
+      }
+    };
+    scan(); // while open: the WAL holds the newest pages
+    expect(readdirSync(dir)).toContain('index.sqlite-wal');
+    vault.close();
+    scan();
+  });
+});
+
+describe('cancelling an add', () => {
+  it('keeps the files reported as added and leaves no trace of the rest', async () => {
+    const { vault, dir, root } = await newVault();
+    const files: Record<string, Buffer> = {};
+    for (let i = 0; i < 40; i++)
+      files[`f${String(i).padStart(2, '0')}.bin`] = Buffer.alloc(i % 3 === 0 ? 150_000 : 1000, i);
+    await writeTree(join(root, 'src'), files);
+    const controller = new AbortController();
+    const added: string[] = [];
+    await expect(
+      vault.add([join(root, 'src')], '/', {
+        signal: controller.signal,
+        onAdded: (entry) => added.push(entry.path),
+        onProgress: (progress) => {
+          if (progress.filesDone === 20) controller.abort();
+        },
+      }),
+    ).rejects.toBeInstanceOf(CancelledError);
+    const listed = vault.listRecursive('/').map((e) => e.path);
+    expect(listed).toEqual([...added].sort((a, b) => a.localeCompare(b)));
+    expect(listed.length).toBeGreaterThan(0);
+    expect(listed.length).toBeLessThan(41);
+    vault.close();
+    const reopened = track(await Vault.open(dir, { sodium: nativeSodium }));
+    await reopened.unlock(passphrase());
+    expect(reopened.listRecursive('/').map((e) => e.path)).toEqual(listed);
+    const report = await reopened.verify({ readData: true });
+    expect(report).toMatchObject({ ok: true, orphansRemoved: 0 });
+    expect(readdirSync(join(dir, 'tmp'))).toEqual([]);
+  });
+});
+
+describe('crash leftovers', () => {
+  it('sweeps orphaned blobs and temp files on open, and verify sweeps any found later', async () => {
+    const { vault, dir } = await newVault();
+    vault.close();
+    await mkdir(join(dir, 'blobs', 'ab'), { recursive: true });
+    const orphan = join(dir, 'blobs', 'ab', 'ab'.padEnd(32, '0'));
+    await writeFile(orphan, 'left by a crash');
+    await writeFile(join(dir, 'tmp', 'deadbeef.tmp'), 'partial');
+    const reopened = track(await Vault.open(dir, { sodium: nativeSodium }));
+    await expect(stat(orphan)).rejects.toThrow();
+    expect(readdirSync(join(dir, 'tmp'))).toEqual([]);
+    await reopened.unlock(passphrase());
+    await writeFile(orphan, 'another');
+    expect(await reopened.verify()).toMatchObject({ ok: true, orphansRemoved: 1 });
+    expect(statSync(join(dir, 'coffer.header')).size).toBe(272);
+    expect((await readFile(join(dir, 'coffer.header'))).subarray(0, 8).toString()).toBe('COFFERVH');
+  });
+});
+
+describe('creating', () => {
+  it('refuses a non-empty folder and leaves it alone', async () => {
+    const dir = tempDir();
+    await writeFile(join(dir, 'keep.txt'), 'mine');
+    await expect(Vault.create(dir, passphrase(), { kdf: 'interactive' })).rejects.toBeInstanceOf(
+      AlreadyExistsError,
+    );
+    expect(readdirSync(dir)).toEqual(['keep.txt']);
+  });
+});

@@ -1,0 +1,57 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import type { Readable } from 'node:stream';
+
+import { afterEach } from 'vitest';
+
+import { encodePassphrase, Vault } from '../../src/core/index.js';
+import { nativeSodium } from './backends.js';
+
+export const PASSPHRASE = 'correct horse battery staple';
+export const passphrase = (text = PASSPHRASE): Buffer => encodePassphrase(nativeSodium, text);
+
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  for (const cleanup of cleanups.splice(0)) cleanup();
+});
+
+/** A fresh temp folder, removed after the test. `base` picks the file system (e.g. /dev/shm for big files). */
+export function tempDir(base = tmpdir()): string {
+  const dir = mkdtempSync(join(base, 'coffer-test-'));
+  cleanups.push(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return dir;
+}
+
+/** Registers a vault to close after the test even if it fails midway. */
+export function track(vault: Vault): Vault {
+  cleanups.unshift(() => {
+    vault.close();
+  });
+  return vault;
+}
+
+/** Creates an unlocked vault at the KDF floor (fast) in a temp folder. */
+export async function newVault(): Promise<{ vault: Vault; dir: string; root: string }> {
+  const root = tempDir();
+  const dir = join(root, 'vault');
+  const vault = track(await Vault.create(dir, passphrase(), { kdf: 'interactive', sodium: nativeSodium }));
+  return { vault, dir, root };
+}
+
+/** Writes a tree of files: keys are relative paths, values their contents. */
+export async function writeTree(root: string, files: Record<string, string | Buffer>): Promise<void> {
+  for (const [path, contents] of Object.entries(files)) {
+    await mkdir(dirname(join(root, path)), { recursive: true });
+    await writeFile(join(root, path), contents);
+  }
+}
+
+export async function collect(stream: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}

@@ -1,7 +1,7 @@
 import { Transform, type TransformCallback } from 'node:stream';
 
 import { IntegrityError, InvalidArgumentError } from '../errors.js';
-import { ascii, ByteReader, u16, u32, u64, u8 } from './bytes.js';
+import { ascii, ByteReader, u16, u32, u8 } from './bytes.js';
 import {
   DEFAULT_CHUNK_SIZE,
   FORMAT_VERSION,
@@ -12,6 +12,7 @@ import {
   TAG_BYTES,
 } from './constants.js';
 import { deriveSubkey, type SecretKey } from './keys.js';
+import { plaintextViews, recordsLength, runBatch, type BatchJob, type BatchOutcome } from './chunk-batch.js';
 import type { SodiumBackend } from './sodium.js';
 
 /** First bytes of every content blob: "COFFERCB". */
@@ -91,6 +92,30 @@ export function parseBlobHeader(bytes: Buffer, expected: ContentBinding): BlobHe
   return { chunkSize, keyId, fileId, noncePrefix, bytes: Buffer.from(bytes.subarray(0, BLOB_HEADER_BYTES)) };
 }
 
+/**
+ * The header of a new blob, with a fresh random nonce prefix.
+ * @throws {@link InvalidArgumentError} for a chunk size out of range or a file id of the wrong length.
+ */
+export function newBlobHeader(
+  sodium: SodiumBackend,
+  keyId: number,
+  binding: ContentBinding,
+  chunkSize = DEFAULT_CHUNK_SIZE,
+): BlobHeader {
+  if (binding.fileId.length !== ID_BYTES) throw new InvalidArgumentError(`A file id is ${ID_BYTES} bytes.`);
+  if (!checkChunkSize(chunkSize)) {
+    throw new InvalidArgumentError(
+      `Chunk size must be between ${MIN_CHUNK_SIZE} and ${MAX_CHUNK_SIZE} bytes.`,
+    );
+  }
+  return encodeBlobHeader({
+    chunkSize,
+    keyId,
+    fileId: binding.fileId,
+    noncePrefix: sodium.randomBytes(NONCE_PREFIX_BYTES),
+  });
+}
+
 /** Size of the blob that holds `plaintextSize` bytes: every file has at least one (final) chunk. */
 export function blobSize(plaintextSize: number, chunkSize = DEFAULT_CHUNK_SIZE): number {
   const chunks = plaintextSize === 0 ? 1 : Math.ceil(plaintextSize / chunkSize);
@@ -122,14 +147,35 @@ export function blobLayout(size: number, chunkSize: number, binding?: ContentBin
   return { chunkCount, plaintextSize: body - chunkCount * TAG_BYTES };
 }
 
+/** A batch after it ran: how it went, and its records buffer (transferred back when it ran on a worker). */
+export interface BatchResult extends BatchOutcome {
+  readonly records: Uint8Array;
+}
+
+/** Runs a batch somewhere: in this thread, or on a worker of the crypto pool. */
+export interface BatchExecutor {
+  run(job: BatchJob): Promise<BatchResult>;
+  /** Chunks per batch that suit this executor (larger batches amortise a worker round trip). */
+  readonly batchChunks: number;
+  /** Batches that may be in flight at once before the stream waits (bounds memory). */
+  readonly maxInFlight: number;
+}
+
+/** Runs a batch in the calling thread. */
+export function runHere(sodium: SodiumBackend, job: BatchJob): BatchResult {
+  return { ...runBatch(sodium, job), records: job.records };
+}
+
 /**
- * Seals and opens the chunks of one blob. Holds the per-file content subkey: call {@link ChunkCipher.wipe} when done.
- * Nonce = the header's 16-byte random prefix ‖ uint64 chunk index; AAD = label ‖ header ‖ uint64 index ‖ final flag.
+ * Seals and opens the chunks of one blob. Holds the per-file content subkey: call {@link ChunkCipher.wipe} when
+ * done. Nonce = the header's 16-byte random prefix ‖ uint64 chunk index; AAD = label ‖ header ‖ uint64 index ‖ final
+ * flag (chunk-batch.ts does the per-chunk work).
  */
 export class ChunkCipher {
   readonly header: BlobHeader;
   readonly #sodium: SodiumBackend;
   readonly #subkey: SecretKey;
+  readonly #aadPrefix: Buffer;
   readonly #fileIdHex: string;
   readonly #subject: string;
 
@@ -137,88 +183,86 @@ export class ChunkCipher {
     this.#sodium = sodium;
     this.header = header;
     this.#subkey = deriveSubkey(sodium, dek, LABEL.contentKey, binding.vaultId, binding.fileId);
+    this.#aadPrefix = Buffer.concat([ascii(LABEL.content), header.bytes]);
     this.#fileIdHex = binding.fileId.toString('hex');
     this.#subject = binding.label ?? SUBJECT;
   }
 
-  #nonce(index: number): Buffer {
-    return Buffer.concat([this.header.noncePrefix, u64(index)]);
+  /** Bytes one chunk record takes: chunk size plus tag. */
+  get recordSize(): number {
+    return this.header.chunkSize + TAG_BYTES;
   }
 
-  #aad(index: number, final: boolean): Buffer {
-    return Buffer.concat([ascii(LABEL.content), this.header.bytes, u64(index), u8(final ? 1 : 0)]);
+  /**
+   * A batch job over consecutive chunks laid out in `records` (see {@link BatchJob}). `shareKey` copies the subkey
+   * into the job for another thread; without it the job borrows this cipher's key and must run before
+   * {@link ChunkCipher.wipe}.
+   */
+  job(
+    op: BatchJob['op'],
+    chunks: { firstIndex: number; count: number; lastLength: number; endsWithFinal: boolean },
+    records: Uint8Array,
+    shareKey = false,
+  ): BatchJob {
+    const key = this.#subkey.bytes;
+    return {
+      op,
+      key: shareKey ? Uint8Array.from(key) : key,
+      noncePrefix: this.header.noncePrefix,
+      aadPrefix: this.#aadPrefix,
+      chunkSize: this.header.chunkSize,
+      ...chunks,
+      records,
+    };
+  }
+
+  /** @throws {@link IntegrityError} for a failed chunk, naming the file and the chunk. */
+  check(outcome: BatchOutcome): void {
+    if (outcome.failure) {
+      throw new IntegrityError(outcome.failure.reason, {
+        subject: this.#subject,
+        fileId: this.#fileIdHex,
+        chunkIndex: outcome.failure.index,
+      });
+    }
   }
 
   /** Seals one chunk. Only the final chunk may be shorter than the chunk size, and only an empty file's is empty. */
   seal(index: number, plaintext: Uint8Array, final: boolean): Buffer {
-    return this.#sodium.aeadEncrypt(
-      plaintext,
-      this.#aad(index, final),
-      this.#nonce(index),
-      this.#subkey.bytes,
-    );
+    const records = Buffer.alloc(plaintext.byteLength + TAG_BYTES);
+    records.set(plaintext);
+    const chunks = { firstIndex: index, count: 1, lastLength: plaintext.byteLength, endsWithFinal: final };
+    this.check(runBatch(this.#sodium, this.job('seal', chunks, records)));
+    return records;
   }
 
   /**
-   * Opens one chunk record (ciphertext and tag).
-   * @throws {@link IntegrityError} with reason `truncated` (a non-final chunk where the final one was expected),
-   * `trailing-data` (the final chunk where more was expected), `malformed` (an empty final chunk after others) or
-   * `tampered`.
+   * Opens one chunk record (ciphertext and tag), for random access. `record` is not modified.
+   * @throws {@link IntegrityError} with reason `truncated` (a non-final chunk where the final one was expected, or a
+   * record too short), `trailing-data` (the final chunk where more was expected), `malformed` (an empty final chunk
+   * after others) or `tampered`.
    */
   open(index: number, record: Uint8Array, final: boolean): Buffer {
-    const where = { subject: this.#subject, fileId: this.#fileIdHex, chunkIndex: index };
-    const key = this.#subkey.bytes;
-    const plaintext = this.#sodium.aeadDecrypt(record, this.#aad(index, final), this.#nonce(index), key);
-    if (plaintext) {
-      if (final && plaintext.length === 0 && index > 0) throw new IntegrityError('malformed', where);
-      if (!final && plaintext.length !== this.header.chunkSize) throw new IntegrityError('malformed', where);
-      return plaintext;
+    if (record.byteLength < TAG_BYTES || (!final && record.byteLength !== this.recordSize)) {
+      throw new IntegrityError('truncated', {
+        subject: this.#subject,
+        fileId: this.#fileIdHex,
+        chunkIndex: index,
+      });
     }
-    // Only on failure: try the other flag to tell a cut-off or extended blob from a damaged one.
-    const other = this.#sodium.aeadDecrypt(record, this.#aad(index, !final), this.#nonce(index), key);
-    if (other) {
-      this.#sodium.memzero(other);
-      throw new IntegrityError(final ? 'truncated' : 'trailing-data', where);
-    }
-    throw new IntegrityError('tampered', where);
+    const records = Buffer.from(Uint8Array.from(record).buffer);
+    const chunks = {
+      firstIndex: index,
+      count: 1,
+      lastLength: record.byteLength - TAG_BYTES,
+      endsWithFinal: final,
+    };
+    this.check(runBatch(this.#sodium, this.job('open', chunks, records)));
+    return records.subarray(0, chunks.lastLength);
   }
 
   wipe(): void {
     this.#subkey.wipe();
-  }
-}
-
-/** Shared sticky-failure bookkeeping: after the first error every call rethrows it and the key is wiped. */
-abstract class StickyChunkStream {
-  #error: Error | undefined;
-  #closed = false;
-  protected abstract wipeKeys(): void;
-
-  protected guard<T>(step: () => T): T {
-    if (this.#error !== undefined) throw this.#error;
-    if (this.#closed) throw new InvalidArgumentError('This content stream has already finished.');
-    try {
-      return step();
-    } catch (error) {
-      this.#error = error instanceof Error ? error : new Error(String(error));
-      this.wipeKeys();
-      throw this.#error;
-    }
-  }
-
-  protected close(): void {
-    this.#closed = true;
-    this.wipeKeys();
-  }
-
-  /** Abandons the stream (on cancellation or a failure elsewhere) and wipes its key. */
-  abort(): void {
-    this.#closed = true;
-    this.wipeKeys();
-  }
-
-  get failed(): boolean {
-    return this.#error !== undefined;
   }
 }
 
@@ -254,14 +298,169 @@ class ByteQueue {
   }
 }
 
+/** Output that needs no crypto (the blob header), or a batch of chunks to run. */
+export type PlannedStep =
+  | { readonly kind: 'bytes'; readonly bytes: Buffer }
+  | { readonly kind: 'batch'; readonly job: BatchJob; readonly cipher: ChunkCipher };
+
 /**
- * Encrypts one file's contents chunk by chunk with constant memory (at most about two chunks buffered).
- * Output is the blob: header, then sealed chunks, the last flagged final.
+ * Cuts a blob's stream into batches of whole chunks. The last chunk is always held back until more input arrives
+ * or the input ends, because only then is it known whether it is the final chunk. Errors are sticky.
  */
-export class ContentEncryptor extends StickyChunkStream {
-  readonly #cipher: ChunkCipher;
-  readonly #pending = new ByteQueue();
+abstract class ChunkStream {
+  #error: Error | undefined;
+  #closed = false;
   #index = 0;
+  protected readonly pending = new ByteQueue();
+
+  protected abstract readonly op: BatchJob['op'];
+  protected abstract sodium(): SodiumBackend;
+  protected abstract cipher(): ChunkCipher | undefined;
+  /** Bytes of input per chunk: the chunk size to seal, the record size to open. */
+  protected abstract unit(cipher: ChunkCipher): number;
+  /** Steps to take before the first batch (emit or parse the blob header). */
+  protected abstract start(steps: PlannedStep[]): void;
+  /** Checks the end of input before the final batch; may throw. */
+  protected abstract beforeFinal(cipher: ChunkCipher | undefined): ChunkCipher;
+
+  #guard<T>(step: () => T): T {
+    if (this.#error !== undefined) throw this.#error;
+    if (this.#closed) throw new InvalidArgumentError('This content stream has already finished.');
+    try {
+      return step();
+    } catch (error) {
+      this.fail(error);
+    }
+  }
+
+  /** Records the first error (every later call rethrows it), wipes the key, and throws it. */
+  protected fail(error: unknown): never {
+    this.#error ??= error instanceof Error ? error : new Error(String(error));
+    this.cipher()?.wipe();
+    throw this.#error;
+  }
+
+  /** Copies `input` into a records buffer of its own, the layout {@link BatchJob} works in place on. */
+  #batch(cipher: ChunkCipher, input: Buffer, final: boolean, shareKey: boolean): PlannedStep {
+    const unit = this.unit(cipher);
+    const count = final ? Math.max(1, Math.ceil(input.length / unit)) : input.length / unit;
+    const lastUnit = input.length - (count - 1) * unit;
+    const chunks = {
+      firstIndex: this.#index,
+      count,
+      lastLength: this.op === 'seal' ? lastUnit : lastUnit - TAG_BYTES,
+      endsWithFinal: final,
+    };
+    this.#index += count;
+    let records: Uint8Array;
+    if (this.op === 'open') records = Uint8Array.from(input);
+    else {
+      records = new Uint8Array(recordsLength({ ...chunks, chunkSize: cipher.header.chunkSize }));
+      for (let i = 0; i < count; i++) {
+        records.set(input.subarray(i * unit, (i + 1) * unit), i * cipher.recordSize);
+      }
+    }
+    return { kind: 'batch', job: cipher.job(this.op, chunks, records, shareKey), cipher };
+  }
+
+  /**
+   * Takes input and plans the work it makes possible: batches of at most `maxChunks` chunks, none of them final.
+   * @param shareKey - copy the key into each job, for running it on another thread.
+   */
+  plan(data: Uint8Array, maxChunks = Number.MAX_SAFE_INTEGER, shareKey = false): PlannedStep[] {
+    return this.#guard(() => {
+      const steps: PlannedStep[] = [];
+      this.pending.push(data);
+      this.start(steps);
+      const cipher = this.cipher();
+      if (!cipher) return steps;
+      const unit = this.unit(cipher);
+      for (;;) {
+        const chunks = Math.min(maxChunks, Math.floor((this.pending.length - 1) / unit));
+        if (chunks <= 0) return steps;
+        steps.push(this.#batch(cipher, this.pending.take(chunks * unit), false, shareKey));
+      }
+    });
+  }
+
+  /** Plans the final batch: the held-back last chunk. */
+  planFinish(shareKey = false): PlannedStep[] {
+    const steps = this.#guard(() => {
+      const steps: PlannedStep[] = [];
+      this.start(steps);
+      const cipher = this.beforeFinal(this.cipher());
+      steps.push(this.#batch(cipher, this.pending.take(this.pending.length), true, shareKey));
+      return steps;
+    });
+    this.#closed = true;
+    return steps;
+  }
+
+  /** Runs a planned step's batch in this thread (a bytes step needs no work). */
+  runHere(step: PlannedStep): BatchResult | undefined {
+    return step.kind === 'batch' ? runHere(this.sodium(), step.job) : undefined;
+  }
+
+  /**
+   * Accepts a step's result, in plan order, and emits its output: sealed records, or the plaintext of each chunk
+   * that authenticated.
+   * @throws {@link IntegrityError} for a failed chunk (after which the stream stays failed).
+   */
+  complete(step: PlannedStep, result: BatchResult | undefined, emit: Emit): void {
+    if (this.#error !== undefined) throw this.#error;
+    if (step.kind === 'bytes') {
+      emit(step.bytes);
+      return;
+    }
+    if (!result) throw new Error('internal error: a batch step needs its result');
+    const job = { ...step.job, records: result.records };
+    if (job.op === 'seal')
+      emit(Buffer.from(job.records.buffer, job.records.byteOffset, job.records.byteLength));
+    else {
+      const opened = result.failure ? result.failure.index - job.firstIndex : job.count;
+      for (const view of plaintextViews(job, opened))
+        emit(Buffer.from(view.buffer, view.byteOffset, view.byteLength));
+    }
+    try {
+      step.cipher.check(result);
+    } catch (error) {
+      this.fail(error);
+    }
+    if (job.endsWithFinal) step.cipher.wipe();
+  }
+
+  #runInline(steps: PlannedStep[], emit: Emit): void {
+    for (const step of steps) this.complete(step, this.runHere(step), emit);
+  }
+
+  /** Feeds input and emits whatever it completes, in this thread. */
+  push(data: Uint8Array, emit: Emit): void {
+    this.#runInline(this.plan(data), emit);
+  }
+
+  /** Ends the input, emitting the rest, in this thread; wipes the key. */
+  finish(emit: Emit): void {
+    this.#runInline(this.planFinish(), emit);
+  }
+
+  /** Abandons the stream (on cancellation or a failure elsewhere) and wipes its key. */
+  abort(): void {
+    this.#closed = true;
+    this.cipher()?.wipe();
+  }
+
+  get failed(): boolean {
+    return this.#error !== undefined;
+  }
+}
+/**
+ * Encrypts one file's contents chunk by chunk with constant memory. Output is the blob: header, then sealed
+ * chunks, the last flagged final.
+ */
+export class ContentEncryptor extends ChunkStream {
+  protected readonly op = 'seal';
+  readonly #sodium: SodiumBackend;
+  readonly #cipher: ChunkCipher;
   #headerSent = false;
 
   /** @internal Use {@link ContentEncryptor.create}; this takes a fixed header for known-answer tests. */
@@ -272,6 +471,7 @@ export class ContentEncryptor extends StickyChunkStream {
         `Chunk size must be between ${MIN_CHUNK_SIZE} and ${MAX_CHUNK_SIZE} bytes.`,
       );
     }
+    this.#sodium = sodium;
     this.#cipher = new ChunkCipher(sodium, dek, binding, header);
   }
 
@@ -286,62 +486,44 @@ export class ContentEncryptor extends StickyChunkStream {
     binding: ContentBinding,
     chunkSize = DEFAULT_CHUNK_SIZE,
   ): ContentEncryptor {
-    if (binding.fileId.length !== ID_BYTES) throw new InvalidArgumentError(`A file id is ${ID_BYTES} bytes.`);
-    const header = encodeBlobHeader({
-      chunkSize,
-      keyId,
-      fileId: binding.fileId,
-      noncePrefix: sodium.randomBytes(NONCE_PREFIX_BYTES),
-    });
-    return new ContentEncryptor(sodium, dek, binding, header);
+    return new ContentEncryptor(sodium, dek, binding, newBlobHeader(sodium, keyId, binding, chunkSize));
   }
 
-  protected wipeKeys(): void {
-    this.#cipher.wipe();
+  protected sodium(): SodiumBackend {
+    return this.#sodium;
   }
 
-  #start(emit: Emit): void {
+  protected cipher(): ChunkCipher {
+    return this.#cipher;
+  }
+
+  protected unit(cipher: ChunkCipher): number {
+    return cipher.header.chunkSize;
+  }
+
+  protected start(steps: PlannedStep[]): void {
     if (!this.#headerSent) {
-      emit(this.#cipher.header.bytes);
+      steps.push({ kind: 'bytes', bytes: this.#cipher.header.bytes });
       this.#headerSent = true;
     }
   }
 
-  /** Feeds plaintext; emits the blob bytes that are ready. */
-  push(plaintext: Uint8Array, emit: Emit): void {
-    this.guard(() => {
-      this.#start(emit);
-      this.#pending.push(plaintext);
-      const chunkSize = this.#cipher.header.chunkSize;
-      // Strictly more than a chunk: only then is it certain this chunk is not the final one.
-      while (this.#pending.length > chunkSize) {
-        emit(this.#cipher.seal(this.#index++, this.#pending.take(chunkSize), false));
-      }
-    });
-  }
-
-  /** Seals the final chunk, emits the last blob bytes, and wipes the key. */
-  finish(emit: Emit): void {
-    this.guard(() => {
-      this.#start(emit);
-      emit(this.#cipher.seal(this.#index++, this.#pending.take(this.#pending.length), true));
-    });
-    this.close();
+  protected beforeFinal(cipher: ChunkCipher | undefined): ChunkCipher {
+    return cipher ?? this.#cipher;
   }
 }
 
 /**
  * Decrypts a blob read front to back with constant memory. A chunk's plaintext is released only after that chunk
  * authenticated, and only once it is known whether it is the final chunk; the end of input is accepted only after
- * the final chunk authenticated. Errors are sticky.
+ * the final chunk authenticated. Errors are sticky: after the first, every call rethrows it.
  */
-export class ContentDecryptor extends StickyChunkStream {
+export class ContentDecryptor extends ChunkStream {
+  protected readonly op = 'open';
   readonly #sodium: SodiumBackend;
   readonly #resolveKey: KeyResolver;
   readonly #binding: ContentBinding;
-  readonly #pending = new ByteQueue();
   #cipher: ChunkCipher | undefined;
-  #index = 0;
 
   constructor(sodium: SodiumBackend, resolveKey: KeyResolver, binding: ContentBinding) {
     super();
@@ -350,76 +532,84 @@ export class ContentDecryptor extends StickyChunkStream {
     this.#binding = binding;
   }
 
-  protected wipeKeys(): void {
-    this.#cipher?.wipe();
+  protected sodium(): SodiumBackend {
+    return this.#sodium;
+  }
+
+  protected cipher(): ChunkCipher | undefined {
+    return this.#cipher;
+  }
+
+  protected unit(cipher: ChunkCipher): number {
+    return cipher.header.chunkSize + TAG_BYTES;
   }
 
   #where(): { subject: string; fileId: string } {
     return { subject: this.#binding.label ?? SUBJECT, fileId: this.#binding.fileId.toString('hex') };
   }
 
-  #startIfReady(): ChunkCipher | undefined {
-    if (this.#cipher) return this.#cipher;
-    if (this.#pending.length < BLOB_HEADER_BYTES) return undefined;
-    const header = parseBlobHeader(this.#pending.take(BLOB_HEADER_BYTES), this.#binding);
+  protected start(): void {
+    if (this.#cipher || this.pending.length < BLOB_HEADER_BYTES) return;
+    const header = parseBlobHeader(this.pending.take(BLOB_HEADER_BYTES), this.#binding);
     const dek = this.#resolveKey(header.keyId);
     if (!dek) throw new IntegrityError('unknown-key', this.#where());
     this.#cipher = new ChunkCipher(this.#sodium, dek, this.#binding, header);
-    return this.#cipher;
   }
 
-  /**
-   * Feeds blob bytes; emits, in order, the plaintext of each chunk as soon as it authenticated as a non-final chunk.
-   * @throws {@link IntegrityError} at the first bad chunk; earlier chunks were
-   * already emitted, later ones never are.
-   */
-  push(data: Uint8Array, emit: Emit): void {
-    this.guard(() => {
-      this.#pending.push(data);
-      const cipher = this.#startIfReady();
-      if (!cipher) return;
-      const record = cipher.header.chunkSize + TAG_BYTES;
-      while (this.#pending.length > record) {
-        emit(cipher.open(this.#index++, this.#pending.take(record), false));
-      }
-    });
-  }
-
-  /**
-   * Ends the input: authenticates the final chunk and emits its plaintext.
-   * @throws {@link IntegrityError} when the blob ends without an authenticated final chunk.
-   */
-  finish(emit: Emit): void {
-    this.guard(() => {
-      const cipher = this.#startIfReady();
-      if (!cipher || this.#pending.length < TAG_BYTES) throw new IntegrityError('truncated', this.#where());
-      emit(cipher.open(this.#index++, this.#pending.take(this.#pending.length), true));
-    });
-    this.close();
+  protected beforeFinal(cipher: ChunkCipher | undefined): ChunkCipher {
+    if (!cipher || this.pending.length < TAG_BYTES) throw new IntegrityError('truncated', this.#where());
+    return cipher;
   }
 }
 
 /**
- * Wraps an encryptor or decryptor as a Node Transform for `stream.pipeline`. Destroying the stream (cancellation,
- * or a failure elsewhere in the pipeline) wipes the key.
+ * Wraps an encryptor or decryptor as a Node Transform for `stream.pipeline`. With a worker-pool executor, batches
+ * run on other threads while this one reads and writes, and results are emitted in order; at most
+ * `maxInFlight` batches are outstanding, so memory stays bounded. Destroying the stream (cancellation, or a failure
+ * elsewhere in the pipeline) wipes the key.
  */
-export function chunkTransform(stream: ContentEncryptor | ContentDecryptor): Transform {
+export function chunkTransform(
+  stream: ContentEncryptor | ContentDecryptor,
+  executor?: BatchExecutor,
+): Transform {
+  const inFlight: { step: PlannedStep; result: Promise<BatchResult> | undefined }[] = [];
+  const dispatch = (steps: PlannedStep[]): void => {
+    for (const step of steps) {
+      inFlight.push({ step, result: step.kind === 'batch' && executor ? executor.run(step.job) : undefined });
+    }
+  };
+  const drain = async (target: Transform, keep: number): Promise<void> => {
+    while (inFlight.length > keep) {
+      const next = inFlight.shift();
+      if (!next) break;
+      const result = next.result ? await next.result : stream.runHere(next.step);
+      stream.complete(next.step, result, (bytes) => target.push(bytes));
+    }
+  };
+  const maxChunks = executor?.batchChunks ?? Number.MAX_SAFE_INTEGER;
+  const keep = executor ? executor.maxInFlight : 0;
   return new Transform({
     transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback) {
       try {
-        stream.push(chunk, (out) => this.push(out));
-        callback();
+        dispatch(stream.plan(chunk, maxChunks, executor !== undefined));
       } catch (error) {
         callback(error as Error);
+        return;
       }
+      drain(this, keep).then(() => {
+        callback();
+      }, callback);
     },
     flush(callback: TransformCallback) {
       try {
-        stream.finish((out) => this.push(out));
-        callback();
+        dispatch(stream.planFinish(executor !== undefined));
       } catch (error) {
         callback(error as Error);
+        return;
       }
+      drain(this, 0).then(() => {
+        callback();
+      }, callback);
     },
     destroy(error: Error | null, callback: (error: Error | null) => void) {
       stream.abort();

@@ -13,6 +13,30 @@ export interface SodiumBackend {
   aeadEncrypt(plaintext: Uint8Array, aad: Uint8Array, nonce: Uint8Array, key: Uint8Array): Buffer;
   /** Returns the plaintext, or `null` when the tag does not verify. */
   aeadDecrypt(ciphertext: Uint8Array, aad: Uint8Array, nonce: Uint8Array, key: Uint8Array): Buffer | null;
+  /**
+   * Detached XChaCha20-Poly1305-IETF: encrypts `message` into `ciphertext` (same length; may be the same memory) and
+   * writes the 16-byte tag into `tag`. Lets chunks be sealed in place, with no allocation.
+   */
+  aeadEncryptDetached(
+    ciphertext: Uint8Array,
+    tag: Uint8Array,
+    message: Uint8Array,
+    aad: Uint8Array,
+    nonce: Uint8Array,
+    key: Uint8Array,
+  ): void;
+  /**
+   * Detached decryption into `message` (same length as `ciphertext`, separate memory); false when the tag fails, in
+   * which case `message` holds no plaintext.
+   */
+  aeadDecryptDetached(
+    message: Uint8Array,
+    ciphertext: Uint8Array,
+    tag: Uint8Array,
+    aad: Uint8Array,
+    nonce: Uint8Array,
+    key: Uint8Array,
+  ): boolean;
   /** BLAKE2b (crypto_generichash) with an optional key. */
   blake2b(outLength: number, message: Uint8Array, key?: Uint8Array): Buffer;
   /** Argon2id v1.3 (crypto_pwhash, ALG_ARGON2ID13) into a zeroed, unpooled buffer. `memlimit` is in bytes. */
@@ -53,6 +77,24 @@ interface NativeSodium {
     npub: Uint8Array,
     k: Uint8Array,
   ): number;
+  crypto_aead_xchacha20poly1305_ietf_encrypt_detached(
+    c: Uint8Array,
+    mac: Uint8Array,
+    m: Uint8Array,
+    ad: Uint8Array | null,
+    nsec: null,
+    npub: Uint8Array,
+    k: Uint8Array,
+  ): number;
+  crypto_aead_xchacha20poly1305_ietf_decrypt_detached(
+    m: Uint8Array,
+    nsec: null,
+    c: Uint8Array,
+    mac: Uint8Array,
+    ad: Uint8Array | null,
+    npub: Uint8Array,
+    k: Uint8Array,
+  ): void;
   crypto_generichash(out: Uint8Array, input: Uint8Array, key?: Uint8Array): void;
   crypto_pwhash_async(
     out: Uint8Array,
@@ -86,6 +128,33 @@ function nativeBackend(native: NativeSodium): SodiumBackend {
         return out;
       } catch {
         return null;
+      }
+    },
+    aeadEncryptDetached(ciphertext, tag, message, aad, nonce, key) {
+      native.crypto_aead_xchacha20poly1305_ietf_encrypt_detached(
+        ciphertext,
+        tag,
+        message,
+        aad,
+        null,
+        nonce,
+        key,
+      );
+    },
+    aeadDecryptDetached(message, ciphertext, tag, aad, nonce, key) {
+      try {
+        native.crypto_aead_xchacha20poly1305_ietf_decrypt_detached(
+          message,
+          null,
+          ciphertext,
+          tag,
+          aad,
+          nonce,
+          key,
+        );
+        return true;
+      } catch {
+        return false;
       }
     },
     blake2b(outLength, message, key) {
@@ -151,6 +220,28 @@ function wasmBackend(sumo: Sumo): SodiumBackend {
         );
       } catch {
         return null;
+      }
+    },
+    aeadEncryptDetached(ciphertext, tag, message, aad, nonce, key) {
+      const sealed = sumo.crypto_aead_xchacha20poly1305_ietf_encrypt_detached(message, aad, null, nonce, key);
+      ciphertext.set(sealed.ciphertext);
+      tag.set(sealed.mac);
+    },
+    aeadDecryptDetached(message, ciphertext, tag, aad, nonce, key) {
+      try {
+        const plaintext = sumo.crypto_aead_xchacha20poly1305_ietf_decrypt_detached(
+          null,
+          ciphertext,
+          tag,
+          aad,
+          nonce,
+          key,
+        );
+        message.set(plaintext);
+        sumo.memzero(plaintext);
+        return true;
+      } catch {
+        return false;
       }
     },
     blake2b(outLength, message, key) {

@@ -1,13 +1,12 @@
-import { createReadStream, createWriteStream } from 'node:fs';
 import { lstat, mkdir, open, readdir, rename, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 
-import { chunkTransform, ContentEncryptor } from '../crypto/content.js';
+import { ChunkCipher, ContentEncryptor, newBlobHeader } from '../crypto/content.js';
+import { sharedCryptoPool } from '../crypto/pool.js';
 import { CancelledError, CofferError, InvalidArgumentError, SourceChangedError } from '../errors.js';
 import { checkName } from '../names.js';
 import type { AddOptions, AddReport, Problem, Progress, VaultEntry } from '../types.js';
+import { fileSource, sealIntoBlob } from './blob-io.js';
 import { asIoError, fsyncDirectory, removeQuietly } from './durable.js';
 import type { ContentRow, NodeRow } from './index-db.js';
 import { blobPath, INLINE_LIMIT, TEMP_DIR } from './layout.js';
@@ -245,11 +244,8 @@ class AddJob {
       fileId: fileId.toString('hex'),
     });
     const { keyId, key } = session.keys.keyring.active();
-    const encryptor = ContentEncryptor.create(session.sodium, key, keyId, {
-      vaultId: session.keys.vaultId,
-      fileId,
-    });
-    return { fileId, row, encryptor };
+    const binding = { vaultId: session.keys.vaultId, fileId };
+    return { fileId, row, header: newBlobHeader(session.sodium, keyId, binding), key, binding };
   }
 
   async #addSmallFile(item: PlannedItem, parent: TreeNode | null, name: string): Promise<void> {
@@ -268,7 +264,13 @@ class AddJob {
       await handle.close();
     }
     if (plaintext.length > INLINE_LIMIT) throw sourceChanged(item.source);
-    const { fileId, row, encryptor } = this.#fileRow(parent, name, plaintext.length, before.mtimeMs);
+    const { fileId, row, header, key, binding } = this.#fileRow(
+      parent,
+      name,
+      plaintext.length,
+      before.mtimeMs,
+    );
+    const encryptor = new ContentEncryptor(this.#session.sodium, key, binding, header);
     const blob: Buffer[] = [];
     encryptor.push(plaintext, (bytes) => blob.push(bytes));
     encryptor.finish((bytes) => blob.push(bytes));
@@ -292,44 +294,40 @@ class AddJob {
     const before = await handle.stat().catch((error: unknown) => {
       throw new SourceReadError(item.source, { cause: error });
     });
-    const { fileId, row, encryptor } = this.#fileRow(parent, name, before.size, before.mtimeMs);
+    const { fileId, row, header, key, binding } = this.#fileRow(parent, name, before.size, before.mtimeMs);
+    const cipher = new ChunkCipher(session.sodium, key, binding, header);
     const fileIdHex = fileId.toString('hex');
     const temp = join(session.dir, TEMP_DIR, `${fileIdHex}.tmp`);
+    const source = fileSource(handle);
     let read = 0;
     let reported = 0;
-    const counter = new Transform({
-      transform: (chunk: Buffer, _encoding, done) => {
-        read += chunk.length;
-        if (read - reported >= PROGRESS_STEP_BYTES) {
-          this.#report({ bytesDone: this.#progress.bytesDone + (read - reported) });
-          reported = read;
-        }
-        done(null, chunk);
-      },
-    });
-    const source = createReadStream('', { fd: handle, autoClose: false, highWaterMark: 1024 * 1024 });
-    const sourceErrors = (async function* (stream: AsyncIterable<Buffer>) {
-      try {
-        for await (const chunk of stream) yield chunk;
-      } catch (error) {
-        throw new SourceReadError(item.source, { cause: error });
-      }
-    })(source);
     try {
-      await pipeline(
-        sourceErrors,
-        counter,
-        chunkTransform(encryptor),
-        createWriteStream(temp, { flags: 'wx', mode: 0o600 }),
-        ...(this.#options.signal ? [{ signal: this.#options.signal }] : []),
-      );
-      const after = await handle.stat();
-      if (changed(before, after) || read !== before.size) throw sourceChanged(item.source);
-      const written = await open(temp, 'r+');
+      const out = await open(temp, 'wx', 0o600);
       try {
-        await written.sync();
+        const complete = await sealIntoBlob({
+          place: { sodium: session.sodium, executor: await sharedCryptoPool() },
+          cipher,
+          source: {
+            readv: (views, position) =>
+              source.readv(views, position).catch((error: unknown) => {
+                throw new SourceReadError(item.source, { cause: error });
+              }),
+          },
+          size: before.size,
+          target: out,
+          ...(this.#options.signal ? { signal: this.#options.signal } : {}),
+          onBytes: (bytes) => {
+            read += bytes;
+            if (read - reported >= PROGRESS_STEP_BYTES) {
+              this.#report({ bytesDone: this.#progress.bytesDone + (read - reported) });
+              reported = read;
+            }
+          },
+        });
+        if (!complete || changed(before, await handle.stat())) throw sourceChanged(item.source);
+        await out.sync();
       } finally {
-        await written.close();
+        await out.close();
       }
       const target = blobPath(session.dir, fileIdHex);
       await mkdir(dirname(target), { recursive: true });
@@ -337,11 +335,10 @@ class AddJob {
       await fsyncDirectory(dirname(target));
     } catch (error) {
       await removeQuietly(temp);
-      if ((error as Error).name === 'AbortError') throw new CancelledError();
-      if (error instanceof SourceReadError || error instanceof SourceChangedError) throw error;
+      if (error instanceof SourceReadError || error instanceof CofferError) throw error;
       throw asIoError(error, `Could not store "${item.source}" in the vault`);
     } finally {
-      encryptor.abort();
+      cipher.wipe();
       await handle.close();
     }
     session.tree.insert(row.node);

@@ -1,18 +1,17 @@
 import { open } from 'node:fs/promises';
-import { Readable, Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { PassThrough, Readable } from 'node:stream';
 
-import { TAG_BYTES } from '../crypto/constants.js';
 import {
   BLOB_HEADER_BYTES,
   blobLayout,
   ChunkCipher,
-  chunkTransform,
-  ContentDecryptor,
   parseBlobHeader,
+  type BlobLayout,
   type ContentBinding,
 } from '../crypto/content.js';
-import { IntegrityError, InvalidArgumentError } from '../errors.js';
+import { sharedCryptoPool } from '../crypto/pool.js';
+import { CancelledError, IntegrityError, InvalidArgumentError } from '../errors.js';
+import { bufferSource, fileSource, openBlob, type ByteSource, type CryptoPlace } from './blob-io.js';
 import { blobPath } from './layout.js';
 import type { Session } from './session.js';
 import type { TreeNode } from './tree.js';
@@ -25,66 +24,122 @@ function binding(session: Session, node: TreeNode): ContentBinding {
   };
 }
 
-/**
- * A streaming decryption of a whole file: emits each chunk only after it authenticated, and fails at the end if
- * the authenticated contents are not the size the index records.
- */
-export function decryptedStream(session: Session, node: TreeNode): Readable {
-  const decryptor = new ContentDecryptor(
-    session.sodium,
-    (id) => session.keys.keyring.find(id),
-    binding(session, node),
-  );
-  let released = 0;
-  const sizeCheck = new Transform({
-    transform(chunk: Buffer, _encoding, done) {
-      released += chunk.length;
-      done(null, chunk);
-    },
-    flush(done) {
-      done(
-        released === node.size
-          ? null
-          : new IntegrityError('malformed', {
-              subject: `contents of "${session.tree.pathOf(node)}" (size differs from the index)`,
-              fileId: node.fileId ?? '',
-            }),
-      );
-    },
-  });
-  // Errors reach the consumer through sizeCheck, which pipeline destroys with the first error.
-  pipeline(session.blobSource(node), chunkTransform(decryptor), sizeCheck).catch(() => undefined);
-  return sizeCheck;
-}
-
-interface BlobBytes {
-  readonly size: number;
-  read(offset: number, length: number): Promise<Buffer>;
+/** A file's stored blob, opened and checked: its header belongs to this file and its size to its index record. */
+export interface StoredBlob {
+  readonly source: ByteSource;
+  readonly cipher: ChunkCipher;
+  readonly layout: BlobLayout;
+  /** Wipes the content subkey and closes the blob file. */
   close(): Promise<void>;
 }
 
-async function openBlob(session: Session, node: TreeNode): Promise<BlobBytes> {
-  const content = session.db.content(Buffer.from(node.fileId ?? '', 'hex'));
-  const inline = content?.inline_blob;
-  if (inline) {
-    return {
-      size: inline.length,
-      read: (offset, length) => Promise.resolve(inline.subarray(offset, offset + length)),
-      close: () => Promise.resolve(),
-    };
+/**
+ * Opens a file's blob (inline bytes or blob file) for decryption.
+ * @throws {@link IntegrityError} when it is missing, belongs to another file, names an unknown key, or its size
+ * does not match the size the index records.
+ */
+export async function openStoredBlob(session: Session, node: TreeNode): Promise<StoredBlob> {
+  const bind = binding(session, node);
+  const content = session.db.content(bind.fileId);
+  if (!content) throw session.missingBlob(node, Object.assign(new Error(), { code: 'ENOENT' }));
+  let source: ByteSource;
+  let size: number;
+  let closeFile = (): Promise<void> => Promise.resolve();
+  if (content.inline_blob) {
+    source = bufferSource(content.inline_blob);
+    size = content.inline_blob.length;
+  } else {
+    const handle = await open(blobPath(session.dir, node.fileId ?? ''), 'r').catch((error: unknown) => {
+      throw session.missingBlob(node, error);
+    });
+    source = fileSource(handle);
+    size = (await handle.stat()).size;
+    closeFile = () => handle.close();
   }
-  const handle = await open(blobPath(session.dir, node.fileId ?? ''), 'r').catch((error: unknown) => {
-    throw session.missingBlob(node, error);
+  try {
+    const headerBytes = new Uint8Array(BLOB_HEADER_BYTES);
+    const got = await source.readv([headerBytes], 0);
+    const header = parseBlobHeader(Buffer.from(headerBytes.subarray(0, got)), bind);
+    const layout = blobLayout(size, header.chunkSize, bind);
+    if (layout.plaintextSize !== node.size) {
+      throw new IntegrityError('malformed', {
+        subject: `${bind.label ?? ''} (its size differs from the index)`,
+        fileId: node.fileId ?? '',
+      });
+    }
+    const dek = session.keys.keyring.find(header.keyId);
+    if (!dek)
+      throw new IntegrityError('unknown-key', { subject: bind.label ?? '', fileId: node.fileId ?? '' });
+    const cipher = new ChunkCipher(session.sodium, dek, bind, header);
+    return {
+      source,
+      cipher,
+      layout,
+      close: async () => {
+        cipher.wipe();
+        await closeFile();
+      },
+    };
+  } catch (error) {
+    await closeFile();
+    throw error;
+  }
+}
+
+/** Where this process runs bulk crypto: the shared worker pool when there is one, else this thread. */
+export async function cryptoPlace(session: Session): Promise<CryptoPlace> {
+  return { sodium: session.sodium, executor: await sharedCryptoPool() };
+}
+
+/**
+ * Decrypts a whole file, handing its authenticated plaintext to `sink` batch by batch, in order.
+ * @throws {@link IntegrityError} at the first damaged chunk; nothing from that batch on reaches the sink.
+ */
+export async function decryptFile(
+  session: Session,
+  node: TreeNode,
+  sink: (views: Uint8Array[], position: number) => Promise<void>,
+  signal?: AbortSignal,
+): Promise<void> {
+  const blob = await openStoredBlob(session, node);
+  try {
+    await openBlob({
+      place: await cryptoPlace(session),
+      cipher: blob.cipher,
+      source: blob.source,
+      chunkCount: blob.layout.chunkCount,
+      plaintextSize: blob.layout.plaintextSize,
+      sink,
+      ...(signal ? { signal } : {}),
+    });
+  } finally {
+    await blob.close();
+  }
+}
+
+/** The whole file as a stream, with backpressure; errors (damage) end the stream with the error. */
+function wholeFile(session: Session, node: TreeNode): Readable {
+  const out = new PassThrough({ highWaterMark: 1024 * 1024 });
+  const stopped = new AbortController();
+  out.once('close', () => {
+    stopped.abort();
   });
-  return {
-    size: (await handle.stat()).size,
-    async read(offset, length) {
-      const buffer = Buffer.alloc(length);
-      const { bytesRead } = await handle.read(buffer, 0, length, offset);
-      return buffer.subarray(0, bytesRead);
-    },
-    close: () => handle.close(),
+  const sink = async (views: Uint8Array[]): Promise<void> => {
+    for (const view of views) {
+      if (out.destroyed) throw new CancelledError();
+      if (!out.write(view)) {
+        await new Promise((resolve) => {
+          out.once('drain', resolve);
+          out.once('close', resolve);
+        });
+      }
+    }
   };
+  decryptFile(session, node, sink, stopped.signal).then(
+    () => out.end(),
+    (error: unknown) => out.destroy(error as Error),
+  );
+  return out;
 }
 
 /** Decrypts only the chunks that cover plaintext bytes [start, end] (inclusive), for previews. */
@@ -94,43 +149,31 @@ async function* rangeChunks(
   start: number,
   end: number,
 ): AsyncGenerator<Buffer> {
-  const blob = await openBlob(session, node);
-  let cipher: ChunkCipher | undefined;
+  const blob = await openStoredBlob(session, node);
   try {
-    const header = parseBlobHeader(await blob.read(0, BLOB_HEADER_BYTES), binding(session, node));
-    const layout = blobLayout(blob.size, header.chunkSize, binding(session, node));
-    if (layout.plaintextSize !== node.size) {
-      throw new IntegrityError('truncated', {
-        subject: `contents of "${session.tree.pathOf(node)}" (size differs from the index)`,
-        fileId: node.fileId ?? '',
-      });
-    }
-    const dek = session.keys.keyring.find(header.keyId);
-    if (!dek)
-      throw new IntegrityError('unknown-key', { subject: 'file contents', fileId: node.fileId ?? '' });
-    cipher = new ChunkCipher(session.sodium, dek, binding(session, node), header);
-    const record = header.chunkSize + TAG_BYTES;
-    for (
-      let index = Math.floor(start / header.chunkSize);
-      index <= Math.floor(end / header.chunkSize);
-      index++
-    ) {
-      const bytes = await blob.read(BLOB_HEADER_BYTES + index * record, record);
-      const plaintext = cipher.open(index, bytes, index === layout.chunkCount - 1);
-      const chunkStart = index * header.chunkSize;
+    const { chunkSize } = blob.cipher.header;
+    const record = blob.cipher.recordSize;
+    for (let index = Math.floor(start / chunkSize); index <= Math.floor(end / chunkSize); index++) {
+      const final = index === blob.layout.chunkCount - 1;
+      const bytes = new Uint8Array(
+        final ? blob.layout.plaintextSize - index * chunkSize + record - chunkSize : record,
+      );
+      await blob.source.readv([bytes], BLOB_HEADER_BYTES + index * record);
+      const plaintext = blob.cipher.open(index, bytes, final);
+      const chunkStart = index * chunkSize;
       yield plaintext.subarray(
         Math.max(0, start - chunkStart),
         Math.min(plaintext.length, end - chunkStart + 1),
       );
     }
   } finally {
-    cipher?.wipe();
     await blob.close();
   }
 }
 
 /**
- * A file's plaintext as a stream: the whole file, or bytes [start, end] inclusive.
+ * A file's plaintext as a stream: the whole file, or bytes [start, end] inclusive. Only authenticated bytes are
+ * emitted; damage ends the stream with an {@link IntegrityError}.
  * @throws {@link InvalidArgumentError} for a range outside the file.
  */
 export function readRange(
@@ -138,7 +181,7 @@ export function readRange(
   node: TreeNode,
   range?: { start: number; end: number },
 ): Readable {
-  if (!range) return decryptedStream(session, node);
+  if (!range) return wholeFile(session, node);
   const { start, end } = range;
   if (
     !Number.isSafeInteger(start) ||

@@ -1,14 +1,11 @@
-import { createWriteStream } from 'node:fs';
 import { link, lstat, mkdir, open, rename, unlink, utimes } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 
 import { AlreadyExistsError, CancelledError, CofferError, IntegrityError } from '../errors.js';
 import { destinationPath, parseVaultPath } from '../names.js';
 import type { Problem, Progress, RestoreOptions, RestoreReport } from '../types.js';
 import { asIoError, fsyncDirectory, removeQuietly, tempPathBeside } from './durable.js';
-import { decryptedStream } from './read.js';
+import { decryptFile } from './read.js';
 import type { Session } from './session.js';
 import type { TreeNode } from './tree.js';
 
@@ -162,42 +159,37 @@ class RestoreJob {
       return;
     }
     const temp = tempPathBeside(target, 'restore');
-    let written = 0;
-    const counter = new Transform({
-      transform: (chunk: Buffer, _encoding, done) => {
-        written += chunk.length;
-        done(null, chunk);
-      },
-    });
     try {
-      await pipeline(
-        decryptedStream(this.#session, node),
-        counter,
-        // 0o666 less the user's umask, as `cp` would create it.
-        createWriteStream(temp, { flags: 'wx', mode: 0o666 }),
-        ...(this.#options.signal ? [{ signal: this.#options.signal }] : []),
-      );
-      const handle = await open(temp, 'r+');
+      // 0o666 less the user's umask, as `cp` would create it.
+      const out = await open(temp, 'wx', 0o666);
       try {
-        await handle.sync();
+        await decryptFile(
+          this.#session,
+          node,
+          async (views, position) => {
+            await out.writev(views, position);
+          },
+          this.#options.signal,
+        );
+        await out.sync();
       } finally {
-        await handle.close();
+        await out.close();
       }
       await utimes(temp, new Date(node.mtime), new Date(node.mtime));
       await publish(temp, target, this.#options.overwrite === true);
       await fsyncDirectory(dirname(target));
     } catch (error) {
       await removeQuietly(temp);
-      if ((error as Error).name === 'AbortError') throw new CancelledError();
       if (error instanceof IntegrityError || error instanceof AlreadyExistsError) {
         this.#problem(vaultPath, error);
         return;
       }
+      if (error instanceof CancelledError) throw error;
       throw asIoError(error, `Could not write "${target}"`);
     }
     this.#files++;
-    this.#bytes += written;
-    this.#report({ bytesDone: this.#progress.bytesDone + written });
+    this.#bytes += node.size;
+    this.#report({ bytesDone: this.#progress.bytesDone + node.size });
     this.#options.onRestored?.(this.#session.entry(node), target);
   }
 }

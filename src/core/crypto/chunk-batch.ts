@@ -1,0 +1,134 @@
+import { NONCE_BYTES, TAG_BYTES } from './constants.js';
+import type { SodiumBackend } from './sodium.js';
+
+/**
+ * A run of consecutive chunks of one blob to seal or open, in place. Plain data, so it can be posted (and its
+ * buffer transferred) to a worker thread. `key` is the blob's content subkey; a worker wipes its copy when done.
+ * Never log a job.
+ *
+ * `records` is laid out as the blob stores the chunks: chunk i occupies `chunkSize + 16` bytes from offset
+ * `i × (chunkSize + 16)` (the last chunk `lastLength + 16`), its data first and its tag in the last 16 bytes. To
+ * seal, the data slots hold plaintext and the tag slots are free; sealing turns the buffer into the blob's bytes.
+ * To open, the buffer holds the blob's bytes; opening leaves each chunk's plaintext in its data slot.
+ */
+export interface BatchJob {
+  readonly op: 'seal' | 'open';
+  readonly key: Uint8Array;
+  /** The blob header's 16-byte nonce prefix; chunk i's nonce is prefix ‖ uint64 i. */
+  readonly noncePrefix: Uint8Array;
+  /** Label ‖ blob header; chunk i's AAD is this ‖ uint64 i ‖ final flag. */
+  readonly aadPrefix: Uint8Array;
+  readonly chunkSize: number;
+  readonly firstIndex: number;
+  readonly count: number;
+  /** Plaintext bytes in the batch's last chunk (every other chunk holds `chunkSize`). */
+  readonly lastLength: number;
+  /** Whether the batch's last chunk is the blob's final chunk. */
+  readonly endsWithFinal: boolean;
+  readonly records: Uint8Array;
+}
+
+export type BatchFailureReason = 'truncated' | 'trailing-data' | 'malformed' | 'tampered';
+
+/** How a batch went. On failure, chunks before `index` were opened; that chunk and later ones were not. */
+export interface BatchOutcome {
+  readonly failure?: { readonly index: number; readonly reason: BatchFailureReason };
+}
+
+/** Where chunk `i` of a batch sits in its records buffer. */
+export function chunkSpan(job: Pick<BatchJob, 'chunkSize' | 'count' | 'lastLength'>, i: number) {
+  const start = i * (job.chunkSize + TAG_BYTES);
+  const length = i === job.count - 1 ? job.lastLength : job.chunkSize;
+  return { start, length, tagStart: start + length };
+}
+
+/** The records buffer size a batch needs. */
+export function recordsLength(job: Pick<BatchJob, 'chunkSize' | 'count' | 'lastLength'>): number {
+  return (job.count - 1) * (job.chunkSize + TAG_BYTES) + job.lastLength + TAG_BYTES;
+}
+
+/** The plaintext of the first `count` chunks of an opened (or to-be-sealed) batch, as views into its records. */
+export function plaintextViews(
+  job: Pick<BatchJob, 'chunkSize' | 'count' | 'lastLength' | 'records'>,
+  count = job.count,
+): Uint8Array[] {
+  const views: Uint8Array[] = [];
+  for (let i = 0; i < count; i++) {
+    const { start, length } = chunkSpan(job, i);
+    if (length > 0) views.push(job.records.subarray(start, start + length));
+  }
+  return views;
+}
+
+/** Reusable nonce and AAD buffers for one batch: only the index and flag bytes change from chunk to chunk. */
+class ChunkParams {
+  readonly nonce = new Uint8Array(NONCE_BYTES);
+  readonly aad: Uint8Array;
+  readonly #aadView: DataView;
+  readonly #nonceView: DataView;
+
+  constructor(job: BatchJob) {
+    this.nonce.set(job.noncePrefix);
+    this.aad = new Uint8Array(job.aadPrefix.byteLength + 9);
+    this.aad.set(job.aadPrefix);
+    this.#aadView = new DataView(this.aad.buffer);
+    this.#nonceView = new DataView(this.nonce.buffer);
+  }
+
+  set(index: number, final: boolean): void {
+    const big = BigInt(index);
+    this.#nonceView.setBigUint64(NONCE_BYTES - 8, big, true);
+    this.#aadView.setBigUint64(this.aad.byteLength - 9, big, true);
+    this.aad[this.aad.byteLength - 1] = final ? 1 : 0;
+  }
+}
+
+function seal(sodium: SodiumBackend, job: BatchJob): BatchOutcome {
+  const params = new ChunkParams(job);
+  for (let i = 0; i < job.count; i++) {
+    const { start, length, tagStart } = chunkSpan(job, i);
+    const data = job.records.subarray(start, start + length);
+    params.set(job.firstIndex + i, job.endsWithFinal && i === job.count - 1);
+    sodium.aeadEncryptDetached(
+      data,
+      job.records.subarray(tagStart, tagStart + TAG_BYTES),
+      data,
+      params.aad,
+      params.nonce,
+      job.key,
+    );
+  }
+  return {};
+}
+
+function open(sodium: SodiumBackend, job: BatchJob): BatchOutcome {
+  const params = new ChunkParams(job);
+  // Decrypted beside the ciphertext, then copied over it: a failed chunk keeps its ciphertext for the diagnosis.
+  const scratch = new Uint8Array(job.count > 1 ? job.chunkSize : job.lastLength);
+  for (let i = 0; i < job.count; i++) {
+    const index = job.firstIndex + i;
+    const final = job.endsWithFinal && i === job.count - 1;
+    const { start, length, tagStart } = chunkSpan(job, i);
+    const data = job.records.subarray(start, start + length);
+    const tag = job.records.subarray(tagStart, tagStart + TAG_BYTES);
+    const plaintext = scratch.subarray(0, length);
+    params.set(index, final);
+    if (sodium.aeadDecryptDetached(plaintext, data, tag, params.aad, params.nonce, job.key)) {
+      if (final && length === 0 && index > 0) return { failure: { index, reason: 'malformed' } };
+      data.set(plaintext);
+      continue;
+    }
+    // Only on failure: try the other flag to tell a cut-off or extended blob from a damaged one.
+    params.set(index, !final);
+    const other = sodium.aeadDecryptDetached(plaintext, data, tag, params.aad, params.nonce, job.key);
+    plaintext.fill(0);
+    return { failure: { index, reason: other ? (final ? 'truncated' : 'trailing-data') : 'tampered' } };
+  }
+  scratch.fill(0);
+  return {};
+}
+
+/** Seals or opens a batch in place, in the calling thread; the same code runs inside the crypto worker threads. */
+export function runBatch(sodium: SodiumBackend, job: BatchJob): BatchOutcome {
+  return job.op === 'seal' ? seal(sodium, job) : open(sodium, job);
+}

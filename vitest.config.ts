@@ -7,5 +7,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Builds dist/ once per run for the CLI tests, which run bin/coffer.js; see tests/cli/global-setup.ts.
+    globalSetup: ['tests/cli/global-setup.ts'],
   },
 });

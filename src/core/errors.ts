@@ -166,7 +166,7 @@ export class CancelledError extends CofferError {
   readonly code = 'CANCELLED';
 
   constructor() {
-    super('Cancelled. Files that were not finished were not added; everything else is as before.');
+    super('Cancelled. Whatever was not finished left no trace; everything finished before that is kept.');
   }
 }
 

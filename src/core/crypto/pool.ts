@@ -21,7 +21,6 @@ class PoolWorker {
 
   constructor(worker: Worker) {
     this.#worker = worker;
-    worker.unref();
     worker.on('message', (message: { id?: number; outcome?: BatchOutcome; records?: Uint8Array }) => {
       if (message.id === undefined || !message.outcome || !message.records) return;
       const job = this.#pending.get(message.id);
@@ -35,6 +34,9 @@ class PoolWorker {
     worker.on('exit', (code) => {
       this.#fail(new Error(`a crypto worker stopped unexpectedly (exit code ${code})`));
     });
+    // After the listeners: attaching a 'message' listener references the worker again, and an idle worker must
+    // not keep the process alive.
+    worker.unref();
   }
 
   #fail(error: Error): void {

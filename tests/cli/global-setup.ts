@@ -1,0 +1,31 @@
+import { execFileSync } from 'node:child_process';
+import { resolve } from 'node:path';
+
+import type { TestProject } from 'vitest/node';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** The output of a failed `npm run build`, or "" when it succeeded. */
+    cliBuildError: string;
+  }
+}
+
+/**
+ * Builds dist/ once per test run: the CLI tests run `node bin/coffer.js`, which imports the compiled CLI, and a
+ * stale build would test old code. Vitest only takes global setup from the config, so the root config lists this
+ * file. A failure is handed to the CLI tests (see requireBuiltCli) rather than thrown here, so a half-edited file
+ * elsewhere in src/ cannot stop the engine's own tests from running.
+ */
+export default function setup(project: TestProject): void {
+  try {
+    execFileSync('npm', ['run', 'build'], {
+      cwd: resolve(import.meta.dirname, '../..'),
+      stdio: 'pipe',
+      shell: process.platform === 'win32',
+    });
+    project.provide('cliBuildError', '');
+  } catch (error) {
+    const { stdout, stderr, message } = error as { stdout?: Buffer; stderr?: Buffer; message: string };
+    project.provide('cliBuildError', `${stdout?.toString() ?? ''}${stderr?.toString() ?? message}`);
+  }
+}

@@ -1,4 +1,5 @@
-import { lstat, mkdir, open, readdir, rename, type FileHandle } from 'node:fs/promises';
+import { closeSync, fstatSync, lstatSync, openSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdir, open, rename, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 
 import { ChunkCipher, ContentEncryptor, newBlobHeader } from '../crypto/content.js';
@@ -12,6 +13,17 @@ import type { ContentRow, NodeRow } from './index-db.js';
 import { blobPath, INLINE_LIMIT, TEMP_DIR } from './layout.js';
 import type { Session } from './session.js';
 import type { TreeNode } from './tree.js';
+
+/** Longest stretch of synchronous file-system work before the event loop gets a turn (keeps a UI responsive). */
+const SYNC_SLICE_MS = 10;
+let sliceStart = performance.now();
+
+/** Lets the event loop run if this thread has been busy with synchronous I/O for a while. */
+async function yieldNow(): Promise<void> {
+  if (performance.now() - sliceStart < SYNC_SLICE_MS) return;
+  await new Promise((resolve) => setImmediate(resolve));
+  sliceStart = performance.now();
+}
 
 /** Rows waiting for one shared transaction: many small files cost one commit, not one each. */
 const BATCH_MAX_ITEMS = 1000;
@@ -47,9 +59,10 @@ function problemOf(path: string, error: unknown): Problem {
 async function plan(sources: readonly string[], problems: Problem[]): Promise<PlannedItem[]> {
   const items: PlannedItem[] = [];
   const visit = async (source: string, parts: readonly string[]): Promise<void> => {
+    await yieldNow();
     let stats;
     try {
-      stats = await lstat(source);
+      stats = lstatSync(source);
     } catch (error) {
       problems.push(problemOf(source, error));
       return;
@@ -66,7 +79,8 @@ async function plan(sources: readonly string[], problems: Problem[]): Promise<Pl
       items.push({ kind: 'folder', source, parts, size: 0, mtime: stats.mtimeMs });
       let names: string[];
       try {
-        names = (await readdir(source)).sort();
+        names = readdirSync(source).sort();
+        await yieldNow();
       } catch (error) {
         problems.push(problemOf(source, error));
         return;
@@ -249,19 +263,26 @@ class AddJob {
   }
 
   async #addSmallFile(item: PlannedItem, parent: TreeNode | null, name: string): Promise<void> {
-    const handle = await this.#openSource(item);
+    // Synchronous calls: for a file of a few KiB, five thread-pool round trips cost more than the reading.
+    await yieldNow();
+    let fd: number;
+    try {
+      fd = openSync(item.source, 'r');
+    } catch (error) {
+      throw new SourceReadError(item.source, { cause: error });
+    }
     let plaintext: Buffer;
     let before;
     try {
-      before = await handle.stat();
-      plaintext = await handle.readFile();
-      const after = await handle.stat();
-      if (changed(before, after) || plaintext.length !== before.size) throw sourceChanged(item.source);
+      before = fstatSync(fd);
+      plaintext = readFileSync(fd);
+      if (changed(before, fstatSync(fd)) || plaintext.length !== before.size)
+        throw sourceChanged(item.source);
     } catch (error) {
       if (error instanceof SourceChangedError) throw error;
       throw new SourceReadError(item.source, { cause: error });
     } finally {
-      await handle.close();
+      closeSync(fd);
     }
     if (plaintext.length > INLINE_LIMIT) throw sourceChanged(item.source);
     const { fileId, row, header, key, binding } = this.#fileRow(

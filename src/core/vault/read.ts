@@ -16,6 +16,9 @@ import { blobPath } from './layout.js';
 import type { Session } from './session.js';
 import type { TreeNode } from './tree.js';
 
+/** Blobs of more chunks than this go to the worker pool (see pool.ts for the batch size). */
+const POOL_MIN_CHUNKS = 16;
+
 function binding(session: Session, node: TreeNode): ContentBinding {
   return {
     vaultId: session.keys.vaultId,
@@ -86,9 +89,42 @@ export async function openStoredBlob(session: Session, node: TreeNode): Promise<
   }
 }
 
-/** Where this process runs bulk crypto: the shared worker pool when there is one, else this thread. */
-export async function cryptoPlace(session: Session): Promise<CryptoPlace> {
-  return { sodium: session.sodium, executor: await sharedCryptoPool() };
+/**
+ * Where to run a blob's crypto: the shared worker pool when the blob spans several batches, else this thread
+ * (for one batch a round trip to a worker costs more than it saves).
+ */
+async function cryptoPlace(session: Session, chunkCount: number): Promise<CryptoPlace> {
+  const pool = chunkCount > POOL_MIN_CHUNKS ? await sharedCryptoPool() : undefined;
+  return { sodium: session.sodium, executor: pool };
+}
+
+/**
+ * Decrypts a file stored inline in the index (at most one chunk), in this thread.
+ * @throws {@link IntegrityError} as {@link openStoredBlob} does, or when the chunk fails.
+ */
+export async function decryptSmallFile(session: Session, node: TreeNode): Promise<Buffer> {
+  const blob = await openStoredBlob(session, node);
+  try {
+    const plaintext = Buffer.alloc(blob.layout.plaintextSize);
+    await openBlob({
+      place: { sodium: session.sodium, executor: undefined },
+      cipher: blob.cipher,
+      source: blob.source,
+      chunkCount: blob.layout.chunkCount,
+      plaintextSize: blob.layout.plaintextSize,
+      sink: (views, position) => {
+        let at = position;
+        for (const view of views) {
+          plaintext.set(view, at);
+          at += view.byteLength;
+        }
+        return Promise.resolve();
+      },
+    });
+    return plaintext;
+  } finally {
+    await blob.close();
+  }
 }
 
 /**
@@ -104,7 +140,7 @@ export async function decryptFile(
   const blob = await openStoredBlob(session, node);
   try {
     await openBlob({
-      place: await cryptoPlace(session),
+      place: await cryptoPlace(session, blob.layout.chunkCount),
       cipher: blob.cipher,
       source: blob.source,
       chunkCount: blob.layout.chunkCount,

@@ -1,11 +1,25 @@
-import { link, lstat, mkdir, open, rename, unlink, utimes } from 'node:fs/promises';
+import {
+  closeSync,
+  existsSync,
+  fsync,
+  futimesSync,
+  linkSync,
+  lstatSync,
+  openSync,
+  renameSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
+import { mkdir, open } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
+import { promisify } from 'node:util';
 
 import { AlreadyExistsError, CancelledError, CofferError, IntegrityError } from '../errors.js';
 import { destinationPath, parseVaultPath } from '../names.js';
 import type { Problem, Progress, RestoreOptions, RestoreReport } from '../types.js';
 import { asIoError, fsyncDirectory, removeQuietly, tempPathBeside } from './durable.js';
-import { decryptFile } from './read.js';
+import { INLINE_LIMIT } from './layout.js';
+import { decryptFile, decryptSmallFile } from './read.js';
 import type { Session } from './session.js';
 import type { TreeNode } from './tree.js';
 
@@ -31,9 +45,10 @@ function plan(session: Session, paths: readonly string[]): RestoreItem[] {
   return items;
 }
 
-async function exists(path: string): Promise<'file' | 'folder' | false> {
+/** What is at `path`. Synchronous: one quick metadata call, made per restored file. */
+function exists(path: string): 'file' | 'folder' | false {
   try {
-    return (await lstat(path)).isDirectory() ? 'folder' : 'file';
+    return lstatSync(path).isDirectory() ? 'folder' : 'file';
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
     throw error;
@@ -44,23 +59,38 @@ async function exists(path: string): Promise<'file' | 'folder' | false> {
  * Puts the finished temp file at `target`. Without `overwrite` a hard link publishes it only if nothing is there
  * (atomic no-clobber); file systems without hard links fall back to check-then-rename.
  */
-async function publish(temp: string, target: string, overwrite: boolean): Promise<void> {
+function publish(temp: string, target: string, overwrite: boolean): void {
   if (overwrite) {
-    await rename(temp, target);
+    renameSync(temp, target);
     return;
   }
   try {
-    await link(temp, target);
-    await unlink(temp);
+    linkSync(temp, target);
+    unlinkSync(temp);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EEXIST') throw new AlreadyExistsError(`"${target}" already exists; it was left untouched.`);
     if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'EXDEV') throw error;
-    if (await exists(target))
+    if (existsSync(target))
       throw new AlreadyExistsError(`"${target}" already exists; it was left untouched.`);
-    await rename(temp, target);
+    renameSync(temp, target);
   }
 }
+
+/** A file decrypted into its temp file, waiting to be made durable and published with the rest of its batch. */
+interface Staged {
+  readonly node: TreeNode;
+  readonly vaultPath: string;
+  readonly target: string;
+  readonly temp: string;
+  sync(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Small files are staged this many at a time, so their fsyncs run in parallel and each folder is synced once. */
+const STAGE_BATCH = 64;
+
+const fsyncFd = promisify(fsync);
 
 class RestoreJob {
   readonly #session: Session;
@@ -92,8 +122,12 @@ class RestoreJob {
       throw asIoError(error, `Could not create "${root}"`);
     });
     const skippedFolders = new Set<string>();
+    const batch: Staged[] = [];
     for (const item of items) {
-      if (this.#options.signal?.aborted) throw new CancelledError();
+      if (this.#options.signal?.aborted) {
+        await this.#discard(batch.splice(0));
+        throw new CancelledError();
+      }
       const vaultPath = this.#session.tree.pathOf(item.node);
       if ([...skippedFolders].some((prefix) => vaultPath.startsWith(`${prefix}/`))) continue;
       let target: string;
@@ -108,10 +142,14 @@ class RestoreJob {
         if (!(await this.#restoreFolder(vaultPath, target))) skippedFolders.add(vaultPath);
       } else {
         this.#report({ current: vaultPath });
-        await this.#restoreFile(item.node, vaultPath, target);
-        this.#report({ filesDone: this.#progress.filesDone + 1 });
+        const small = item.node.size <= INLINE_LIMIT;
+        if (!small) await this.#publishBatch(batch.splice(0));
+        const staged = await this.#stage(item.node, vaultPath, target, small);
+        if (staged) batch.push(staged);
+        if (!small || batch.length >= STAGE_BATCH) await this.#publishBatch(batch.splice(0));
       }
     }
+    await this.#publishBatch(batch.splice(0));
     return {
       filesRestored: this.#files,
       foldersRestored: this.#folders,
@@ -126,7 +164,7 @@ class RestoreJob {
   }
 
   async #restoreFolder(vaultPath: string, target: string): Promise<boolean> {
-    const found = await exists(target);
+    const found = exists(target);
     if (found === 'file') {
       this.#problem(
         vaultPath,
@@ -144,11 +182,17 @@ class RestoreJob {
   }
 
   /**
-   * Decrypts into a temp file beside the target and publishes it only after every chunk authenticated, so a
-   * damaged file never appears at its final path and an existing file is never half-overwritten.
+   * Decrypts into a temp file beside the target, with the file's modification time. Nothing is published yet: a
+   * damaged file never appears at its final path, and an existing file is never half-overwritten.
+   * @returns the staged file, or `undefined` when it was reported as a problem instead.
    */
-  async #restoreFile(node: TreeNode, vaultPath: string, target: string): Promise<void> {
-    const found = await exists(target);
+  async #stage(
+    node: TreeNode,
+    vaultPath: string,
+    target: string,
+    small: boolean,
+  ): Promise<Staged | undefined> {
+    const found = exists(target);
     if (found === 'folder' || (found === 'file' && this.#options.overwrite !== true)) {
       this.#problem(
         vaultPath,
@@ -156,11 +200,36 @@ class RestoreJob {
           `"${target}" already exists; it was left untouched. Use overwrite to replace it.`,
         ),
       );
-      return;
+      return undefined;
     }
     const temp = tempPathBeside(target, 'restore');
+    const mtime = new Date(node.mtime);
     try {
-      // 0o666 less the user's umask, as `cp` would create it.
+      if (small) {
+        // Small files are written with synchronous calls: a thread-pool round trip each would cost more than
+        // the write itself.
+        const plaintext = await decryptSmallFile(this.#session, node);
+        // 0o666 less the user's umask, as `cp` would create it.
+        const fd = openSync(temp, 'wx', 0o666);
+        try {
+          writeSync(fd, plaintext);
+          futimesSync(fd, mtime, mtime);
+        } catch (error) {
+          closeSync(fd);
+          throw error;
+        }
+        return {
+          node,
+          vaultPath,
+          target,
+          temp,
+          sync: () => fsyncFd(fd),
+          close: () => {
+            closeSync(fd);
+            return Promise.resolve();
+          },
+        };
+      }
       const out = await open(temp, 'wx', 0o666);
       try {
         await decryptFile(
@@ -171,26 +240,64 @@ class RestoreJob {
           },
           this.#options.signal,
         );
-        await out.sync();
-      } finally {
+        await out.utimes(mtime, mtime);
+      } catch (error) {
         await out.close();
+        throw error;
       }
-      await utimes(temp, new Date(node.mtime), new Date(node.mtime));
-      await publish(temp, target, this.#options.overwrite === true);
-      await fsyncDirectory(dirname(target));
+      return { node, vaultPath, target, temp, sync: () => out.sync(), close: () => out.close() };
     } catch (error) {
       await removeQuietly(temp);
-      if (error instanceof IntegrityError || error instanceof AlreadyExistsError) {
+      if (error instanceof IntegrityError) {
         this.#problem(vaultPath, error);
-        return;
+        return undefined;
       }
       if (error instanceof CancelledError) throw error;
       throw asIoError(error, `Could not write "${target}"`);
     }
-    this.#files++;
-    this.#bytes += node.size;
-    this.#report({ bytesDone: this.#progress.bytesDone + node.size });
-    this.#options.onRestored?.(this.#session.entry(node), target);
+  }
+
+  async #discard(staged: readonly Staged[]): Promise<void> {
+    for (const file of staged) {
+      await file.close().catch(() => undefined);
+      await removeQuietly(file.temp);
+    }
+  }
+
+  /** Makes staged files durable (fsyncs in parallel), publishes them, then syncs each folder they went into once. */
+  async #publishBatch(staged: readonly Staged[]): Promise<void> {
+    if (staged.length === 0) return;
+    try {
+      await Promise.all(staged.map((file) => file.sync()));
+    } catch (error) {
+      await this.#discard(staged);
+      throw asIoError(error, 'Could not write the restored files');
+    }
+    for (const file of staged) await file.close();
+    const published: Staged[] = [];
+    for (const file of staged) {
+      try {
+        publish(file.temp, file.target, this.#options.overwrite === true);
+        published.push(file);
+      } catch (error) {
+        await removeQuietly(file.temp);
+        if (!(error instanceof AlreadyExistsError))
+          throw asIoError(error, `Could not write "${file.target}"`);
+        this.#problem(file.vaultPath, error);
+      }
+    }
+    await Promise.all(
+      [...new Set(published.map((file) => dirname(file.target)))].map((dir) => fsyncDirectory(dir)),
+    );
+    for (const file of published) {
+      this.#files++;
+      this.#bytes += file.node.size;
+      this.#report({
+        bytesDone: this.#progress.bytesDone + file.node.size,
+        filesDone: this.#progress.filesDone + 1,
+      });
+      this.#options.onRestored?.(this.#session.entry(file.node), file.target);
+    }
   }
 }
 

@@ -255,3 +255,51 @@ describe('creating', () => {
     expect(readdirSync(dir)).toEqual(['keep.txt']);
   });
 });
+
+describe('damaged index rows', () => {
+  it('reports a tampered record, and keeps listing and verifying the healthy rest', async () => {
+    const { vault, dir, root } = await newVault();
+    await writeTree(join(root, 'in'), { 'keep.txt': 'keep', 'other.txt': 'other' });
+    await vault.add([join(root, 'in', 'keep.txt'), join(root, 'in', 'other.txt')]);
+    vault.close();
+    const { default: Database } = await import('better-sqlite3');
+    const db = new Database(join(dir, 'index.sqlite'));
+    const row = db.prepare('SELECT id, record FROM nodes LIMIT 1').get() as { id: Buffer; record: Buffer };
+    const tampered = Buffer.from(row.record);
+    tampered.writeUInt8(tampered.readUInt8(30) ^ 1, 30);
+    db.prepare('UPDATE nodes SET record = ? WHERE id = ?').run(tampered, row.id);
+    db.close();
+    const reopened = track(await Vault.open(dir, { sodium: nativeSodium }));
+    const damaged = await reopened.unlock(passphrase());
+    expect(damaged).toEqual([
+      expect.objectContaining({ code: 'INTEGRITY', path: `(index row ${row.id.toString('hex')})` }),
+    ]);
+    const listed = reopened.listRecursive('/').map((e) => e.path);
+    expect(listed).toHaveLength(1);
+    expect(['/keep.txt', '/other.txt']).toContain(listed[0]);
+    const report = await reopened.verify({ readData: true });
+    expect(report).toMatchObject({ ok: false, filesChecked: 1 });
+    expect(report.problems).toEqual(damaged);
+  });
+
+  it('reports entries whose parent folder row was deleted', async () => {
+    const { vault, dir, root } = await newVault();
+    await writeTree(join(root, 'in'), { 'folder/child.txt': 'child', 'top.txt': 'top' });
+    await vault.add([join(root, 'in', 'folder'), join(root, 'in', 'top.txt')]);
+    vault.close();
+    const { default: Database } = await import('better-sqlite3');
+    const db = new Database(join(dir, 'index.sqlite'));
+    // The folder's row is the one no contents row points at.
+    const folderRow = db
+      .prepare('SELECT id FROM nodes WHERE id NOT IN (SELECT node_id FROM contents)')
+      .get() as { id: Buffer };
+    db.prepare('DELETE FROM nodes WHERE id = ?').run(folderRow.id);
+    db.close();
+    const reopened = track(await Vault.open(dir, { sodium: nativeSodium }));
+    const damaged = await reopened.unlock(passphrase());
+    expect(damaged).toHaveLength(1);
+    expect(damaged[0]?.code).toBe('INTEGRITY');
+    expect(damaged[0]?.message).toMatch(/no valid parent/);
+    expect(reopened.listRecursive('/').map((e) => e.path)).toEqual(['/top.txt']);
+  });
+});

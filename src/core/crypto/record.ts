@@ -1,5 +1,5 @@
 import { IntegrityError, InvalidArgumentError } from '../errors.js';
-import { ascii, u32 } from './bytes.js';
+import { ascii } from './bytes.js';
 import { ID_BYTES, LABEL, NONCE_BYTES, TAG_BYTES } from './constants.js';
 import { deriveSubkey, type Keyring, type SecretKey } from './keys.js';
 import type { SodiumBackend } from './sodium.js';
@@ -41,6 +41,7 @@ export class RecordSealer {
   readonly #keyring: Keyring;
   readonly #vaultId: Buffer;
   readonly #subkeys = new Map<number, SecretKey>();
+  #aadBuffer: Buffer | undefined;
 
   constructor(sodium: SodiumBackend, keyring: Keyring, vaultId: Buffer) {
     this.#sodium = sodium;
@@ -59,8 +60,13 @@ export class RecordSealer {
     return subkey;
   }
 
+  /** The AAD, written into one reused buffer: only the record id and key id change between records. */
   #aad(binding: RecordBinding): Buffer {
-    return Buffer.concat([ascii(LABEL.record), this.#vaultId, binding.recordId, u32(binding.keyId)]);
+    const prefix = LABEL.record.length + this.#vaultId.length;
+    this.#aadBuffer ??= Buffer.concat([ascii(LABEL.record), this.#vaultId, Buffer.alloc(ID_BYTES + 4)]);
+    binding.recordId.copy(this.#aadBuffer, prefix);
+    this.#aadBuffer.writeUInt32LE(binding.keyId, prefix + ID_BYTES);
+    return this.#aadBuffer;
   }
 
   /**

@@ -132,8 +132,10 @@ export class IndexDb {
   }
 
   /** Every node row, for building the in-memory tree at unlock. */
-  *nodes(): IterableIterator<NodeRow> {
-    yield* this.#db.prepare('SELECT id, key_id, record FROM nodes').iterate() as IterableIterator<NodeRow>;
+  nodes(): NodeRow[] {
+    // Raw rows are arrays: building an object per row was a third of unlocking a 100,000-entry vault.
+    const rows = this.#sql('SELECT id, key_id, record FROM nodes').raw().all() as [Buffer, number, Buffer][];
+    return rows.map(([id, key_id, record]) => ({ id, key_id, record }));
   }
 
   content(fileId: Buffer): ContentRow | undefined {

@@ -59,8 +59,17 @@ export class Session {
         this.damaged.push({ path: node.name, code: 'INTEGRITY', message: (error as Error).message });
       }
     }
+    // Every entry must hang from the root; a walk down from it reaches each healthy one once (linear time).
+    const reached = new Set<string>();
+    const folders: (string | null)[] = [null];
+    for (let folder = folders.pop(); folder !== undefined; folder = folders.pop()) {
+      for (const child of this.tree.childrenOf(folder)) {
+        reached.add(child.id);
+        if (child.type === 'folder') folders.push(child.id);
+      }
+    }
     for (const node of this.tree.values()) {
-      if (!this.tree.partsOf(node)) {
+      if (!reached.has(node.id)) {
         this.damaged.push({
           path: `(index row ${node.id})`,
           code: 'INTEGRITY',

@@ -44,7 +44,7 @@ export interface StoredBlob {
 export async function openStoredBlob(session: Session, node: TreeNode): Promise<StoredBlob> {
   const bind = binding(session, node);
   const content = session.db.content(bind.fileId);
-  if (!content) throw session.missingBlob(node, Object.assign(new Error(), { code: 'ENOENT' }));
+  if (!content) throw session.missingContents(node);
   let source: ByteSource;
   let size: number;
   let closeFile = (): Promise<void> => Promise.resolve();

@@ -1,6 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { Readable } from 'node:stream';
 
 import { ID_BYTES } from '../crypto/constants.js';
 import { RecordSealer } from '../crypto/record.js';
@@ -10,7 +8,6 @@ import { IntegrityError, InvalidNameError, ReadOnlyVaultError } from '../errors.
 import { checkName, parseVaultPath } from '../names.js';
 import type { Problem, VaultEntry } from '../types.js';
 import type { IndexDb, NodeRow } from './index-db.js';
-import { blobPath } from './layout.js';
 import { decodeRecord, encodeRecord, Tree, type NodeRecord, type TreeNode } from './tree.js';
 
 /**
@@ -110,34 +107,19 @@ export class Session {
     };
   }
 
-  /** Maps "the blob file is not there" to the integrity failure it is, naming the file; other errors pass. */
-  missingBlob(node: TreeNode, error: unknown): unknown {
-    if ((error as NodeJS.ErrnoException | undefined)?.code !== 'ENOENT') return error;
+  /** The error for a file whose stored contents are gone (no index row, or no blob file). */
+  missingContents(node: TreeNode): IntegrityError {
     return new IntegrityError('missing', {
       subject: `stored contents of "${this.tree.pathOf(node)}"`,
       fileId: node.fileId ?? '',
     });
   }
 
-  /** A readable stream of a file's stored blob: the inline bytes, or the blob file. */
-  blobSource(node: TreeNode): Readable {
-    const content = this.db.content(Buffer.from(node.fileId ?? '', 'hex'));
-    if (!content) return failing(this.missingBlob(node, Object.assign(new Error(), { code: 'ENOENT' })));
-    if (content.inline_blob) return Readable.from([content.inline_blob]);
-    return Readable.from(
-      this.#mapErrors(
-        node,
-        createReadStream(blobPath(this.dir, node.fileId ?? ''), { highWaterMark: 1024 * 1024 }),
-      ),
-    );
-  }
-
-  async *#mapErrors(node: TreeNode, source: Readable): AsyncGenerator<Buffer> {
-    try {
-      for await (const chunk of source) yield chunk as Buffer;
-    } catch (error) {
-      throw this.missingBlob(node, error);
-    }
+  /** Maps "the blob file is not there" to {@link Session.missingContents}; other errors pass through. */
+  missingBlob(node: TreeNode, error: unknown): unknown {
+    return (error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT'
+      ? this.missingContents(node)
+      : error;
   }
 
   /** Wipes keys and forgets every decrypted record. */
@@ -147,13 +129,4 @@ export class Session {
     this.tree.clear();
     this.damaged.length = 0;
   }
-}
-
-/** A source that fails on first read: for a file whose contents the index lacks. */
-function failing(error: unknown): Readable {
-  return new Readable({
-    read() {
-      this.destroy(error as Error);
-    },
-  });
 }

@@ -20,7 +20,9 @@ export class SecretKey {
   /** A fresh random key in secure memory. */
   static generate(sodium: SodiumBackend): SecretKey {
     const bytes = sodium.secureAlloc(KEY_BYTES);
-    bytes.set(sodium.randomBytes(KEY_BYTES));
+    const random = sodium.randomBytes(KEY_BYTES);
+    bytes.set(random);
+    sodium.memzero(random);
     return new SecretKey(sodium, bytes);
   }
 

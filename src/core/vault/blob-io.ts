@@ -1,6 +1,6 @@
 import type { FileHandle } from 'node:fs/promises';
 
-import { chunkSpan, plaintextViews, recordsLength } from '../crypto/chunk-batch.js';
+import { plaintextViews, recordsLength } from '../crypto/chunk-batch.js';
 import {
   BLOB_HEADER_BYTES,
   runHere,
@@ -193,11 +193,10 @@ export async function openBlob(options: {
       read: async (plan, buffers) => {
         const records = buffers.take(recordsLength({ ...plan, chunkSize }));
         const position = BLOB_HEADER_BYTES + plan.firstIndex * cipher.recordSize;
-        if ((await source.readv([records], position)) !== records.byteLength) {
-          // The blob's size was checked against its layout before; a short read means it changed under us.
-          const { start } = chunkSpan({ ...plan, chunkSize }, plan.count - 1);
-          records.fill(0, start);
-        }
+        const got = await source.readv([records], position);
+        // The size was checked against the layout before; a short read means the blob changed under us. Zeros
+        // (never stale bytes from a recycled buffer) then fail authentication like any other damage.
+        if (got !== records.byteLength) records.fill(0, got);
         return { job: cipher.job('open', plan, records, shareKey) };
       },
       write: async (plan, result) => {

@@ -275,14 +275,17 @@ class RestoreJob {
     }
     for (const file of staged) await file.close();
     const published: Staged[] = [];
-    for (const file of staged) {
+    for (const [index, file] of staged.entries()) {
       try {
         publish(file.temp, file.target, this.#options.overwrite === true);
         published.push(file);
       } catch (error) {
         await removeQuietly(file.temp);
-        if (!(error instanceof AlreadyExistsError))
+        if (!(error instanceof AlreadyExistsError)) {
+          // No temp file may outlive a failed restore.
+          for (const rest of staged.slice(index + 1)) await removeQuietly(rest.temp);
           throw asIoError(error, `Could not write "${file.target}"`);
+        }
         this.#problem(file.vaultPath, error);
       }
     }

@@ -1,5 +1,3 @@
-import { randomBytes } from 'node:crypto';
-
 import { ID_BYTES } from '../crypto/constants.js';
 import { RecordSealer } from '../crypto/record.js';
 import type { SodiumBackend } from '../crypto/sodium.js';
@@ -82,7 +80,7 @@ export class Session {
   }
 
   newId(): Buffer {
-    return randomBytes(ID_BYTES);
+    return this.sodium.randomBytes(ID_BYTES);
   }
 
   /** Seals a record for a row, under the vault's active key. */

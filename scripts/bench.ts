@@ -8,7 +8,8 @@
  * installed. age and rclone are compared when installed (apt-get install age rclone time).
  *
  * Flags: --big-mib N  --small-count N  --small-min-kib N  --small-max-kib N  --folders N  --runs N  --dir PATH
- *        --kdf interactive|moderate|sensitive  --out FILE.json
+ *        --kdf interactive|moderate|sensitive  --out FILE.json  --huge-gib N (one add of an N GiB file for peak
+ *        RSS; 0 skips it)
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes, randomFillSync, randomInt } from 'node:crypto';
@@ -33,6 +34,7 @@ const { values: flags } = parseArgs({
     'small-count': { type: 'string', default: '10000' },
     'small-min-kib': { type: 'string', default: '1' },
     'small-max-kib': { type: 'string', default: '32' },
+    'huge-gib': { type: 'string', default: '4' },
     folders: { type: 'string', default: '100' },
     runs: { type: 'string', default: '3' },
     dir: { type: 'string' },
@@ -172,6 +174,21 @@ function workloads(data: { big: string; small: string }): Workload[] {
   return [big, bigBack, small, smallBack];
 }
 
+/** Peak memory while adding one very large file (a sparse source, so only the vault side uses real memory). */
+function hugeFileAdd(): { gib: number; seconds: number; peakRssMiB: number | undefined } | undefined {
+  const gib = Number(flags['huge-gib']);
+  if (!(gib > 0)) return undefined;
+  const source = join(ROOT, 'huge.bin');
+  const fd = openSync(source, 'w');
+  writeSync(fd, randomBytes(4096), 0, 4096, gib * 2 ** 30 - 4096);
+  closeSync(fd);
+  const vault = newVault('vault-huge');
+  const result = measure(coffer('add', vault, source));
+  rmSync(vault, { recursive: true, force: true });
+  rmSync(source, { force: true });
+  return { gib, ...result };
+}
+
 const median = (values: number[]): number => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
@@ -193,6 +210,7 @@ function main(): void {
     console.error(`bench: round ${run + 1}/${RUNS} done`);
   }
   const startup = [0, 1, 2].map(() => measure(coffer('--version')).seconds);
+  const huge = hugeFileAdd();
   const rows = loads.flatMap((load) => {
     const baseline = Object.keys(load.tools)[0] ?? '';
     const base = median((samples.get(`${load.name}\u0000${baseline}`) ?? []).map((m) => m.seconds));
@@ -221,6 +239,7 @@ function main(): void {
     dataDir: ROOT,
     vaultKdf: flags.kdf,
     nodeStartupSeconds: Number(median(startup).toFixed(3)),
+    hugeFileAdd: huge,
     rows,
   };
   const out =
@@ -238,6 +257,11 @@ function main(): void {
   for (const row of rows) {
     console.log(
       `| ${row.workload} | ${row.tool} | ${row.medianSeconds.toFixed(3)} | ${row.ratioToCopy.toFixed(2)} | ${row.peakRssMiB ?? 'n/a'} |`,
+    );
+  }
+  if (huge) {
+    console.log(
+      `\nadd one ${huge.gib} GiB file (sparse source): ${huge.seconds.toFixed(2)} s, peak RSS ${huge.peakRssMiB ?? 'n/a'} MiB`,
     );
   }
   console.log(`\nJSON: ${out}`);

@@ -261,7 +261,7 @@ function main(): void {
   }
   if (huge) {
     console.log(
-      `\nadd one ${huge.gib} GiB file (sparse source): ${huge.seconds.toFixed(2)} s, peak RSS ${huge.peakRssMiB ?? 'n/a'} MiB`,
+      `\nadd one ${huge.gib} GiB file (sparse source): ${huge.seconds.toFixed(2)} s, peak RSS ${huge.peakRssMiB === undefined ? 'n/a' : Math.round(huge.peakRssMiB)} MiB`,
     );
   }
   console.log(`\nJSON: ${out}`);

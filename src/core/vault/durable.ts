@@ -22,9 +22,14 @@ export async function fsyncDirectory(path: string): Promise<void> {
   }
 }
 
+/** Random per process, so temp names never collide with another process's; a counter makes them unique here. */
+const TEMP_PREFIX = randomBytes(6).toString('hex');
+let tempCounter = 0;
+
 /** A unique temp-file name beside `target`, so the final rename stays within one filesystem. */
 export function tempPathBeside(target: string, label: string): string {
-  return join(dirname(target), `.coffer-${label}-${randomBytes(8).toString('hex')}.tmp`);
+  tempCounter++;
+  return join(dirname(target), `.coffer-${label}-${TEMP_PREFIX}-${tempCounter.toString(36)}.tmp`);
 }
 
 /**

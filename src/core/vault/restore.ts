@@ -99,6 +99,7 @@ class RestoreJob {
   #progress: Progress = { filesDone: 0, filesTotal: 0, bytesDone: 0, bytesTotal: 0 };
   #files = 0;
   #folders = 0;
+  readonly #createdFolders = new Set<string>();
   #bytes = 0;
 
   constructor(session: Session, options: RestoreOptions) {
@@ -177,6 +178,7 @@ class RestoreJob {
         throw asIoError(error, `Could not create "${target}"`);
       });
       this.#folders++;
+      this.#createdFolders.add(target);
     }
     return true;
   }
@@ -192,7 +194,8 @@ class RestoreJob {
     target: string,
     small: boolean,
   ): Promise<Staged | undefined> {
-    const found = exists(target);
+    // Inside a folder this restore created, nothing can be in the way yet (publishing still refuses to clobber).
+    const found = this.#createdFolders.has(dirname(target)) ? false : exists(target);
     if (found === 'folder' || (found === 'file' && this.#options.overwrite !== true)) {
       this.#problem(
         vaultPath,

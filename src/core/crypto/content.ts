@@ -299,7 +299,7 @@ class ByteQueue {
 }
 
 /** Output that needs no crypto (the blob header), or a batch of chunks to run. */
-export type PlannedStep =
+type PlannedStep =
   | { readonly kind: 'bytes'; readonly bytes: Buffer }
   | { readonly kind: 'batch'; readonly job: BatchJob; readonly cipher: ChunkCipher };
 
@@ -341,7 +341,7 @@ abstract class ChunkStream {
   }
 
   /** Copies `input` into a records buffer of its own, the layout {@link BatchJob} works in place on. */
-  #batch(cipher: ChunkCipher, input: Buffer, final: boolean, shareKey: boolean): PlannedStep {
+  #batch(cipher: ChunkCipher, input: Buffer, final: boolean): PlannedStep {
     const unit = this.unit(cipher);
     const count = final ? Math.max(1, Math.ceil(input.length / unit)) : input.length / unit;
     const lastUnit = input.length - (count - 1) * unit;
@@ -360,14 +360,11 @@ abstract class ChunkStream {
         records.set(input.subarray(i * unit, (i + 1) * unit), i * cipher.recordSize);
       }
     }
-    return { kind: 'batch', job: cipher.job(this.op, chunks, records, shareKey), cipher };
+    return { kind: 'batch', job: cipher.job(this.op, chunks, records), cipher };
   }
 
-  /**
-   * Takes input and plans the work it makes possible: batches of at most `maxChunks` chunks, none of them final.
-   * @param shareKey - copy the key into each job, for running it on another thread.
-   */
-  plan(data: Uint8Array, maxChunks = Number.MAX_SAFE_INTEGER, shareKey = false): PlannedStep[] {
+  /** Takes input and plans the batches it makes possible: all whole chunks but the held-back last one. */
+  #plan(data: Uint8Array): PlannedStep[] {
     return this.#guard(() => {
       const steps: PlannedStep[] = [];
       this.pending.push(data);
@@ -375,72 +372,62 @@ abstract class ChunkStream {
       const cipher = this.cipher();
       if (!cipher) return steps;
       const unit = this.unit(cipher);
-      for (;;) {
-        const chunks = Math.min(maxChunks, Math.floor((this.pending.length - 1) / unit));
-        if (chunks <= 0) return steps;
-        steps.push(this.#batch(cipher, this.pending.take(chunks * unit), false, shareKey));
-      }
+      const chunks = Math.floor((this.pending.length - 1) / unit);
+      if (chunks > 0) steps.push(this.#batch(cipher, this.pending.take(chunks * unit), false));
+      return steps;
     });
   }
 
   /** Plans the final batch: the held-back last chunk. */
-  planFinish(shareKey = false): PlannedStep[] {
+  #planFinish(): PlannedStep[] {
     const steps = this.#guard(() => {
       const steps: PlannedStep[] = [];
       this.start(steps);
       const cipher = this.beforeFinal(this.cipher());
-      steps.push(this.#batch(cipher, this.pending.take(this.pending.length), true, shareKey));
+      steps.push(this.#batch(cipher, this.pending.take(this.pending.length), true));
       return steps;
     });
     this.#closed = true;
     return steps;
   }
 
-  /** Runs a planned step's batch in this thread (a bytes step needs no work). */
-  runHere(step: PlannedStep): BatchResult | undefined {
-    return step.kind === 'batch' ? runHere(this.sodium(), step.job) : undefined;
-  }
-
   /**
-   * Accepts a step's result, in plan order, and emits its output: sealed records, or the plaintext of each chunk
-   * that authenticated.
+   * Runs planned steps in this thread and emits their output: the header, sealed records, or the plaintext of each
+   * chunk that authenticated.
    * @throws {@link IntegrityError} for a failed chunk (after which the stream stays failed).
    */
-  complete(step: PlannedStep, result: BatchResult | undefined, emit: Emit): void {
-    if (this.#error !== undefined) throw this.#error;
-    if (step.kind === 'bytes') {
-      emit(step.bytes);
-      return;
+  #run(steps: PlannedStep[], emit: Emit): void {
+    for (const step of steps) {
+      if (step.kind === 'bytes') {
+        emit(step.bytes);
+        continue;
+      }
+      const { job } = step;
+      const outcome = runBatch(this.sodium(), job);
+      if (job.op === 'seal')
+        emit(Buffer.from(job.records.buffer, job.records.byteOffset, job.records.byteLength));
+      else {
+        const opened = outcome.failure ? outcome.failure.index - job.firstIndex : job.count;
+        for (const view of plaintextViews(job, opened))
+          emit(Buffer.from(view.buffer, view.byteOffset, view.byteLength));
+      }
+      try {
+        step.cipher.check(outcome);
+      } catch (error) {
+        this.fail(error);
+      }
+      if (job.endsWithFinal) step.cipher.wipe();
     }
-    if (!result) throw new Error('internal error: a batch step needs its result');
-    const job = { ...step.job, records: result.records };
-    if (job.op === 'seal')
-      emit(Buffer.from(job.records.buffer, job.records.byteOffset, job.records.byteLength));
-    else {
-      const opened = result.failure ? result.failure.index - job.firstIndex : job.count;
-      for (const view of plaintextViews(job, opened))
-        emit(Buffer.from(view.buffer, view.byteOffset, view.byteLength));
-    }
-    try {
-      step.cipher.check(result);
-    } catch (error) {
-      this.fail(error);
-    }
-    if (job.endsWithFinal) step.cipher.wipe();
-  }
-
-  #runInline(steps: PlannedStep[], emit: Emit): void {
-    for (const step of steps) this.complete(step, this.runHere(step), emit);
   }
 
   /** Feeds input and emits whatever it completes, in this thread. */
   push(data: Uint8Array, emit: Emit): void {
-    this.#runInline(this.plan(data), emit);
+    this.#run(this.#plan(data), emit);
   }
 
   /** Ends the input, emitting the rest, in this thread; wipes the key. */
   finish(emit: Emit): void {
-    this.#runInline(this.planFinish(), emit);
+    this.#run(this.#planFinish(), emit);
   }
 
   /** Abandons the stream (on cancellation or a failure elsewhere) and wipes its key. */
@@ -563,53 +550,27 @@ export class ContentDecryptor extends ChunkStream {
 }
 
 /**
- * Wraps an encryptor or decryptor as a Node Transform for `stream.pipeline`. With a worker-pool executor, batches
- * run on other threads while this one reads and writes, and results are emitted in order; at most
- * `maxInFlight` batches are outstanding, so memory stays bounded. Destroying the stream (cancellation, or a failure
- * elsewhere in the pipeline) wipes the key.
+ * Wraps an encryptor or decryptor as a Node Transform for `stream.pipeline`, running the crypto in this thread.
+ * (Large files in the vault go through blob-io.ts and the worker pool instead.) Destroying the stream
+ * (cancellation, or a failure elsewhere in the pipeline) wipes the key.
  */
-export function chunkTransform(
-  stream: ContentEncryptor | ContentDecryptor,
-  executor?: BatchExecutor,
-): Transform {
-  const inFlight: { step: PlannedStep; result: Promise<BatchResult> | undefined }[] = [];
-  const dispatch = (steps: PlannedStep[]): void => {
-    for (const step of steps) {
-      inFlight.push({ step, result: step.kind === 'batch' && executor ? executor.run(step.job) : undefined });
-    }
-  };
-  const drain = async (target: Transform, keep: number): Promise<void> => {
-    while (inFlight.length > keep) {
-      const next = inFlight.shift();
-      if (!next) break;
-      const result = next.result ? await next.result : stream.runHere(next.step);
-      stream.complete(next.step, result, (bytes) => target.push(bytes));
-    }
-  };
-  const maxChunks = executor?.batchChunks ?? Number.MAX_SAFE_INTEGER;
-  const keep = executor ? executor.maxInFlight : 0;
+export function chunkTransform(stream: ContentEncryptor | ContentDecryptor): Transform {
   return new Transform({
     transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback) {
       try {
-        dispatch(stream.plan(chunk, maxChunks, executor !== undefined));
+        stream.push(chunk, (out) => this.push(out));
+        callback();
       } catch (error) {
         callback(error as Error);
-        return;
       }
-      drain(this, keep).then(() => {
-        callback();
-      }, callback);
     },
     flush(callback: TransformCallback) {
       try {
-        dispatch(stream.planFinish(executor !== undefined));
+        stream.finish((out) => this.push(out));
+        callback();
       } catch (error) {
         callback(error as Error);
-        return;
       }
-      drain(this, 0).then(() => {
-        callback();
-      }, callback);
     },
     destroy(error: Error | null, callback: (error: Error | null) => void) {
       stream.abort();

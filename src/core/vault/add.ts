@@ -429,9 +429,6 @@ export async function addPaths(
   destinationFolder: string,
   options: AddOptions,
 ): Promise<AddReport> {
-  const destination = session.resolve(destinationFolder);
-  if (destination && destination.type !== 'folder') {
-    throw new InvalidArgumentError(`"${destinationFolder}" is a file, not a folder.`);
-  }
+  const destination = session.resolveFolder(destinationFolder);
   return new AddJob(session, destination, options).run(sources);
 }

@@ -99,35 +99,6 @@ async function cryptoPlace(session: Session, chunkCount: number): Promise<Crypto
 }
 
 /**
- * Decrypts a file stored inline in the index (at most one chunk), in this thread.
- * @throws {@link IntegrityError} as {@link openStoredBlob} does, or when the chunk fails.
- */
-export async function decryptSmallFile(session: Session, node: TreeNode): Promise<Buffer> {
-  const blob = await openStoredBlob(session, node);
-  try {
-    const plaintext = Buffer.alloc(blob.layout.plaintextSize);
-    await openBlob({
-      place: { sodium: session.sodium, executor: undefined },
-      cipher: blob.cipher,
-      source: blob.source,
-      chunkCount: blob.layout.chunkCount,
-      plaintextSize: blob.layout.plaintextSize,
-      sink: (views, position) => {
-        let at = position;
-        for (const view of views) {
-          plaintext.set(view, at);
-          at += view.byteLength;
-        }
-        return Promise.resolve();
-      },
-    });
-    return plaintext;
-  } finally {
-    await blob.close();
-  }
-}
-
-/**
  * Decrypts a whole file, handing its authenticated plaintext to `sink` batch by batch, in order.
  * @throws {@link IntegrityError} at the first damaged chunk; nothing from that batch on reaches the sink.
  */
@@ -151,6 +122,23 @@ export async function decryptFile(
   } finally {
     await blob.close();
   }
+}
+
+/**
+ * A small file's whole plaintext in memory. (Up to one batch, so {@link decryptFile} runs it in this thread.)
+ * @throws {@link IntegrityError} when its contents are missing or damaged.
+ */
+export async function decryptSmallFile(session: Session, node: TreeNode): Promise<Buffer> {
+  const plaintext = Buffer.alloc(node.size);
+  await decryptFile(session, node, (views, position) => {
+    let at = position;
+    for (const view of views) {
+      plaintext.set(view, at);
+      at += view.byteLength;
+    }
+    return Promise.resolve();
+  });
+  return plaintext;
 }
 
 /** The whole file as a stream, with backpressure; errors (damage) end the stream with the error. */

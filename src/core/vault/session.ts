@@ -2,7 +2,7 @@ import { ID_BYTES } from '../crypto/constants.js';
 import { RecordSealer } from '../crypto/record.js';
 import type { SodiumBackend } from '../crypto/sodium.js';
 import type { UnlockedKeys } from '../crypto/vault-header.js';
-import { IntegrityError, InvalidNameError, ReadOnlyVaultError } from '../errors.js';
+import { IntegrityError, InvalidArgumentError, InvalidNameError, ReadOnlyVaultError } from '../errors.js';
 import { checkName, parseVaultPath } from '../names.js';
 import type { Problem, VaultEntry } from '../types.js';
 import type { IndexDb, NodeRow } from './index-db.js';
@@ -93,6 +93,17 @@ export class Session {
   /** The node at a vault path (`null` for the root). */
   resolve(path: string): TreeNode | null {
     return this.tree.resolve(parseVaultPath(path));
+  }
+
+  /**
+   * The folder at a vault path (`null` for the root).
+   * @throws {@link NotFoundError} when it does not exist; {@link InvalidArgumentError} when it is a file.
+   */
+  resolveFolder(path: string): TreeNode | null {
+    const folder = this.resolve(path);
+    if (folder && folder.type !== 'folder')
+      throw new InvalidArgumentError(`"${path}" is a file, not a folder.`);
+    return folder;
   }
 
   entry(node: TreeNode): VaultEntry {

@@ -276,11 +276,8 @@ export class Vault {
    */
   list(folderPath = '/'): VaultEntry[] {
     const session = this.#unlocked();
-    const folder = session.resolve(folderPath);
-    if (folder && folder.type !== 'folder') {
-      throw new InvalidArgumentError(`"${folderPath}" is a file, not a folder.`);
-    }
-    return sortEntries(session.tree.childrenOf(folder?.id ?? null).map((node) => session.entry(node)));
+    const folder = session.resolveFolder(folderPath);
+    return sortNodes(session.tree.childrenOf(folder?.id ?? null)).map((node) => session.entry(node));
   }
 
   /** Every entry below a folder, depth first. */
@@ -288,18 +285,12 @@ export class Vault {
     const session = this.#unlocked();
     const out: VaultEntry[] = [];
     const visit = (parent: TreeNode | null): void => {
-      for (const entry of sortEntries(
-        session.tree.childrenOf(parent?.id ?? null).map((n) => session.entry(n)),
-      )) {
-        out.push(entry);
-        const node = session.resolve(entry.path);
-        if (node?.type === 'folder') visit(node);
+      for (const node of sortNodes(session.tree.childrenOf(parent?.id ?? null))) {
+        out.push(session.entry(node));
+        if (node.type === 'folder') visit(node);
       }
     };
-    const folder = session.resolve(folderPath);
-    if (folder && folder.type !== 'folder')
-      throw new InvalidArgumentError(`"${folderPath}" is a file, not a folder.`);
-    visit(folder);
+    visit(session.resolveFolder(folderPath));
     return out;
   }
 
@@ -389,10 +380,7 @@ export class Vault {
   move(paths: readonly string[], destinationFolder: string): VaultEntry[] {
     const session = this.#unlocked();
     session.requireWritable();
-    const destination = session.resolve(destinationFolder);
-    if (destination && destination.type !== 'folder') {
-      throw new InvalidArgumentError(`"${destinationFolder}" is a file, not a folder.`);
-    }
+    const destination = session.resolveFolder(destinationFolder);
     const nodes = paths.map((path) => {
       const node = session.resolve(path);
       if (!node) throw new InvalidArgumentError('The root folder cannot be moved.');
@@ -503,8 +491,9 @@ export class Vault {
   }
 }
 
-function sortEntries(entries: VaultEntry[]): VaultEntry[] {
-  return entries.sort((a, b) =>
+/** Folders first, then by name. */
+function sortNodes(nodes: TreeNode[]): TreeNode[] {
+  return nodes.sort((a, b) =>
     a.type === b.type ? a.name.localeCompare(b.name) : a.type === 'folder' ? -1 : 1,
   );
 }

@@ -7,7 +7,7 @@ import { CancelledError, CofferError } from '../errors.js';
 import type { Problem, VerifyOptions, VerifyReport } from '../types.js';
 import type { IndexDb } from './index-db.js';
 import { BLOB_DIR } from './layout.js';
-import { readRange } from './read.js';
+import { decryptFile, readRange } from './read.js';
 import type { Session } from './session.js';
 
 const HEX_ID = /^[0-9a-f]{32}$/;
@@ -59,23 +59,24 @@ export async function verifyVault(session: Session, options: VerifyOptions): Pro
       current: path,
     });
     try {
-      const stream =
-        options.readData === true || node.size === 0
-          ? readRange(session, node)
-          : readRange(session, node, { start: node.size - 1, end: node.size - 1 });
-      await pipeline(
-        stream,
-        new Writable({
-          write: (_chunk, _encoding, done) => {
-            done();
-          },
-        }),
-      );
-      if (options.readData === true) bytesChecked += node.size;
+      if (options.readData === true || node.size === 0) {
+        await decryptFile(session, node, () => Promise.resolve(), options.signal);
+        bytesChecked += node.size;
+      } else {
+        // Authenticating the chunk that holds the last byte proves the blob exists, belongs to this file and
+        // has the size its record claims.
+        await pipeline(
+          readRange(session, node, { start: node.size - 1, end: node.size - 1 }),
+          new Writable({
+            write: (_chunk, _encoding, done) => {
+              done();
+            },
+          }),
+        );
+      }
     } catch (error) {
-      const failure = session.missingBlob(node, error);
-      if (!(failure instanceof CofferError)) throw failure;
-      problems.push({ path, code: failure.code, message: failure.message });
+      if (!(error instanceof CofferError) || error instanceof CancelledError) throw error;
+      problems.push({ path, code: error.code, message: error.message });
     }
     filesChecked++;
   }

@@ -8,8 +8,10 @@ import {
   checkName,
   destinationPath,
   formatVaultPath,
+  isPlainName,
   MAX_NAME_BYTES,
   nameKey,
+  nameViolation,
   parseVaultPath,
 } from '../../src/core/names.js';
 
@@ -238,6 +240,46 @@ describe('nameKey', () => {
     (name) => {
       expect(nameKey(name.toLowerCase())).toBe(nameKey(name));
       expect(nameKey(name.normalize('NFD'))).toBe(nameKey(name));
+    },
+  );
+});
+
+describe('the plain-name fast path', () => {
+  // Short strings over printable ASCII, weighted towards the characters and shapes the rules care about.
+  const asciiName = fc.oneof(
+    fc.string({ unit: fc.constantFrom(...' .aZ0_-<>:"|?*/\\~'.split('')), maxLength: 8 }),
+    fc.string({
+      unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)),
+      maxLength: 12,
+    }),
+    fc
+      .tuple(
+        fc.constantFrom('con', 'CON', 'Aux', 'nul', 'com1', 'LPT9', 'comet', 'prnt'),
+        fc.string({ maxLength: 5 }),
+      )
+      .map(([stem, rest]) => stem + rest),
+    fc.string({ minLength: 250, maxLength: 260 }),
+  );
+
+  test.prop([asciiName], { numRuns: 5000 })(
+    'only skips the full check for names that break no rule',
+    (name) => {
+      if (isPlainName(name)) expect(nameViolation(name)).toBeUndefined();
+    },
+  );
+
+  it.for(['photo.jpg', 'Report (final) 2024.pdf', "it's ok.tar.gz", 'a', '.bashrc', 'x'.repeat(255)])(
+    'takes common names %j without the full check',
+    (name) => {
+      expect(isPlainName(name)).toBe(true);
+      expect(checkName(name)).toBe(name);
+    },
+  );
+
+  it.for(['', '.', '..', 'a.', 'a ', 'con.txt', 'a:b', 'x'.repeat(256), 'café'])(
+    'sends %j to the full check',
+    (name) => {
+      expect(isPlainName(name)).toBe(false);
     },
   );
 });

@@ -269,17 +269,36 @@ describe('damaged index rows', () => {
     tampered.writeUInt8(tampered.readUInt8(30) ^ 1, 30);
     db.prepare('UPDATE nodes SET record = ? WHERE id = ?').run(tampered, row.id);
     db.close();
+    const rowProblem: unknown = expect.objectContaining({
+      code: 'INTEGRITY',
+      path: `(index row ${row.id.toString('hex')})`,
+    });
+
+    // The tree snapshot written at close still describes both files, so unlocking does not read the rows ...
+    const first = track(await Vault.open(dir, { sodium: nativeSodium }));
+    expect(await first.unlock(passphrase())).toEqual([]);
+    expect(first.listRecursive('/').map((e) => e.path)).toEqual(['/keep.txt', '/other.txt']);
+    // ... but verify decrypts every row, finds the damage, and drops the snapshot that hid it.
+    const report = await first.verify({ readData: true });
+    expect(report).toMatchObject({ ok: false, filesChecked: 1 });
+    expect(report.problems).toEqual([
+      rowProblem,
+      expect.objectContaining({
+        code: 'INTEGRITY',
+        message: expect.stringMatching(/cached tree/) as unknown,
+      }),
+    ]);
+    first.close();
+
     const reopened = track(await Vault.open(dir, { sodium: nativeSodium }));
     const damaged = await reopened.unlock(passphrase());
-    expect(damaged).toEqual([
-      expect.objectContaining({ code: 'INTEGRITY', path: `(index row ${row.id.toString('hex')})` }),
-    ]);
+    expect(damaged).toEqual([rowProblem]);
     const listed = reopened.listRecursive('/').map((e) => e.path);
     expect(listed).toHaveLength(1);
     expect(['/keep.txt', '/other.txt']).toContain(listed[0]);
-    const report = await reopened.verify({ readData: true });
-    expect(report).toMatchObject({ ok: false, filesChecked: 1 });
-    expect(report.problems).toEqual(damaged);
+    const again = await reopened.verify({ readData: true });
+    expect(again).toMatchObject({ ok: false, filesChecked: 1 });
+    expect(again.problems).toEqual(damaged);
   });
 
   it('reports entries whose parent folder row was deleted', async () => {

@@ -24,4 +24,6 @@ export const LABEL = {
   content: 'coffer/v1 content',
   recordKey: 'coffer/v1 record-key',
   record: 'coffer/v1 record',
+  snapshotKey: 'coffer/v1 snapshot-key',
+  snapshot: 'coffer/v1 snapshot',
 } as const;

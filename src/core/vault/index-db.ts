@@ -52,6 +52,8 @@ function isCorrupt(error: unknown): boolean {
 }
 
 const INDEX_SUBJECT = 'vault index (index.sqlite)';
+const GENERATION_META = 'generation';
+const SNAPSHOT_META = 'tree_snapshot';
 
 /**
  * The vault's SQLite index. Holds an exclusive lock on the database for as long as it is open, which is also the
@@ -131,6 +133,36 @@ export class IndexDb {
     this.#sql('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)').run(key, value);
   }
 
+  /**
+   * Counts committed write transactions (FORMAT.md section 8.6): every {@link IndexDb.transaction} bumps it, so a
+   * tree snapshot sealed at one generation is known to be out of date after any later change.
+   */
+  generation(): bigint {
+    return this.getMeta(GENERATION_META)?.readBigUInt64LE(0) ?? 0n;
+  }
+
+  /** The sealed tree snapshot, if one was stored. */
+  snapshot(): Buffer | undefined {
+    return this.getMeta(SNAPSHOT_META);
+  }
+
+  /** Stores a sealed tree snapshot. A cache, not a change to the vault: the generation stays as it is. */
+  putSnapshot(sealed: Buffer): void {
+    this.#db
+      .transaction(() => {
+        this.setMeta(SNAPSHOT_META, sealed);
+      })
+      .immediate();
+  }
+
+  deleteSnapshot(): void {
+    this.#sql('DELETE FROM meta WHERE key = ?').run(SNAPSHOT_META);
+  }
+
+  nodeCount(): number {
+    return this.#sql('SELECT count(*) FROM nodes').pluck().get() as number;
+  }
+
   /** Every node row, for building the in-memory tree at unlock. */
   nodes(): NodeRow[] {
     // Raw rows are arrays: building an object per row was a third of unlocking a 100,000-entry vault.
@@ -153,6 +185,7 @@ export class IndexDb {
 
   /** Inserts or updates a node row. An upsert, not REPLACE: REPLACE deletes first, cascading to its contents. */
   putNode(row: NodeRow): void {
+    this.#requireTransaction();
     this.#sql(
       'INSERT INTO nodes (id, key_id, record) VALUES (?, ?, ?) ' +
         'ON CONFLICT(id) DO UPDATE SET key_id = excluded.key_id, record = excluded.record',
@@ -160,6 +193,7 @@ export class IndexDb {
   }
 
   putContent(row: ContentRow): void {
+    this.#requireTransaction();
     this.#sql('INSERT INTO contents (file_id, node_id, inline_blob) VALUES (?, ?, ?)').run(
       row.file_id,
       row.node_id,
@@ -169,13 +203,32 @@ export class IndexDb {
 
   /** Deletes nodes; their contents rows go with them (ON DELETE CASCADE). */
   deleteNodes(ids: readonly Buffer[]): void {
+    this.#requireTransaction();
     const statement = this.#sql('DELETE FROM nodes WHERE id = ?');
     for (const id of ids) statement.run(id);
   }
 
-  /** Runs `work` in one write transaction: all of it is durable on return, or none of it happened. */
+  /**
+   * Runs `work` in one write transaction, which also bumps the generation: all of it is durable on return, or none
+   * of it happened.
+   */
   transaction<T>(work: () => T): T {
-    return this.#db.transaction(work).immediate();
+    return this.#db
+      .transaction(() => {
+        const result = work();
+        const next = Buffer.alloc(8);
+        next.writeBigUInt64LE(this.generation() + 1n);
+        this.setMeta(GENERATION_META, next);
+        return result;
+      })
+      .immediate();
+  }
+
+  // Rows change only inside transaction(), or the generation would not see the change and a stale snapshot
+  // would be taken for current.
+  #requireTransaction(): void {
+    if (!this.#db.inTransaction)
+      throw new Error('internal error: index rows change only inside a transaction');
   }
 
   /** `PRAGMA integrity_check`: "ok", or SQLite's list of problems. */

@@ -2,11 +2,49 @@ import { ID_BYTES } from '../crypto/constants.js';
 import { RecordSealer } from '../crypto/record.js';
 import type { SodiumBackend } from '../crypto/sodium.js';
 import type { UnlockedKeys } from '../crypto/vault-header.js';
-import { IntegrityError, InvalidArgumentError, InvalidNameError, ReadOnlyVaultError } from '../errors.js';
+import {
+  CofferError,
+  IntegrityError,
+  InvalidArgumentError,
+  InvalidNameError,
+  ReadOnlyVaultError,
+} from '../errors.js';
 import { checkName, parseVaultPath } from '../names.js';
 import type { Problem, VaultEntry } from '../types.js';
 import type { IndexDb, NodeRow } from './index-db.js';
+import { openSnapshot, sealSnapshot, snapshotGeneration, type SnapshotKeys } from './snapshot.js';
 import { decodeRecord, encodeRecord, Tree, type NodeRecord, type TreeNode } from './tree.js';
+
+/** Nodes that do not hang from the root: every healthy entry is reached once by a walk down from it. */
+function unreachable(tree: Tree): TreeNode[] {
+  const reached = new Set<string>();
+  const folders: (string | null)[] = [null];
+  for (let folder = folders.pop(); folder !== undefined; folder = folders.pop()) {
+    for (const child of tree.children(folder)) {
+      reached.add(child.id);
+      if (child.type === 'folder') folders.push(child.id);
+    }
+  }
+  return [...tree.values()].filter((node) => !reached.has(node.id));
+}
+
+function sameNodes(before: ReadonlyMap<string, TreeNode>, tree: Tree): boolean {
+  if (before.size !== tree.size) return false;
+  for (const node of tree.values()) {
+    const old = before.get(node.id);
+    if (
+      old?.type !== node.type ||
+      old.name !== node.name ||
+      old.parent !== node.parent ||
+      old.size !== node.size ||
+      old.mtime !== node.mtime ||
+      old.fileId !== node.fileId ||
+      old.keyId !== node.keyId
+    )
+      return false;
+  }
+  return true;
+}
 
 /**
  * Everything an unlocked vault holds in memory: keys, the record sealer and the decrypted tree. Shared by the
@@ -17,6 +55,9 @@ export class Session {
   /** Index rows that failed to open at unlock: reported by verify and info, never silently dropped. */
   readonly damaged: Problem[] = [];
   readonly #sealer: RecordSealer;
+  /** The generation of the snapshot the tree matches (loaded from, or saved), if any. */
+  #snapshotGeneration: bigint | undefined;
+  #snapshotProblem: Problem | undefined;
 
   constructor(
     readonly dir: string,
@@ -27,8 +68,88 @@ export class Session {
     this.#sealer = new RecordSealer(sodium, keys.keyring, keys.vaultId);
   }
 
-  /** Decrypts every index row into the tree. Damaged rows are recorded in {@link Session.damaged}. */
+  /**
+   * Fills the tree: from the tree snapshot when it is current (one AEAD message), otherwise by decrypting every
+   * index row. Damaged rows are recorded in {@link Session.damaged}.
+   */
   load(): void {
+    if (!this.#loadSnapshot()) this.#loadRows();
+  }
+
+  /**
+   * Rebuilds the tree from the index rows alone, for `verify`, which must check every row rather than trust the
+   * snapshot.
+   * @returns problems with the snapshot: one that failed to open, or one whose tree differs from the rows.
+   */
+  reloadFromRows(): Problem[] {
+    const before = new Map([...this.tree.values()].map((node) => [node.id, node]));
+    const fromSnapshot = this.#snapshotGeneration !== undefined;
+    this.tree.clear();
+    this.damaged.length = 0;
+    this.#snapshotGeneration = undefined;
+    this.#loadRows();
+    const problems = this.#snapshotProblem ? [this.#snapshotProblem] : [];
+    this.#snapshotProblem = undefined;
+    if (fromSnapshot && !sameNodes(before, this.tree)) {
+      problems.push({
+        path: '(index)',
+        code: 'INTEGRITY',
+        message:
+          'The cached tree in the index did not match its rows; it has been discarded and will be rebuilt.',
+      });
+    }
+    if (problems.length > 0 && !this.db.readOnly) this.db.deleteSnapshot();
+    return problems;
+  }
+
+  /**
+   * Stores a snapshot of the tree when the stored one is out of date, so the next unlock is fast. Only a healthy
+   * tree that matches the index row for row is stored.
+   */
+  saveSnapshot(): void {
+    if (this.db.readOnly || this.damaged.length > 0) return;
+    const generation = this.db.generation();
+    if (this.#snapshotGeneration === generation || this.tree.size !== this.db.nodeCount()) return;
+    this.db.putSnapshot(sealSnapshot(this.#snapshotKeys(), [...this.tree.values()], generation));
+    this.#snapshotGeneration = generation;
+  }
+
+  #snapshotKeys(): SnapshotKeys {
+    return { sodium: this.sodium, keyring: this.keys.keyring, vaultId: this.keys.vaultId };
+  }
+
+  /** Loads the tree from a current snapshot; false (tree left empty) when there is none or it cannot be used. */
+  #loadSnapshot(): boolean {
+    const stored = this.db.snapshot();
+    const generation = this.db.generation();
+    if (!stored || snapshotGeneration(stored) !== generation) return false;
+    try {
+      const nodes = openSnapshot(this.#snapshotKeys(), stored);
+      if (nodes.length !== this.db.nodeCount()) return false;
+      for (const node of nodes) {
+        // A writer only stores checked names; anything else was forged.
+        if (checkName(node.name) !== node.name) {
+          throw new IntegrityError('malformed', { subject: 'tree snapshot in the index', fileId: node.id });
+        }
+        this.tree.insert(node);
+      }
+      if (unreachable(this.tree).length > 0) {
+        throw new IntegrityError('malformed', { subject: 'tree snapshot in the index' });
+      }
+    } catch (error) {
+      this.tree.clear();
+      if (!(error instanceof CofferError)) throw error;
+      // Not a loss of data (the rows are read instead), but verify reports it: a current snapshot that does not
+      // open was damaged or forged.
+      this.#snapshotProblem = { path: '(index)', code: error.code, message: error.message };
+      return false;
+    }
+    this.#snapshotGeneration = generation;
+    return true;
+  }
+
+  /** Decrypts every index row into the tree. Damaged rows are recorded in {@link Session.damaged}. */
+  #loadRows(): void {
     const pending: TreeNode[] = [];
     for (const row of this.db.nodes()) {
       const id = row.id.toString('hex');
@@ -54,23 +175,12 @@ export class Session {
         this.damaged.push({ path: node.name, code: 'INTEGRITY', message: (error as Error).message });
       }
     }
-    // Every entry must hang from the root; a walk down from it reaches each healthy one once (linear time).
-    const reached = new Set<string>();
-    const folders: (string | null)[] = [null];
-    for (let folder = folders.pop(); folder !== undefined; folder = folders.pop()) {
-      for (const child of this.tree.childrenOf(folder)) {
-        reached.add(child.id);
-        if (child.type === 'folder') folders.push(child.id);
-      }
-    }
-    for (const node of this.tree.values()) {
-      if (!reached.has(node.id)) {
-        this.damaged.push({
-          path: `(index row ${node.id})`,
-          code: 'INTEGRITY',
-          message: `"${node.name}" has no valid parent folder in the index (damaged or tampered index).`,
-        });
-      }
+    for (const node of unreachable(this.tree)) {
+      this.damaged.push({
+        path: `(index row ${node.id})`,
+        code: 'INTEGRITY',
+        message: `"${node.name}" has no valid parent folder in the index (damaged or tampered index).`,
+      });
     }
   }
 
@@ -137,5 +247,6 @@ export class Session {
     this.keys.wipe();
     this.tree.clear();
     this.damaged.length = 0;
+    this.#snapshotGeneration = undefined;
   }
 }

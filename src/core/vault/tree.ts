@@ -101,6 +101,11 @@ export class Tree {
     return this.#children.get(parent ?? ROOT)?.get(nameKey(name));
   }
 
+  /** The entries of a folder, without copying them out (the caller must not change the tree while iterating). */
+  children(parent: string | null): Iterable<TreeNode> {
+    return this.#children.get(parent ?? ROOT)?.values() ?? [];
+  }
+
   childrenOf(parent: string | null): TreeNode[] {
     return [...(this.#children.get(parent ?? ROOT)?.values() ?? [])];
   }

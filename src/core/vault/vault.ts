@@ -222,8 +222,17 @@ export class Vault {
 
   /** Wipes every key and decrypted record. The vault stays open (and locked against other processes). */
   lock(): void {
-    this.#session?.wipe();
+    const session = this.#session;
+    if (!session) return;
     this.#session = undefined;
+    try {
+      session.saveSnapshot();
+    } catch {
+      // The snapshot is a cache: failing to store it (a full disk, say) only makes the next unlock read every row,
+      // and locking must wipe the keys whatever happens.
+    } finally {
+      session.wipe();
+    }
   }
 
   /** Locks and releases the vault. Idempotent. */

@@ -39,7 +39,8 @@ export async function sweepOrphans(vaultDir: string, db: IndexDb): Promise<numbe
  * swept; with `readData`, every chunk of every file is authenticated.
  */
 export async function verifyVault(session: Session, options: VerifyOptions): Promise<VerifyReport> {
-  const problems: Problem[] = [...session.damaged];
+  const snapshotProblems = session.reloadFromRows();
+  const problems: Problem[] = [...session.damaged, ...snapshotProblems];
   for (const line of session.db.integrityCheck()) {
     if (line !== 'ok')
       problems.push({ path: '(index)', code: 'INTEGRITY', message: `SQLite integrity check: ${line}` });

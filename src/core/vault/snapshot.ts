@@ -1,0 +1,170 @@
+import { ascii } from '../crypto/bytes.js';
+import { NONCE_BYTES, TAG_BYTES } from '../crypto/constants.js';
+import { LABEL } from '../crypto/constants.js';
+import { deriveSubkey, type Keyring } from '../crypto/keys.js';
+import type { SodiumBackend } from '../crypto/sodium.js';
+import { IntegrityError } from '../errors.js';
+import type { TreeNode } from './tree.js';
+
+/**
+ * The tree snapshot (FORMAT.md section 8.6): every decrypted record of the index in one sealed blob, so unlocking a
+ * large vault opens one AEAD message instead of one per row. A cache: it is used only when it was sealed at the
+ * index's current generation and holds as many entries as the index has rows; otherwise the rows are read.
+ */
+
+const FORMAT = 1;
+const HEAD_BYTES = 5;
+/** id 16 ‖ key id u32 ‖ type u8 ‖ parent index u32 ‖ size f64 ‖ mtime f64 ‖ file id 16. */
+const ENTRY_BYTES = 57;
+const ROOT_INDEX = 0xffffffff;
+const TYPE_FILE = 0;
+const TYPE_FOLDER = 1;
+/** Stored in front of the sealed bytes: key id u32 ‖ generation u64. */
+const PREFIX_BYTES = 12;
+const SUBJECT = 'tree snapshot in the index';
+
+/** What sealing and opening a snapshot needs from an unlocked vault. */
+export interface SnapshotKeys {
+  readonly sodium: SodiumBackend;
+  readonly keyring: Keyring;
+  readonly vaultId: Buffer;
+}
+
+function encode(nodes: readonly TreeNode[]): Buffer {
+  const position = new Map<string, number>();
+  nodes.forEach((node, i) => position.set(node.id, i));
+  // Names never contain "/", so one separator-joined string holds them all, decoded with one call.
+  const names = Buffer.from(nodes.map((node) => node.name).join('/'), 'utf8');
+  const out = Buffer.alloc(HEAD_BYTES + nodes.length * ENTRY_BYTES + names.length);
+  out[0] = FORMAT;
+  out.writeUInt32LE(nodes.length, 1);
+  nodes.forEach((node, i) => {
+    const at = HEAD_BYTES + i * ENTRY_BYTES;
+    const parent = node.parent === null ? ROOT_INDEX : position.get(node.parent);
+    if (parent === undefined) throw new Error(`internal error: ${node.id} has a parent outside the tree`);
+    out.write(node.id, at, 16, 'hex');
+    out.writeUInt32LE(node.keyId, at + 16);
+    out[at + 20] = node.type === 'file' ? TYPE_FILE : TYPE_FOLDER;
+    out.writeUInt32LE(parent, at + 21);
+    out.writeDoubleLE(node.size, at + 25);
+    out.writeDoubleLE(node.mtime, at + 33);
+    if (node.fileId !== undefined) out.write(node.fileId, at + 41, 16, 'hex');
+  });
+  names.copy(out, HEAD_BYTES + nodes.length * ENTRY_BYTES);
+  return out;
+}
+
+function decode(bytes: Buffer): TreeNode[] {
+  const malformed = (): IntegrityError => new IntegrityError('malformed', { subject: SUBJECT });
+  if (bytes.length < HEAD_BYTES || bytes[0] !== FORMAT) throw malformed();
+  const count = bytes.readUInt32LE(1);
+  const namesStart = HEAD_BYTES + count * ENTRY_BYTES;
+  if (namesStart > bytes.length) throw malformed();
+  const names = count === 0 ? [] : bytes.toString('utf8', namesStart).split('/');
+  if (names.length !== count) throw malformed();
+  const ids: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const at = HEAD_BYTES + i * ENTRY_BYTES;
+    ids.push(bytes.toString('hex', at, at + 16));
+  }
+  const nodes: TreeNode[] = [];
+  for (let i = 0; i < count; i++) {
+    const at = HEAD_BYTES + i * ENTRY_BYTES;
+    const type = bytes[at + 20];
+    const parentIndex = bytes.readUInt32LE(at + 21);
+    const size = bytes.readDoubleLE(at + 25);
+    const mtime = bytes.readDoubleLE(at + 33);
+    const parent = parentIndex === ROOT_INDEX ? null : ids[parentIndex];
+    const name = names[i];
+    const id = ids[i];
+    if (parent === undefined || name === undefined || id === undefined) throw malformed();
+    if ((type !== TYPE_FILE && type !== TYPE_FOLDER) || !Number.isSafeInteger(size) || size < 0)
+      throw malformed();
+    if (!Number.isFinite(mtime)) throw malformed();
+    const keyId = bytes.readUInt32LE(at + 16);
+    nodes.push(
+      type === TYPE_FILE
+        ? {
+            type: 'file',
+            name,
+            parent,
+            size,
+            mtime,
+            fileId: bytes.toString('hex', at + 41, at + 57),
+            id,
+            keyId,
+          }
+        : { type: 'folder', name, parent, size, mtime, id, keyId },
+    );
+  }
+  return nodes;
+}
+
+function aad(keys: SnapshotKeys, keyId: number, generation: bigint): Buffer {
+  const tail = Buffer.alloc(PREFIX_BYTES);
+  tail.writeUInt32LE(keyId, 0);
+  tail.writeBigUInt64LE(generation, 4);
+  return Buffer.concat([ascii(LABEL.snapshot), keys.vaultId, tail]);
+}
+
+function withSubkey<T>(keys: SnapshotKeys, keyId: number, use: (key: Uint8Array) => T): T | undefined {
+  const dek = keys.keyring.find(keyId);
+  if (!dek) return undefined;
+  const subkey = deriveSubkey(keys.sodium, dek, LABEL.snapshotKey, keys.vaultId);
+  try {
+    return use(subkey.bytes);
+  } finally {
+    subkey.wipe();
+  }
+}
+
+/** Seals the whole tree as of index generation `generation`, under the vault's active key. */
+export function sealSnapshot(keys: SnapshotKeys, nodes: readonly TreeNode[], generation: bigint): Buffer {
+  const keyId = keys.keyring.activeKeyId;
+  const plaintext = encode(nodes);
+  const nonce = keys.sodium.randomBytes(NONCE_BYTES);
+  try {
+    const sealed = withSubkey(keys, keyId, (key) =>
+      keys.sodium.aeadEncrypt(plaintext, aad(keys, keyId, generation), nonce, key),
+    );
+    if (!sealed) throw new Error('internal error: the active key is not in the keyring');
+    return Buffer.concat([aad(keys, keyId, generation).subarray(-PREFIX_BYTES), nonce, sealed]);
+  } finally {
+    plaintext.fill(0);
+  }
+}
+
+/** The generation a stored snapshot claims to describe (unauthenticated until opened). */
+export function snapshotGeneration(stored: Buffer): bigint | undefined {
+  return stored.length >= PREFIX_BYTES ? stored.readBigUInt64LE(4) : undefined;
+}
+
+/**
+ * Opens a stored snapshot.
+ * @returns the tree's nodes, in no particular order.
+ * @throws {@link IntegrityError} when it fails authentication (`tampered`), names a key the vault lacks
+ * (`unknown-key`), or does not parse (`malformed`, `truncated`).
+ */
+export function openSnapshot(keys: SnapshotKeys, stored: Buffer): TreeNode[] {
+  if (stored.length < PREFIX_BYTES + NONCE_BYTES + TAG_BYTES) {
+    throw new IntegrityError('truncated', { subject: SUBJECT });
+  }
+  const keyId = stored.readUInt32LE(0);
+  const generation = stored.readBigUInt64LE(4);
+  const nonce = stored.subarray(PREFIX_BYTES, PREFIX_BYTES + NONCE_BYTES);
+  const opened = withSubkey(keys, keyId, (key) =>
+    keys.sodium.aeadDecrypt(
+      stored.subarray(PREFIX_BYTES + NONCE_BYTES),
+      aad(keys, keyId, generation),
+      nonce,
+      key,
+    ),
+  );
+  if (opened === undefined) throw new IntegrityError('unknown-key', { subject: SUBJECT });
+  if (opened === null) throw new IntegrityError('tampered', { subject: SUBJECT });
+  try {
+    return decode(opened);
+  } finally {
+    opened.fill(0);
+  }
+}

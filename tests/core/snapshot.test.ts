@@ -1,0 +1,200 @@
+import { join } from 'node:path';
+
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+
+import { Vault, type VaultEntry } from '../../src/core/index.js';
+import { nativeSodium } from '../helpers/backends.js';
+import { collect, newVault, passphrase, track, writeTree } from '../helpers/vault.js';
+
+/** Runs `change` on the closed vault's index with plain SQLite, as a modifier (or a crashed writer) would. */
+function editIndex(dir: string, change: (db: Database.Database) => void): void {
+  const db = new Database(join(dir, 'index.sqlite'));
+  try {
+    change(db);
+  } finally {
+    db.close();
+  }
+}
+
+function meta(db: Database.Database, key: string): Buffer | undefined {
+  return (db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value: Buffer } | undefined)
+    ?.value;
+}
+
+function setMeta(db: Database.Database, key: string, value: Buffer): void {
+  db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)').run(key, value);
+}
+
+/**
+ * Breaks one file's record (a file, so no other entry loses its parent): visible only when unlock opens the rows
+ * instead of the snapshot.
+ */
+function damageOneRow(db: Database.Database): string {
+  const row = db
+    .prepare('SELECT id, record FROM nodes WHERE id IN (SELECT node_id FROM contents) LIMIT 1')
+    .get() as { id: Buffer; record: Buffer };
+  const record = Buffer.from(row.record);
+  record.writeUInt8(record.readUInt8(30) ^ 1, 30);
+  db.prepare('UPDATE nodes SET record = ? WHERE id = ?').run(record, row.id);
+  return `(index row ${row.id.toString('hex')})`;
+}
+
+async function reopen(dir: string, options: { readOnly?: boolean } = {}): Promise<Vault> {
+  return track(await Vault.open(dir, { sodium: nativeSodium, ...options }));
+}
+
+/** A vault with nested folders, non-ASCII names and both small and multi-chunk files, closed. */
+async function populatedVault(): Promise<{ dir: string; before: VaultEntry[] }> {
+  const { vault, dir, root } = await newVault();
+  await writeTree(join(root, 'in'), {
+    'Fotos/Été 2024/plage.jpg': Buffer.alloc(200_000, 7),
+    'Fotos/Été 2024/ΟΔΟΣ.txt': 'greek',
+    'notes/a.txt': 'alpha',
+    'empty.bin': '',
+  });
+  await vault.add([join(root, 'in', 'Fotos'), join(root, 'in', 'notes'), join(root, 'in', 'empty.bin')]);
+  vault.mkdir('/Empty folder/inside');
+  vault.rename('/notes/a.txt', 'renamed.txt');
+  const before = vault.listRecursive('/');
+  vault.close();
+  return { dir, before };
+}
+
+describe('tree snapshot', () => {
+  it('unlocking from the snapshot shows the same tree, and files still restore and verify', async () => {
+    const { dir, before } = await populatedVault();
+    editIndex(dir, (db) => {
+      expect(meta(db, 'tree_snapshot')).toBeDefined();
+    });
+    const vault = await reopen(dir);
+    expect(await vault.unlock(passphrase())).toEqual([]);
+    expect(vault.listRecursive('/')).toEqual(before);
+    expect(vault.search('plage').map((entry) => entry.path)).toEqual(['/Fotos/Été 2024/plage.jpg']);
+    expect(vault.stat('/fotos/été 2024/οδοσ.TXT').name).toBe('ΟΔΟΣ.txt');
+    expect((await collect(vault.read('/Fotos/Été 2024/plage.jpg'))).equals(Buffer.alloc(200_000, 7))).toBe(
+      true,
+    );
+    expect(await vault.verify({ readData: true })).toMatchObject({ ok: true, problems: [] });
+  });
+
+  it('an empty vault round-trips through its snapshot', async () => {
+    const { vault, dir } = await newVault();
+    vault.close();
+    const reopened = await reopen(dir);
+    expect(await reopened.unlock(passphrase())).toEqual([]);
+    expect(reopened.listRecursive('/')).toEqual([]);
+    expect((await reopened.verify()).ok).toBe(true);
+  });
+
+  it('is not used once the index has changed since it was written', async () => {
+    const { dir } = await populatedVault();
+    let damagedRow = '';
+    editIndex(dir, (db) => {
+      damagedRow = damageOneRow(db);
+      // What a writer that committed a change and then crashed, before locking, leaves behind.
+      const generation = meta(db, 'generation') ?? Buffer.alloc(8);
+      const next = Buffer.alloc(8);
+      next.writeBigUInt64LE(generation.readBigUInt64LE(0) + 1n);
+      setMeta(db, 'generation', next);
+    });
+    const vault = await reopen(dir);
+    expect(await vault.unlock(passphrase())).toEqual([
+      expect.objectContaining({ code: 'INTEGRITY', path: damagedRow }),
+    ]);
+  });
+
+  it('is not used when the index has a different number of rows', async () => {
+    const { dir, before } = await populatedVault();
+    editIndex(dir, (db) => {
+      db.pragma('foreign_keys = ON');
+      const row = db.prepare('SELECT node_id FROM contents LIMIT 1').get() as { node_id: Buffer };
+      db.prepare('DELETE FROM nodes WHERE id = ?').run(row.node_id);
+    });
+    const vault = await reopen(dir);
+    expect(await vault.unlock(passphrase())).toEqual([]);
+    expect(vault.listRecursive('/')).toHaveLength(before.length - 1);
+  });
+
+  it('a damaged snapshot falls back to the rows, is reported by verify, and is rewritten at lock', async () => {
+    const { dir, before } = await populatedVault();
+    editIndex(dir, (db) => {
+      const sealed = Buffer.from(meta(db, 'tree_snapshot') ?? Buffer.alloc(0));
+      sealed.writeUInt8(sealed.readUInt8(sealed.length - 1) ^ 1, sealed.length - 1);
+      setMeta(db, 'tree_snapshot', sealed);
+    });
+    const vault = await reopen(dir);
+    expect(await vault.unlock(passphrase())).toEqual([]);
+    expect(vault.listRecursive('/')).toEqual(before);
+    const report = await vault.verify();
+    expect(report.ok).toBe(false);
+    expect(report.problems).toEqual([
+      expect.objectContaining({
+        path: '(index)',
+        code: 'INTEGRITY',
+        message: expect.stringMatching(/snapshot/) as unknown,
+      }),
+    ]);
+    vault.close();
+
+    const again = await reopen(dir);
+    await again.unlock(passphrase());
+    expect(again.listRecursive('/')).toEqual(before);
+    expect(await again.verify()).toMatchObject({ ok: true, problems: [] });
+  });
+
+  it('an older snapshot put back with its generation shows the older tree only until verify', async () => {
+    const { dir } = await populatedVault();
+    let oldPair: [Buffer, Buffer] | undefined;
+    editIndex(dir, (db) => {
+      const snapshot = meta(db, 'tree_snapshot');
+      const generation = meta(db, 'generation');
+      if (snapshot && generation) oldPair = [snapshot, generation];
+    });
+    const vault = await reopen(dir);
+    await vault.unlock(passphrase());
+    vault.rename('/notes/renamed.txt', 'newer.txt');
+    vault.close();
+    editIndex(dir, (db) => {
+      if (!oldPair) throw new Error('no snapshot stored');
+      setMeta(db, 'tree_snapshot', oldPair[0]);
+      setMeta(db, 'generation', oldPair[1]);
+    });
+
+    const rolledBack = await reopen(dir);
+    await rolledBack.unlock(passphrase());
+    expect(rolledBack.list('/notes').map((entry) => entry.name)).toEqual(['renamed.txt']);
+    const report = await rolledBack.verify();
+    expect(report.problems).toEqual([
+      expect.objectContaining({
+        code: 'INTEGRITY',
+        message: expect.stringMatching(/cached tree/) as unknown,
+      }),
+    ]);
+    // verify rebuilt the tree from the rows, which hold the rename.
+    expect(rolledBack.list('/notes').map((entry) => entry.name)).toEqual(['newer.txt']);
+    rolledBack.close();
+
+    const healed = await reopen(dir);
+    await healed.unlock(passphrase());
+    expect(healed.list('/notes').map((entry) => entry.name)).toEqual(['newer.txt']);
+    expect((await healed.verify()).ok).toBe(true);
+  });
+
+  it('a read-only vault unlocks from the snapshot and leaves the index untouched', async () => {
+    const { dir, before } = await populatedVault();
+    let damagedRow = '';
+    editIndex(dir, (db) => {
+      damagedRow = damageOneRow(db);
+    });
+    const readOnly = await reopen(dir, { readOnly: true });
+    expect(await readOnly.unlock(passphrase())).toEqual([]);
+    expect(readOnly.listRecursive('/')).toEqual(before);
+    const report = await readOnly.verify();
+    expect(report.problems.map((problem) => problem.path)).toContain(damagedRow);
+    readOnly.close();
+    editIndex(dir, (db) => {
+      expect(meta(db, 'tree_snapshot')).toBeDefined();
+    });
+  });
+});

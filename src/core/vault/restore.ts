@@ -56,11 +56,13 @@ function exists(path: string): 'file' | 'folder' | false {
 }
 
 /**
- * Puts the finished temp file at `target`. Without `overwrite` a hard link publishes it only if nothing is there
- * (atomic no-clobber); file systems without hard links fall back to check-then-rename.
+ * Puts the finished temp file at `target`. With `overwrite`, or inside a folder this restore created (where nothing
+ * was in the way a moment ago, so a rename saves the link-then-unlink pair), an atomic rename. Otherwise a hard link
+ * publishes it only if nothing is there (atomic no-clobber); file systems without hard links fall back to
+ * check-then-rename.
  */
-function publish(temp: string, target: string, overwrite: boolean): void {
-  if (overwrite) {
+function publish(temp: string, target: string, replace: boolean): void {
+  if (replace) {
     renameSync(temp, target);
     return;
   }
@@ -194,7 +196,7 @@ class RestoreJob {
     target: string,
     small: boolean,
   ): Promise<Staged | undefined> {
-    // Inside a folder this restore created, nothing can be in the way yet (publishing still refuses to clobber).
+    // Inside a folder this restore created, nothing is in the way.
     const found = this.#createdFolders.has(dirname(target)) ? false : exists(target);
     if (found === 'folder' || (found === 'file' && this.#options.overwrite !== true)) {
       this.#problem(
@@ -280,7 +282,8 @@ class RestoreJob {
     const published: Staged[] = [];
     for (const [index, file] of staged.entries()) {
       try {
-        publish(file.temp, file.target, this.#options.overwrite === true);
+        const fresh = this.#createdFolders.has(dirname(file.target));
+        publish(file.temp, file.target, this.#options.overwrite === true || fresh);
         published.push(file);
       } catch (error) {
         await removeQuietly(file.temp);

@@ -19,7 +19,7 @@ import type { SodiumBackend } from './sodium.js';
 export const BLOB_MAGIC = ascii('COFFERCB');
 /** magic 8 ‖ version 2 ‖ algorithm 1 ‖ flags 1 ‖ chunk size 4 ‖ key id 4 ‖ file id 16 ‖ nonce prefix 16. */
 export const BLOB_HEADER_BYTES = 52;
-const NONCE_PREFIX_BYTES = 16;
+export const NONCE_PREFIX_BYTES = 16;
 const ALG_XCHACHA20POLY1305_CHUNKED = 1;
 const SUBJECT = 'file contents';
 

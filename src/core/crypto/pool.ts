@@ -1,5 +1,7 @@
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+
+import { spawnWorker } from '../worker-spawn.js';
 
 import type { BatchJob, BatchOutcome } from './chunk-batch.js';
 import type { BatchExecutor, BatchResult } from './content.js';
@@ -80,21 +82,6 @@ class PoolWorker {
 }
 
 /**
- * Starts the worker module. Under the test runner this module is TypeScript source, which a worker can only load
- * after registering the TypeScript loader (tsx, a dev dependency) in that worker; the built app runs the
- * compiled JavaScript directly.
- */
-function spawnWorker(): Worker {
-  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./crypto-worker.js', import.meta.url));
-  const loader = import.meta.resolve('tsx/esm/api');
-  const script = new URL('./crypto-worker.ts', import.meta.url).href;
-  return new Worker(
-    `import(${JSON.stringify(loader)}).then(({ register }) => { register(); return import(${JSON.stringify(script)}); })`,
-    { eval: true },
-  );
-}
-
-/**
  * Worker threads that seal and open chunk batches with native libsodium, so bulk crypto runs beside the thread
  * that reads and writes, and the Electron main thread never stalls on it.
  */
@@ -113,7 +100,7 @@ export class CryptoPool implements BatchExecutor {
   static async start(size: number): Promise<CryptoPool> {
     const workers = await Promise.all(
       Array.from({ length: size }, async () => {
-        const worker = spawnWorker();
+        const worker = spawnWorker(import.meta.url, 'crypto-worker');
         await new Promise<void>((resolve, reject) => {
           worker.once('message', () => {
             resolve();

@@ -11,6 +11,8 @@ import { fileSource, sealIntoBlob } from './blob-io.js';
 import { asIoError, fsyncDirectory, removeQuietly } from './durable.js';
 import type { ContentRow, NodeRow } from './index-db.js';
 import { blobPath, INLINE_LIMIT, TEMP_DIR } from './layout.js';
+import { sharedSmallFileWorker, type SmallFileOutcome, type SmallFileWorker } from './small-file-io.js';
+import { MATERIAL_BYTES } from './small-file-protocol.js';
 import type { Session } from './session.js';
 import type { TreeNode } from './tree.js';
 
@@ -118,6 +120,44 @@ async function plan(sources: readonly string[], problems: Problem[]): Promise<Pl
   return items;
 }
 
+/** Small files go to the worker in batches this large, with at most this many batches out at once. */
+const SMALL_BATCH_FILES = 128;
+const SMALL_BATCH_BYTES = 4 * 1024 * 1024;
+const SMALL_IN_FLIGHT = 4;
+const EMPTY = new Uint8Array(0);
+
+/** A new file's content id, blob header and key, chosen before its data is read. */
+interface NewContent {
+  readonly fileId: Buffer;
+  readonly header: ReturnType<typeof newBlobHeader>;
+  readonly key: ReturnType<Session['keys']['keyring']['active']>['key'];
+  readonly binding: { vaultId: Buffer; fileId: Buffer };
+}
+
+/** A small file waiting for (or at) the worker. */
+interface QueuedSmallFile {
+  readonly item: PlannedItem;
+  readonly parent: TreeNode | null;
+  readonly name: string;
+  readonly fileId: Buffer;
+  readonly cipher: ChunkCipher;
+}
+
+/** The worker's key material for a batch (see small-file-protocol.ts); wipes each file's cipher. */
+function smallFileMaterial(batch: readonly QueuedSmallFile[]): Uint8Array {
+  const material = new Uint8Array(batch.length * MATERIAL_BYTES);
+  const only = { firstIndex: 0, count: 1, lastLength: 0, endsWithFinal: true };
+  batch.forEach(({ cipher }, i) => {
+    const at = i * MATERIAL_BYTES;
+    const { key } = cipher.job('seal', only, EMPTY);
+    material.set(key, at);
+    material.set(cipher.header.noncePrefix, at + key.byteLength);
+    material.set(cipher.header.bytes, at + key.byteLength + cipher.header.noncePrefix.byteLength);
+    cipher.wipe();
+  });
+  return material;
+}
+
 interface PendingRow {
   readonly node: NodeRow & { node: TreeNode };
   readonly content?: ContentRow;
@@ -136,6 +176,12 @@ class AddJob {
   #bytesAdded = 0;
   /** Vault folder for each planned folder path (parts joined by "/"); absent when that folder was skipped. */
   readonly #folders = new Map<string, TreeNode | null>();
+  #smallFiles: SmallFileWorker | undefined;
+  readonly #smallQueue: QueuedSmallFile[] = [];
+  #smallQueueBytes = 0;
+  readonly #smallInFlight: Promise<void>[] = [];
+  /** Worker buffers whose blobs are all queued: reusable once the next commit has copied them. */
+  readonly #smallBuffers: Uint8Array[] = [];
 
   constructor(session: Session, destination: TreeNode | null, options: AddOptions) {
     this.#session = session;
@@ -153,6 +199,7 @@ class AddJob {
       bytesTotal: files.reduce((sum, item) => sum + item.size, 0),
     };
     this.#report();
+    this.#smallFiles = files.length > SMALL_BATCH_FILES ? await sharedSmallFileWorker() : undefined;
     try {
       for (const item of items) {
         this.#throwIfCancelled();
@@ -161,8 +208,11 @@ class AddJob {
         if (item.kind === 'folder') this.#addFolder(item, parent);
         else await this.#addFile(item, parent);
       }
+      await this.#flushSmallFiles();
       this.#commit();
     } catch (error) {
+      this.#smallQueue.length = 0;
+      await Promise.allSettled(this.#smallInFlight.splice(0));
       this.#discardPending();
       throw error;
     }
@@ -211,18 +261,8 @@ class AddJob {
   }
 
   async #addFile(item: PlannedItem, parent: TreeNode | null): Promise<void> {
-    const session = this.#session;
     const name = item.parts[item.parts.length - 1] ?? '';
-    const existing = session.tree.child(parent?.id ?? null, name);
-    if (existing) {
-      this.#problems.push({
-        path: item.source,
-        code: 'ALREADY_EXISTS',
-        message: `Skipped "${item.source}": "${session.tree.pathOf(existing)}" is already in the vault. Delete or rename it first to replace it.`,
-      });
-      this.#fileDone(item.size);
-      return;
-    }
+    if (this.#alreadyInVault(item, parent, name)) return;
     this.#report({ current: item.source });
     try {
       if (item.size <= INLINE_LIMIT) await this.#addSmallFile(item, parent, name);
@@ -232,6 +272,19 @@ class AddJob {
       this.#problems.push(problemOf(item.source, error));
       this.#fileDone(item.size);
     }
+  }
+
+  /** Reports and skips a file whose name is taken in its vault folder. */
+  #alreadyInVault(item: PlannedItem, parent: TreeNode | null, name: string): boolean {
+    const existing = this.#session.tree.child(parent?.id ?? null, name);
+    if (!existing) return false;
+    this.#problems.push({
+      path: item.source,
+      code: 'ALREADY_EXISTS',
+      message: `Skipped "${item.source}": "${this.#session.tree.pathOf(existing)}" is already in the vault. Delete or rename it first to replace it.`,
+    });
+    this.#fileDone(item.size);
+    return true;
   }
 
   #fileDone(bytes: number): void {
@@ -246,10 +299,17 @@ class AddJob {
     }
   }
 
-  #fileRow(parent: TreeNode | null, name: string, size: number, mtime: number) {
+  #newContent(): NewContent {
     const session = this.#session;
     const fileId = session.newId();
-    const row = session.seal(session.newId(), {
+    const { keyId, key } = session.keys.keyring.active();
+    const binding = { vaultId: session.keys.vaultId, fileId };
+    return { fileId, header: newBlobHeader(session.sodium, keyId, binding), key, binding };
+  }
+
+  #fileRow(parent: TreeNode | null, name: string, size: number, mtime: number, fileId: Buffer) {
+    const session = this.#session;
+    return session.seal(session.newId(), {
       type: 'file',
       name,
       parent: parent?.id ?? null,
@@ -257,12 +317,83 @@ class AddJob {
       mtime,
       fileId: fileId.toString('hex'),
     });
-    const { keyId, key } = session.keys.keyring.active();
-    const binding = { vaultId: session.keys.vaultId, fileId };
-    return { fileId, row, header: newBlobHeader(session.sodium, keyId, binding), key, binding };
+  }
+
+  /** Queues a file's committed-to-be row; commits when the batch is full. */
+  #queueSmallFile(row: ReturnType<Session['seal']>, fileId: Buffer, blob: Buffer): void {
+    this.#session.tree.insert(row.node);
+    this.#pending.push({ node: row, content: { file_id: fileId, node_id: row.id, inline_blob: blob } });
+    this.#pendingBytes += blob.length;
+    this.#fileDone(row.node.size);
+    if (this.#pending.length >= BATCH_MAX_ITEMS || this.#pendingBytes >= BATCH_MAX_BYTES) this.#commit();
   }
 
   async #addSmallFile(item: PlannedItem, parent: TreeNode | null, name: string): Promise<void> {
+    if (!this.#smallFiles) {
+      await this.#addSmallFileHere(item, parent, name);
+      return;
+    }
+    const content = this.#newContent();
+    const cipher = new ChunkCipher(this.#session.sodium, content.key, content.binding, content.header);
+    this.#smallQueue.push({ item, parent, name, fileId: content.fileId, cipher });
+    this.#smallQueueBytes += item.size;
+    if (this.#smallQueue.length >= SMALL_BATCH_FILES || this.#smallQueueBytes >= SMALL_BATCH_BYTES) {
+      await this.#sendSmallFiles();
+    }
+  }
+
+  /** Sends the queued small files to the worker; waits while too many batches are already out. */
+  async #sendSmallFiles(): Promise<void> {
+    const worker = this.#smallFiles;
+    const batch = this.#smallQueue.splice(0);
+    this.#smallQueueBytes = 0;
+    if (!worker || batch.length === 0) return;
+    const files = batch.map(({ item }) => ({ path: item.source, size: item.size }));
+    const chunkSize = batch[0]?.cipher.header.chunkSize ?? 0;
+    const accepted = worker.seal(files, smallFileMaterial(batch), chunkSize).then(({ outcomes, buffer }) => {
+      this.#acceptSmallFiles(batch, outcomes);
+      this.#smallBuffers.push(buffer);
+    });
+    accepted.catch(() => undefined); // surfaced by the await below or in flushSmallFiles
+    this.#smallInFlight.push(accepted);
+    if (this.#smallInFlight.length >= SMALL_IN_FLIGHT) await this.#smallInFlight.shift();
+    this.#throwIfCancelled();
+  }
+
+  async #flushSmallFiles(): Promise<void> {
+    await this.#sendSmallFiles();
+    for (let next = this.#smallInFlight.shift(); next; next = this.#smallInFlight.shift()) await next;
+    // Batches that came back after a cancel were dropped, so the add must not end as if complete.
+    this.#throwIfCancelled();
+  }
+
+  #acceptSmallFiles(batch: readonly QueuedSmallFile[], outcomes: readonly SmallFileOutcome[]): void {
+    // A cancelled add keeps what was committed before the cancel, and nothing that arrives after it.
+    if (this.#options.signal?.aborted) return;
+    batch.forEach(({ item, parent, name, fileId }, index) => {
+      const outcome = outcomes[index];
+      if (!outcome?.ok) {
+        const code = outcome?.code ?? 'EIO';
+        const error =
+          code === 'CHANGED'
+            ? sourceChanged(item.source)
+            : new SourceReadError(item.source, { cause: Object.assign(new Error(code), { code }) });
+        this.#problems.push(problemOf(item.source, error));
+        this.#fileDone(item.size);
+        return;
+      }
+      // Another file of the same name (differing in case, say) may have been added while this one was out.
+      if (this.#alreadyInVault(item, parent, name)) return;
+      this.#queueSmallFile(
+        this.#fileRow(parent, name, item.size, outcome.mtimeMs, fileId),
+        fileId,
+        outcome.blob,
+      );
+    });
+  }
+
+  /** The small-file path without the worker: read and seal in this thread. */
+  async #addSmallFileHere(item: PlannedItem, parent: TreeNode | null, name: string): Promise<void> {
     // Synchronous calls: for a file of a few KiB, five thread-pool round trips cost more than the reading.
     await yieldNow();
     let fd: number;
@@ -285,22 +416,13 @@ class AddJob {
       closeSync(fd);
     }
     if (plaintext.length > INLINE_LIMIT) throw sourceChanged(item.source);
-    const { fileId, row, header, key, binding } = this.#fileRow(
-      parent,
-      name,
-      plaintext.length,
-      before.mtimeMs,
-    );
+    const { fileId, header, key, binding } = this.#newContent();
     const encryptor = new ContentEncryptor(this.#session.sodium, key, binding, header);
     const blob: Buffer[] = [];
     encryptor.push(plaintext, (bytes) => blob.push(bytes));
     encryptor.finish((bytes) => blob.push(bytes));
-    const inline = Buffer.concat(blob);
-    this.#session.tree.insert(row.node);
-    this.#pending.push({ node: row, content: { file_id: fileId, node_id: row.id, inline_blob: inline } });
-    this.#pendingBytes += inline.length;
-    this.#fileDone(plaintext.length);
-    if (this.#pending.length >= BATCH_MAX_ITEMS || this.#pendingBytes >= BATCH_MAX_BYTES) this.#commit();
+    const row = this.#fileRow(parent, name, plaintext.length, before.mtimeMs, fileId);
+    this.#queueSmallFile(row, fileId, Buffer.concat(blob));
   }
 
   /**
@@ -309,13 +431,15 @@ class AddJob {
    */
   async #addLargeFile(item: PlannedItem, parent: TreeNode | null, name: string): Promise<void> {
     // Rows of this file's folders must be durable before the file's row can be.
+    await this.#flushSmallFiles();
     this.#commit();
     const session = this.#session;
     const handle = await this.#openSource(item);
     const before = await handle.stat().catch((error: unknown) => {
       throw new SourceReadError(item.source, { cause: error });
     });
-    const { fileId, row, header, key, binding } = this.#fileRow(parent, name, before.size, before.mtimeMs);
+    const { fileId, header, key, binding } = this.#newContent();
+    const row = this.#fileRow(parent, name, before.size, before.mtimeMs, fileId);
     const cipher = new ChunkCipher(session.sodium, key, binding, header);
     const fileIdHex = fileId.toString('hex');
     const temp = join(session.dir, TEMP_DIR, `${fileIdHex}.tmp`);
@@ -386,6 +510,7 @@ class AddJob {
       for (const { node } of batch) this.#session.tree.remove(node.node.id);
       throw asIoError(error, 'Could not update the vault index');
     }
+    for (const buffer of this.#smallBuffers.splice(0)) this.#smallFiles?.recycle(buffer);
     for (const { node } of batch) {
       if (node.node.type === 'file') {
         this.#filesAdded++;

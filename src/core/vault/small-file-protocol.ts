@@ -1,0 +1,30 @@
+import { KEY_BYTES, TAG_BYTES } from '../crypto/constants.js';
+import { BLOB_HEADER_BYTES, NONCE_PREFIX_BYTES } from '../crypto/content.js';
+
+/**
+ * Per file, in a batch's `material`: content subkey ‖ nonce prefix ‖ blob header. One flat buffer, because
+ * posting a few small arrays per file cost more than reading the file.
+ */
+export const MATERIAL_BYTES = KEY_BYTES + NONCE_PREFIX_BYTES + BLOB_HEADER_BYTES;
+
+/** Small files to read and seal into one-chunk blobs. The worker wipes `material` when done. */
+export interface SmallFileBatch {
+  readonly id: number;
+  readonly paths: readonly string[];
+  /** Sizes seen when the add was planned; any other size means the file changed. */
+  readonly sizes: readonly number[];
+  readonly chunkSize: number;
+  readonly material: Uint8Array;
+  /** A buffer from an earlier batch, returned for reuse (fresh memory costs a page fault per 4 KiB). */
+  readonly spare?: Uint8Array;
+}
+
+/** Where a sealed blob sits in the batch's buffer, or why the file could not be read. */
+export type SealedSmallFile =
+  | { readonly ok: true; readonly offset: number; readonly length: number; readonly mtimeMs: number }
+  | { readonly ok: false; readonly code: string };
+
+/** Bytes a file takes in the batch buffer: header, the expected data plus one byte to notice growth, tag. */
+export function smallBlobSlot(size: number): number {
+  return BLOB_HEADER_BYTES + size + 1 + TAG_BYTES;
+}

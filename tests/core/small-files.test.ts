@@ -1,12 +1,14 @@
-import { statSync, unlinkSync, writeFileSync } from 'node:fs';
-import { utimes } from 'node:fs/promises';
+import { existsSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { readdir, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { describe, expect, it } from 'vitest';
+import Database from 'better-sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
 
-import { CancelledError, Vault } from '../../src/core/index.js';
+import { CancelledError, IoError, Vault } from '../../src/core/index.js';
 import { nativeSodium } from '../helpers/backends.js';
-import { collect, newVault, passphrase, track, writeTree } from '../helpers/vault.js';
+import { announceSkip, canMount, mountTmpfs, mountUnavailableReason, unmountAll } from '../helpers/mounts.js';
+import { collect, newVault, passphrase, tempDir, track, writeTree } from '../helpers/vault.js';
 
 // Enough files that add reads and seals them on the small-file worker thread, in several batches.
 const COUNT = 400;
@@ -112,6 +114,119 @@ describe('adding many small files (worker thread)', () => {
     await reopened.unlock(passphrase());
     expect(await reopened.verify({ readData: true })).toMatchObject({ ok: true, orphansRemoved: 0 });
   });
+});
+
+/** Every file below `dir`, relative to it, with its bytes. */
+async function treeBytes(dir: string): Promise<Map<string, Buffer>> {
+  const entries = await readdir(dir, { withFileTypes: true, recursive: true });
+  return new Map(
+    entries
+      .filter((entry) => entry.isFile())
+      .map((entry) => {
+        const path = join(entry.parentPath, entry.name);
+        return [path.slice(dir.length + 1), readFileSync(path)] as const;
+      }),
+  );
+}
+
+const isTemp = (path: string): boolean => path.includes('.coffer-');
+
+/** A vault holding {@link manySmallFiles} under /src, unlocked. */
+async function vaultOfSmallFiles(): Promise<{ vault: Vault; dir: string; files: Record<string, Buffer> }> {
+  const { vault, dir, root } = await newVault();
+  const files = manySmallFiles();
+  await writeTree(join(root, 'src'), files);
+  const when = new Date('2020-02-02T02:02:02Z');
+  await utimes(join(root, 'src', 'd2', fileName(2)), when, when);
+  await vault.add([join(root, 'src')]);
+  return { vault, dir, files };
+}
+
+describe('restoring many small files (worker thread)', () => {
+  afterAll(() => {
+    unmountAll();
+  });
+
+  it('writes every file with its bytes and modification time, and leaves no temp file', async () => {
+    const { vault, files } = await vaultOfSmallFiles();
+    const dest = tempDir();
+    const report = await vault.restore(['/src'], dest);
+    expect(report).toMatchObject({ filesRestored: COUNT, problems: [] });
+    const restored = await treeBytes(join(dest, 'src'));
+    expect([...restored.keys()].sort()).toEqual(Object.keys(files).sort());
+    for (const [path, bytes] of Object.entries(files))
+      expect(restored.get(path)?.equals(bytes), path).toBe(true);
+    expect(statSync(join(dest, 'src', 'd2', fileName(2))).mtime.toISOString()).toBe(
+      '2020-02-02T02:02:02.000Z',
+    );
+  });
+
+  it('reports a damaged blob, restores the rest, and writes nothing for the damaged one', async () => {
+    const { vault, dir, files } = await vaultOfSmallFiles();
+    vault.close();
+    const db = new Database(join(dir, 'index.sqlite'));
+    const row = db
+      .prepare(
+        'SELECT file_id, inline_blob FROM contents WHERE length(inline_blob) > 1000 LIMIT 1 OFFSET 200',
+      )
+      .get() as {
+      file_id: Buffer;
+      inline_blob: Buffer;
+    };
+    row.inline_blob.writeUInt8(row.inline_blob.readUInt8(500) ^ 1, 500);
+    db.prepare('UPDATE contents SET inline_blob = ? WHERE file_id = ?').run(row.inline_blob, row.file_id);
+    db.close();
+    const reopened = track(await Vault.open(dir, { sodium: nativeSodium }));
+    await reopened.unlock(passphrase());
+
+    const dest = tempDir();
+    const report = await reopened.restore(['/src'], dest);
+    expect(report.filesRestored).toBe(COUNT - 1);
+    expect(report.problems).toEqual([expect.objectContaining({ code: 'INTEGRITY' })]);
+    const damaged = (report.problems[0]?.path ?? '').replace(/^\/src\//, '');
+    expect(Object.keys(files)).toContain(damaged);
+    const restored = await treeBytes(join(dest, 'src'));
+    expect(restored.has(damaged)).toBe(false);
+    expect(restored.size).toBe(COUNT - 1);
+    expect([...restored.keys()].filter(isTemp)).toEqual([]);
+  });
+
+  it('cancelled midway leaves only complete files and no temp file', async () => {
+    const { vault, files } = await vaultOfSmallFiles();
+    const dest = tempDir();
+    const controller = new AbortController();
+    await expect(
+      vault.restore(['/src'], dest, {
+        signal: controller.signal,
+        onProgress: (progress) => {
+          if (progress.filesDone >= COUNT / 3) controller.abort();
+        },
+      }),
+    ).rejects.toBeInstanceOf(CancelledError);
+    const restored = await treeBytes(join(dest, 'src'));
+    expect([...restored.keys()].filter(isTemp)).toEqual([]);
+    expect(restored.size).toBeGreaterThan(0);
+    expect(restored.size).toBeLessThan(COUNT);
+    for (const [path, bytes] of restored)
+      expect(bytes.equals(files[path] ?? Buffer.alloc(1)), path).toBe(true);
+  });
+
+  it.skipIf(!canMount)('onto a full disk fails with IoError and leaves no temp file', async () => {
+    const { vault, files } = await vaultOfSmallFiles();
+    const dest = mountTmpfs(1024 * 1024);
+    await expect(vault.restore(['/src'], dest)).rejects.toBeInstanceOf(IoError);
+    const restored = await treeBytes(dest);
+    expect([...restored.keys()].filter(isTemp)).toEqual([]);
+    for (const [path, bytes] of restored) {
+      expect(bytes.equals(files[path.replace(/^src\//, '')] ?? Buffer.alloc(1)), path).toBe(true);
+    }
+    expect(existsSync(dest)).toBe(true);
+  });
+  if (!canMount)
+    announceSkip(
+      'restoring many small files onto a full disk',
+      mountUnavailableReason ?? 'mount unavailable',
+    );
 });
 
 /** The index of a file in folder `d{folder}` near the end of the add, so it is read well after planning. */

@@ -20,7 +20,9 @@ import type { Problem, Progress, RestoreOptions, RestoreReport } from '../types.
 import { asIoError, fsyncDirectory, removeQuietly, tempPathBeside } from './durable.js';
 import { INLINE_LIMIT } from './layout.js';
 import { decryptFile, decryptSmallFile } from './read.js';
+import { SmallFileStager, type Staged } from './restore-small.js';
 import type { Session } from './session.js';
+import { sharedSmallFileWorker } from './small-file-io.js';
 import type { TreeNode } from './tree.js';
 
 interface RestoreItem {
@@ -79,16 +81,6 @@ function publish(temp: string, target: string, replace: boolean): void {
   }
 }
 
-/** A file decrypted into its temp file, waiting to be made durable and published with the rest of its batch. */
-interface Staged {
-  readonly node: TreeNode;
-  readonly vaultPath: string;
-  readonly target: string;
-  readonly temp: string;
-  sync(): Promise<void>;
-  close(): Promise<void>;
-}
-
 /** Small files are staged this many at a time, so their fsyncs run in parallel and each folder is synced once. */
 const STAGE_BATCH = 64;
 
@@ -124,13 +116,42 @@ class RestoreJob {
     await mkdir(root, { recursive: true }).catch((error: unknown) => {
       throw asIoError(error, `Could not create "${root}"`);
     });
-    const skippedFolders = new Set<string>();
     const batch: Staged[] = [];
+    // Many small files: a worker thread opens and writes them while this thread reads the index and publishes.
+    const worker = files.length > STAGE_BATCH ? await sharedSmallFileWorker() : undefined;
+    const stager = worker
+      ? new SmallFileStager(this.#session, worker, {
+          problem: (path, error) => {
+            this.#problem(path, error);
+          },
+          publish: (staged) => this.#publishBatch(staged),
+        })
+      : undefined;
+    try {
+      await this.#restoreItems(items, root, batch, stager);
+      await stager?.flush();
+    } catch (error) {
+      await stager?.abandon();
+      await this.#discard(batch.splice(0));
+      throw error;
+    }
+    return {
+      filesRestored: this.#files,
+      foldersRestored: this.#folders,
+      bytesRestored: this.#bytes,
+      problems: this.#problems,
+    };
+  }
+
+  async #restoreItems(
+    items: readonly RestoreItem[],
+    root: string,
+    batch: Staged[],
+    stager: SmallFileStager | undefined,
+  ): Promise<void> {
+    const skippedFolders = new Set<string>();
     for (const item of items) {
-      if (this.#options.signal?.aborted) {
-        await this.#discard(batch.splice(0));
-        throw new CancelledError();
-      }
+      if (this.#options.signal?.aborted) throw new CancelledError();
       const vaultPath = this.#session.tree.pathOf(item.node);
       if ([...skippedFolders].some((prefix) => vaultPath.startsWith(`${prefix}/`))) continue;
       let target: string;
@@ -143,22 +164,37 @@ class RestoreJob {
       }
       if (item.node.type === 'folder') {
         if (!(await this.#restoreFolder(vaultPath, target))) skippedFolders.add(vaultPath);
-      } else {
-        this.#report({ current: vaultPath });
-        const small = item.node.size <= INLINE_LIMIT;
-        if (!small) await this.#publishBatch(batch.splice(0));
-        const staged = await this.#stage(item.node, vaultPath, target, small);
-        if (staged) batch.push(staged);
-        if (!small || batch.length >= STAGE_BATCH) await this.#publishBatch(batch.splice(0));
+        continue;
       }
+      this.#report({ current: vaultPath });
+      if (this.#inTheWay(vaultPath, target)) continue;
+      const small = item.node.size <= INLINE_LIMIT;
+      if (small && (await stager?.add(item.node, vaultPath, target))) continue;
+      if (!small) {
+        await stager?.flush();
+        await this.#publishBatch(batch.splice(0));
+      }
+      const staged = await this.#stage(item.node, vaultPath, target, small);
+      if (staged) batch.push(staged);
+      if (!small || batch.length >= STAGE_BATCH) await this.#publishBatch(batch.splice(0));
     }
     await this.#publishBatch(batch.splice(0));
-    return {
-      filesRestored: this.#files,
-      foldersRestored: this.#folders,
-      bytesRestored: this.#bytes,
-      problems: this.#problems,
-    };
+  }
+
+  /** Reports and skips a file whose target is taken (a folder, or a file when not overwriting). */
+  #inTheWay(vaultPath: string, target: string): boolean {
+    // Inside a folder this restore created, nothing is in the way.
+    const found = this.#createdFolders.has(dirname(target)) ? false : exists(target);
+    if (found === 'folder' || (found === 'file' && this.#options.overwrite !== true)) {
+      this.#problem(
+        vaultPath,
+        new AlreadyExistsError(
+          `"${target}" already exists; it was left untouched. Use overwrite to replace it.`,
+        ),
+      );
+      return true;
+    }
+    return false;
   }
 
   #problem(path: string, error: unknown): void {
@@ -196,17 +232,6 @@ class RestoreJob {
     target: string,
     small: boolean,
   ): Promise<Staged | undefined> {
-    // Inside a folder this restore created, nothing is in the way.
-    const found = this.#createdFolders.has(dirname(target)) ? false : exists(target);
-    if (found === 'folder' || (found === 'file' && this.#options.overwrite !== true)) {
-      this.#problem(
-        vaultPath,
-        new AlreadyExistsError(
-          `"${target}" already exists; it was left untouched. Use overwrite to replace it.`,
-        ),
-      );
-      return undefined;
-    }
     const temp = tempPathBeside(target, 'restore');
     const mtime = new Date(node.mtime);
     try {

@@ -2,7 +2,7 @@ import type { Worker } from 'node:worker_threads';
 
 import { loadNativeSodium } from '../crypto/sodium.js';
 import { spawnWorker } from '../worker-spawn.js';
-import type { SealedSmallFile, SmallFileBatch } from './small-file-protocol.js';
+import type { OpenBatch, OpenedSmallFile, SealBatch, SealedSmallFile } from './small-file-protocol.js';
 
 /** A sealed small file's complete blob (a view into its batch's buffer), or why it could not be read. */
 export type SmallFileOutcome =
@@ -12,14 +12,20 @@ export type SmallFileOutcome =
 
 const MAX_SPARES = 4;
 
+/** What the worker sends back for a batch: per-file results and, for a seal, the buffer holding the blobs. */
+interface Reply {
+  readonly results: unknown[];
+  readonly buffer?: Uint8Array;
+}
+
 interface Pending {
-  resolve(result: { results: SealedSmallFile[]; buffer: Uint8Array }): void;
+  resolve(reply: Reply): void;
   reject(error: Error): void;
 }
 
 /**
- * A worker thread that reads and seals batches of small files (see small-file-worker.ts), one batch at a time in
- * the order sent. Idle, it does not keep the process alive.
+ * A worker thread that seals (for an add) or opens (for a restore) batches of small files, see
+ * small-file-worker.ts; one batch at a time, in the order sent. Idle, it does not keep the process alive.
  */
 export class SmallFileWorker {
   readonly #worker: Worker;
@@ -30,12 +36,12 @@ export class SmallFileWorker {
 
   private constructor(worker: Worker) {
     this.#worker = worker;
-    worker.on('message', (message: { id?: number; results?: SealedSmallFile[]; buffer?: Uint8Array }) => {
-      if (message.id === undefined || !message.results || !message.buffer) return;
+    worker.on('message', (message: Partial<Reply> & { id?: number }) => {
+      if (message.id === undefined || !message.results) return;
       const job = this.#pending.get(message.id);
       this.#pending.delete(message.id);
       if (this.#pending.size === 0) worker.unref();
-      job?.resolve({ results: message.results, buffer: message.buffer });
+      job?.resolve({ results: message.results, ...(message.buffer ? { buffer: message.buffer } : {}) });
     });
     worker.on('error', (error) => {
       this.#fail(error);
@@ -81,26 +87,19 @@ export class SmallFileWorker {
     material: Uint8Array,
     chunkSize: number,
   ): Promise<{ outcomes: SmallFileOutcome[]; buffer: Uint8Array }> {
-    if (this.#broken) throw this.#broken;
-    const id = this.#nextId++;
-    const done = new Promise<{ results: SealedSmallFile[]; buffer: Uint8Array }>((resolve, reject) => {
-      this.#pending.set(id, { resolve, reject });
-    });
     const spare = this.#spares.pop();
-    const batch: SmallFileBatch = {
-      id,
+    const batch: SealBatch = {
+      op: 'seal',
+      id: this.#nextId++,
       paths: files.map((file) => file.path),
       sizes: files.map((file) => file.size),
       chunkSize,
       material,
       ...(spare ? { spare } : {}),
     };
-    this.#worker.ref();
-    const transfer = [material.buffer as ArrayBuffer];
-    if (spare) transfer.push(spare.buffer as ArrayBuffer);
-    this.#worker.postMessage(batch, transfer);
-    const { results, buffer } = await done;
-    const outcomes = results.map((result): SmallFileOutcome =>
+    const reply = await this.#send(batch, spare ? [material, spare] : [material]);
+    const buffer = reply.buffer ?? new Uint8Array(0);
+    const outcomes = (reply.results as SealedSmallFile[]).map((result): SmallFileOutcome =>
       result.ok
         ? {
             ok: true,
@@ -110,6 +109,32 @@ export class SmallFileWorker {
         : result,
     );
     return { outcomes, buffer };
+  }
+
+  /**
+   * Opens a batch of one-chunk blobs and writes each authenticated plaintext to its temp file, fsynced. `records`
+   * and `material` are transferred to the worker and wiped there.
+   * @returns per file, in order, how it went.
+   */
+  async open(files: Omit<OpenBatch, 'op' | 'id'>): Promise<OpenedSmallFile[]> {
+    const reply = await this.#send({ ...files, op: 'open', id: this.#nextId++ }, [
+      files.records,
+      files.material,
+    ]);
+    return reply.results as OpenedSmallFile[];
+  }
+
+  #send(batch: SealBatch | OpenBatch, transfer: Uint8Array[]): Promise<Reply> {
+    if (this.#broken) return Promise.reject(this.#broken);
+    const done = new Promise<Reply>((resolve, reject) => {
+      this.#pending.set(batch.id, { resolve, reject });
+    });
+    this.#worker.ref();
+    this.#worker.postMessage(
+      batch,
+      transfer.map((array) => array.buffer as ArrayBuffer),
+    );
+    return done;
   }
 
   /** Keeps a batch buffer to send back for reuse. */

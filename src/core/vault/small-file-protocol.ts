@@ -1,3 +1,4 @@
+import type { BatchFailureReason } from '../crypto/chunk-batch.js';
 import { KEY_BYTES, TAG_BYTES } from '../crypto/constants.js';
 import { BLOB_HEADER_BYTES, NONCE_PREFIX_BYTES } from '../crypto/content.js';
 
@@ -8,7 +9,8 @@ import { BLOB_HEADER_BYTES, NONCE_PREFIX_BYTES } from '../crypto/content.js';
 export const MATERIAL_BYTES = KEY_BYTES + NONCE_PREFIX_BYTES + BLOB_HEADER_BYTES;
 
 /** Small files to read and seal into one-chunk blobs. The worker wipes `material` when done. */
-export interface SmallFileBatch {
+export interface SealBatch {
+  readonly op: 'seal';
   readonly id: number;
   readonly paths: readonly string[];
   /** Sizes seen when the add was planned; any other size means the file changed. */
@@ -18,6 +20,28 @@ export interface SmallFileBatch {
   /** A buffer from an earlier batch, returned for reuse (fresh memory costs a page fault per 4 KiB). */
   readonly spare?: Uint8Array;
 }
+
+/**
+ * One-chunk blobs to open, each written to a new temp file (created exclusively, given its modification time,
+ * fsynced and closed) only if it authenticates. The worker wipes `material` and `records` when done.
+ */
+export interface OpenBatch {
+  readonly op: 'open';
+  readonly id: number;
+  readonly temps: readonly string[];
+  readonly mtimes: readonly number[];
+  /** Per file, the length of its chunk record (ciphertext and tag) in `records`, one after another. */
+  readonly lengths: readonly number[];
+  readonly chunkSize: number;
+  readonly records: Uint8Array;
+  readonly material: Uint8Array;
+}
+
+/** How writing one opened file went: done, failed authentication, or the file system refused. */
+export type OpenedSmallFile =
+  | { readonly ok: true }
+  | { readonly ok: false; readonly failure: BatchFailureReason }
+  | { readonly ok: false; readonly code: string; readonly syscall: string };
 
 /** Where a sealed blob sits in the batch's buffer, or why the file could not be read. */
 export type SealedSmallFile =

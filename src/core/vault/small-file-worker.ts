@@ -1,9 +1,20 @@
 /**
- * Worker-thread side of {@link SmallFileWorker}: reads small source files and seals each into a complete one-chunk
- * blob, so an add of many small files uses a second core for the system calls and the crypto while the main
- * thread seals records and commits rows. Never log a batch: it carries content subkeys, wiped after use.
+ * Worker-thread side of {@link SmallFileWorker}. For an add it reads small source files and seals each into a
+ * complete one-chunk blob; for a restore it opens one-chunk blobs and writes each authenticated plaintext to its
+ * temp file. Either way a second core does the system calls and the crypto while the main thread deals with the
+ * index and publishing. Never log a batch: it carries content subkeys, wiped after use.
  */
-import { closeSync, fstatSync, openSync, readSync, type Stats } from 'node:fs';
+import {
+  closeSync,
+  fstatSync,
+  fsyncSync,
+  futimesSync,
+  openSync,
+  readSync,
+  rmSync,
+  writeSync,
+  type Stats,
+} from 'node:fs';
 import { parentPort } from 'node:worker_threads';
 
 import { ascii } from '../crypto/bytes.js';
@@ -14,8 +25,10 @@ import { loadNativeSodium } from '../crypto/sodium.js';
 import {
   MATERIAL_BYTES,
   smallBlobSlot,
+  type OpenBatch,
+  type OpenedSmallFile,
+  type SealBatch,
   type SealedSmallFile,
-  type SmallFileBatch,
 } from './small-file-protocol.js';
 
 const sodium = loadNativeSodium();
@@ -24,6 +37,23 @@ if (!sodium || !port) throw new Error('the small-file worker needs sodium-native
 const native = sodium;
 const aadPrefix = new Uint8Array(LABEL.content.length + BLOB_HEADER_BYTES);
 aadPrefix.set(ascii(LABEL.content));
+
+/** The job for a blob's one and only (final) chunk, whose record is `records`. */
+function onlyChunk(op: 'seal' | 'open', material: Uint8Array, chunkSize: number, records: Uint8Array) {
+  aadPrefix.set(material.subarray(KEY_BYTES + NONCE_PREFIX_BYTES), LABEL.content.length);
+  return {
+    op,
+    key: material.subarray(0, KEY_BYTES),
+    noncePrefix: material.subarray(KEY_BYTES, KEY_BYTES + NONCE_PREFIX_BYTES),
+    aadPrefix,
+    chunkSize,
+    firstIndex: 0,
+    count: 1,
+    lastLength: records.byteLength - TAG_BYTES,
+    endsWithFinal: true,
+    records,
+  };
+}
 
 function changed(before: Stats, after: Stats): boolean {
   return before.size !== after.size || before.mtimeMs !== after.mtimeMs || before.ctimeMs !== after.ctimeMs;
@@ -52,21 +82,8 @@ function sealOne(
       n = readSync(fd, out, dataAt + got, size + 1 - got, null);
     if (got !== size || before.size !== size || changed(before, fstatSync(fd)))
       return { ok: false, code: 'CHANGED' };
-    const header = material.subarray(KEY_BYTES + NONCE_PREFIX_BYTES);
-    out.set(header, at);
-    aadPrefix.set(header, LABEL.content.length);
-    runBatch(native, {
-      op: 'seal',
-      key: material.subarray(0, KEY_BYTES),
-      noncePrefix: material.subarray(KEY_BYTES, KEY_BYTES + NONCE_PREFIX_BYTES),
-      aadPrefix,
-      chunkSize,
-      firstIndex: 0,
-      count: 1,
-      lastLength: got,
-      endsWithFinal: true,
-      records: out.subarray(dataAt, dataAt + got + TAG_BYTES),
-    });
+    out.set(material.subarray(KEY_BYTES + NONCE_PREFIX_BYTES), at);
+    runBatch(native, onlyChunk('seal', material, chunkSize, out.subarray(dataAt, dataAt + got + TAG_BYTES)));
     return { ok: true, offset: at, length: BLOB_HEADER_BYTES + got + TAG_BYTES, mtimeMs: before.mtimeMs };
   } catch (error) {
     return { ok: false, code: (error as NodeJS.ErrnoException).code ?? 'EIO' };
@@ -75,21 +92,69 @@ function sealOne(
   }
 }
 
-port.on('message', (batch: SmallFileBatch) => {
+function sealBatch(batch: SealBatch): void {
   const needed = batch.sizes.reduce((sum, size) => sum + smallBlobSlot(size), 0);
   const out = batch.spare && batch.spare.byteLength >= needed ? batch.spare : new Uint8Array(needed);
   const results: SealedSmallFile[] = [];
   let at = 0;
+  batch.paths.forEach((path, i) => {
+    const size = batch.sizes[i] ?? 0;
+    const material = batch.material.subarray(i * MATERIAL_BYTES, (i + 1) * MATERIAL_BYTES);
+    results.push(sealOne(path, size, material, batch.chunkSize, out, at));
+    at += smallBlobSlot(size);
+  });
+  port?.postMessage({ id: batch.id, results, buffer: out }, [out.buffer as ArrayBuffer]);
+}
+
+/** Opens one blob's chunk in place and, if it authenticates, writes the plaintext to a new temp file. */
+function openOne(
+  temp: string,
+  mtime: number,
+  records: Uint8Array,
+  material: Uint8Array,
+  chunkSize: number,
+): OpenedSmallFile {
+  const outcome = runBatch(native, onlyChunk('open', material, chunkSize, records));
+  if (outcome.failure) return { ok: false, failure: outcome.failure.reason };
+  const plaintext = records.subarray(0, records.byteLength - TAG_BYTES);
+  let fd: number | undefined;
   try {
-    batch.paths.forEach((path, i) => {
-      const size = batch.sizes[i] ?? 0;
-      const material = batch.material.subarray(i * MATERIAL_BYTES, (i + 1) * MATERIAL_BYTES);
-      results.push(sealOne(path, size, material, batch.chunkSize, out, at));
-      at += smallBlobSlot(size);
-    });
+    // 0o666 less the user's umask, as `cp` would create it.
+    fd = openSync(temp, 'wx', 0o666);
+    for (let at = 0; at < plaintext.byteLength;) at += writeSync(fd, plaintext, at);
+    futimesSync(fd, new Date(mtime), new Date(mtime));
+    fsyncSync(fd);
+    return { ok: true };
+  } catch (error) {
+    const { code, syscall } = error as NodeJS.ErrnoException;
+    if (fd !== undefined) rmSync(temp, { force: true });
+    return { ok: false, code: code ?? 'EIO', syscall: syscall ?? 'write' };
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+function openBatch(batch: OpenBatch): void {
+  const results: OpenedSmallFile[] = [];
+  let at = 0;
+  batch.temps.forEach((temp, i) => {
+    const length = batch.lengths[i] ?? 0;
+    const material = batch.material.subarray(i * MATERIAL_BYTES, (i + 1) * MATERIAL_BYTES);
+    results.push(
+      openOne(temp, batch.mtimes[i] ?? 0, batch.records.subarray(at, at + length), material, batch.chunkSize),
+    );
+    at += length;
+  });
+  batch.records.fill(0);
+  port?.postMessage({ id: batch.id, results });
+}
+
+port.on('message', (batch: SealBatch | OpenBatch) => {
+  try {
+    if (batch.op === 'seal') sealBatch(batch);
+    else openBatch(batch);
   } finally {
     native.memzero(batch.material);
   }
-  port.postMessage({ id: batch.id, results, buffer: out }, [out.buffer as ArrayBuffer]);
 });
 port.postMessage({ ready: true });

@@ -150,7 +150,8 @@ describe('whole files on the worker pool', () => {
         },
       }),
     ).rejects.toBeInstanceOf(CancelledError);
-    expect(reported).toBeLessThan(size / 2);
+    // Workers that ignored the stop would have sealed (and reported) all of it.
+    expect(reported).toBeLessThan(size);
     // Nothing writes to the file after the call returned.
     const written = (await stat(target)).size;
     await sleep(50);

@@ -4,13 +4,14 @@
  * report) whose message says what happened and what to do, and must leave everything else intact.
  */
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, existsSync, linkSync, readdirSync, unlinkSync } from 'node:fs';
+import { appendFileSync, existsSync, linkSync, readdirSync, statSync, unlinkSync } from 'node:fs';
 import { open, readdir, readFile, rm, stat, symlink, truncate, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { afterEach, describe, expect, it } from 'vitest';
 
 import {
+  CancelledError,
   CofferError,
   IntegrityError,
   InvalidNameError,
@@ -636,4 +637,67 @@ describe('sizes', () => {
       await rm(root, { recursive: true, force: true });
     },
   );
+});
+
+describe('large files, which the worker pool reads and writes itself', () => {
+  /** 40 chunks of 64 KiB and a bit: three batches of the pool, so the damage below sits in a middle one. */
+  const SIZE = 40 * 64 * KiB + 5;
+
+  it('restore names the damaged chunk of a middle batch and leaves neither the file nor a temp file', async () => {
+    const { vault, dir, root } = await newVault();
+    const contents = bytes(SIZE, 11);
+    await writeTree(join(root, 'src'), { 'big.bin': contents });
+    expect((await vault.add([join(root, 'src', 'big.bin')])).problems).toEqual([]);
+    const dest = join(root, 'restored');
+    await vault.restore(['/big.bin'], dest);
+    expect((await readFile(join(dest, 'big.bin'))).equals(contents)).toBe(true);
+
+    const [blobFile] = await blobFiles(dir);
+    const blob = await readFile(blobFile ?? '');
+    const damagedChunk = 21;
+    const at = 52 + damagedChunk * (64 * KiB + 16) + 1000;
+    blob.writeUInt8(blob.readUInt8(at) ^ 0x80, at);
+    await writeFile(blobFile ?? '', blob);
+    const again = join(root, 'again');
+    const report = await vault.restore(['/big.bin'], again);
+    expect(names(report.problems)).toEqual([{ path: '/big.bin', code: 'INTEGRITY' }]);
+    expect(report.problems[0]?.message).toContain(`(chunk ${damagedChunk})`);
+    expect(await filesBelow(again)).toEqual([]);
+  });
+
+  it('cancelling mid-file, adding or restoring, leaves no trace of that file', async () => {
+    const { vault, dir, root } = await newVault();
+    const big = join(root, 'src', 'big.bin');
+    await writeTree(join(root, 'src'), { 'big.bin': bytes(64 * MiB, 12) });
+    const adding = new AbortController();
+    await expect(
+      vault.add([big], '/', {
+        signal: adding.signal,
+        onProgress: (progress) => {
+          if (progress.bytesDone > 0) adding.abort();
+        },
+      }),
+    ).rejects.toBeInstanceOf(CancelledError);
+    expect(vault.list('/')).toEqual([]);
+    expect(await blobFiles(dir)).toEqual([]);
+    expect(await tempFilesBelow(dir)).toEqual([]);
+
+    expect((await vault.add([big])).problems).toEqual([]);
+    const dest = join(root, 'restored');
+    const restoring = new AbortController();
+    // Stop once the staging file has some, but not all, of the plaintext.
+    const watch = setInterval(() => {
+      const staged = existsSync(dest) ? readdirSync(dest) : [];
+      if (staged.some((name) => statSync(join(dest, name)).size > 0)) restoring.abort();
+    }, 1);
+    try {
+      await expect(vault.restore(['/big.bin'], dest, { signal: restoring.signal })).rejects.toBeInstanceOf(
+        CancelledError,
+      );
+    } finally {
+      clearInterval(watch);
+    }
+    expect(restoring.signal.aborted).toBe(true);
+    expect(await filesBelow(dest)).toEqual([]);
+  });
 });

@@ -2,16 +2,10 @@ import { NONCE_BYTES, TAG_BYTES } from './constants.js';
 import type { SodiumBackend } from './sodium.js';
 
 /**
- * A run of consecutive chunks of one blob to seal or open, in place. Plain data, so it can be posted (and its
- * buffer transferred) to a worker thread. `key` is the blob's content subkey; a worker wipes its copy when done.
- * Never log a job.
- *
- * `records` is laid out as the blob stores the chunks: chunk i occupies `chunkSize + 16` bytes from offset
- * `i × (chunkSize + 16)` (the last chunk `lastLength + 16`), its data first and its tag in the last 16 bytes. To
- * seal, the data slots hold plaintext and the tag slots are free; sealing turns the buffer into the blob's bytes.
- * To open, the buffer holds the blob's bytes; opening leaves each chunk's plaintext in its data slot.
+ * What every batch of one blob shares: the operation, the blob's content subkey (a worker wipes its copy when done)
+ * and what each chunk's nonce and AAD are made from. Never log it.
  */
-export interface BatchJob {
+export interface BlobCrypto {
   readonly op: 'seal' | 'open';
   readonly key: Uint8Array;
   /** The blob header's 16-byte nonce prefix; chunk i's nonce is prefix ‖ uint64 i. */
@@ -19,13 +13,48 @@ export interface BatchJob {
   /** Label ‖ blob header; chunk i's AAD is this ‖ uint64 i ‖ final flag. */
   readonly aadPrefix: Uint8Array;
   readonly chunkSize: number;
+}
+
+/** Which consecutive chunks of a blob a batch covers. */
+export interface BatchPlan {
   readonly firstIndex: number;
   readonly count: number;
   /** Plaintext bytes in the batch's last chunk (every other chunk holds `chunkSize`). */
   readonly lastLength: number;
   /** Whether the batch's last chunk is the blob's final chunk. */
   readonly endsWithFinal: boolean;
+}
+
+/**
+ * A run of consecutive chunks of one blob to seal or open, in place. Plain data, so it can be posted (and its
+ * buffer transferred) to a worker thread. Never log a job.
+ *
+ * `records` is laid out as the blob stores the chunks: chunk i occupies `chunkSize + 16` bytes from offset
+ * `i × (chunkSize + 16)` (the last chunk `lastLength + 16`), its data first and its tag in the last 16 bytes. To
+ * seal, the data slots hold plaintext and the tag slots are free; sealing turns the buffer into the blob's bytes.
+ * To open, the buffer holds the blob's bytes; opening leaves each chunk's plaintext in its data slot.
+ */
+export interface BatchJob extends BlobCrypto, BatchPlan {
   readonly records: Uint8Array;
+}
+
+/**
+ * Splits a blob of `chunkCount` chunks, the last holding `lastLength` plaintext bytes, into batches of `perBatch`
+ * chunks, and yields batch numbers `first`, `first + stride`, `first + 2 × stride`… of them: all of them by
+ * default, or one worker's share.
+ */
+export function* batchPlans(
+  blob: { chunkCount: number; chunkSize: number; lastLength: number },
+  perBatch: number,
+  first = 0,
+  stride = 1,
+): Generator<BatchPlan> {
+  const { chunkCount, chunkSize, lastLength } = blob;
+  for (let firstIndex = first * perBatch; firstIndex < chunkCount; firstIndex += stride * perBatch) {
+    const count = Math.min(perBatch, chunkCount - firstIndex);
+    const endsWithFinal = firstIndex + count === chunkCount;
+    yield { firstIndex, count, lastLength: endsWithFinal ? lastLength : chunkSize, endsWithFinal };
+  }
 }
 
 export type BatchFailureReason = 'truncated' | 'trailing-data' | 'malformed' | 'tampered';

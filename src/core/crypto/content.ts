@@ -12,7 +12,15 @@ import {
   TAG_BYTES,
 } from './constants.js';
 import { deriveSubkey, type SecretKey } from './keys.js';
-import { plaintextViews, recordsLength, runBatch, type BatchJob, type BatchOutcome } from './chunk-batch.js';
+import {
+  plaintextViews,
+  recordsLength,
+  runBatch,
+  type BatchJob,
+  type BatchOutcome,
+  type BatchPlan,
+  type BlobCrypto,
+} from './chunk-batch.js';
 import type { SodiumBackend } from './sodium.js';
 
 /** First bytes of every content blob: "COFFERCB". */
@@ -194,16 +202,10 @@ export class ChunkCipher {
   }
 
   /**
-   * A batch job over consecutive chunks laid out in `records` (see {@link BatchJob}). `shareKey` copies the subkey
-   * into the job for another thread; without it the job borrows this cipher's key and must run before
-   * {@link ChunkCipher.wipe}.
+   * What every batch of this blob shares (see {@link BlobCrypto}). `shareKey` copies the subkey for another thread;
+   * without it the result borrows this cipher's key and must be used before {@link ChunkCipher.wipe}.
    */
-  job(
-    op: BatchJob['op'],
-    chunks: { firstIndex: number; count: number; lastLength: number; endsWithFinal: boolean },
-    records: Uint8Array,
-    shareKey = false,
-  ): BatchJob {
+  crypto(op: BlobCrypto['op'], shareKey = false): BlobCrypto {
     const key = this.#subkey.bytes;
     return {
       op,
@@ -211,20 +213,26 @@ export class ChunkCipher {
       noncePrefix: this.header.noncePrefix,
       aadPrefix: this.#aadPrefix,
       chunkSize: this.header.chunkSize,
-      ...chunks,
-      records,
     };
+  }
+
+  /** A batch job over consecutive chunks laid out in `records` (see {@link BatchJob}); `shareKey` as for `crypto`. */
+  job(op: BatchJob['op'], chunks: BatchPlan, records: Uint8Array, shareKey = false): BatchJob {
+    return { ...this.crypto(op, shareKey), ...chunks, records };
   }
 
   /** @throws {@link IntegrityError} for a failed chunk, naming the file and the chunk. */
   check(outcome: BatchOutcome): void {
-    if (outcome.failure) {
-      throw new IntegrityError(outcome.failure.reason, {
-        subject: this.#subject,
-        fileId: this.#fileIdHex,
-        chunkIndex: outcome.failure.index,
-      });
-    }
+    if (outcome.failure) throw this.damaged(outcome.failure);
+  }
+
+  /** The error for a chunk that failed, naming the file and the chunk. */
+  damaged(failure: NonNullable<BatchOutcome['failure']>): IntegrityError {
+    return new IntegrityError(failure.reason, {
+      subject: this.#subject,
+      fileId: this.#fileIdHex,
+      chunkIndex: failure.index,
+    });
   }
 
   /** Seals one chunk. Only the final chunk may be shorter than the chunk size, and only an empty file's is empty. */

@@ -1,25 +1,67 @@
 /**
- * Worker-thread side of the crypto pool: seals and opens batches of chunks in place with native libsodium, so the
- * main thread only reads, writes and keeps order. The records buffer travels back and forth by transfer (no
- * copy); each job's key copy is wiped after use. Never log a job.
+ * Worker-thread side of the crypto pool, with native libsodium. Two kinds of job:
+ * - a batch: chunks sealed or opened in place in a records buffer that travels back and forth by transfer (no copy),
+ *   while the main thread reads, writes and keeps order;
+ * - a stripe: this worker's share of a whole blob file, read, run and written here (file-stripe.ts), reporting
+ *   progress as it goes and stopping early when asked.
+ * Each job's key copy is wiped after use. Never log a job.
  */
-import { parentPort } from 'node:worker_threads';
+import { parentPort, type MessagePort } from 'node:worker_threads';
 
 import { runBatch, type BatchJob, type BatchOutcome } from './chunk-batch.js';
-import { loadNativeSodium } from './sodium.js';
+import { runStripe, type StripeJob } from './file-stripe.js';
+import { loadNativeSodium, type SodiumBackend } from './sodium.js';
 
-const sodium = loadNativeSodium();
-const port = parentPort;
-if (!sodium || !port) throw new Error('the crypto worker needs sodium-native and a parent thread');
+/** What the pool sends a worker. */
+export type WorkerRequest =
+  | { readonly id: number; readonly job: BatchJob }
+  | { readonly id: number; readonly stripe: StripeJob }
+  | { readonly id: number; readonly stop: true };
 
-port.on('message', (message: { id: number; job: BatchJob }) => {
+const native = loadNativeSodium();
+if (!native || !parentPort) throw new Error('the crypto worker needs sodium-native and a parent thread');
+// Named anew so the narrowing reaches into the functions below.
+const sodium: SodiumBackend = native;
+const port: MessagePort = parentPort;
+
+/** Stripes still running, by job id, and whether each has been asked to stop. */
+const stripes = new Map<number, { stop: boolean }>();
+
+function runBatchJob(id: number, job: BatchJob): void {
   let outcome: BatchOutcome;
   try {
-    outcome = runBatch(sodium, message.job);
+    outcome = runBatch(sodium, job);
   } finally {
-    sodium.memzero(message.job.key);
+    sodium.memzero(job.key);
   }
-  const { records } = message.job;
-  port.postMessage({ id: message.id, outcome, records }, [records.buffer as ArrayBuffer]);
+  const { records } = job;
+  port.postMessage({ id, outcome, records }, [records.buffer as ArrayBuffer]);
+}
+
+async function runStripeJob(id: number, job: StripeJob): Promise<void> {
+  const state = { stop: false };
+  stripes.set(id, state);
+  try {
+    const outcome = await runStripe(
+      sodium,
+      job,
+      (bytes) => {
+        port.postMessage({ id, progress: bytes });
+      },
+      () => state.stop,
+    );
+    port.postMessage({ id, outcome });
+  } finally {
+    stripes.delete(id);
+  }
+}
+
+port.on('message', (message: WorkerRequest) => {
+  if ('job' in message) runBatchJob(message.id, message.job);
+  else if ('stripe' in message) void runStripeJob(message.id, message.stripe);
+  else {
+    const stripe = stripes.get(message.id);
+    if (stripe) stripe.stop = true;
+  }
 });
 port.postMessage({ ready: true });

@@ -5,15 +5,25 @@ import { spawnWorker } from '../worker-spawn.js';
 
 import type { BatchJob, BatchOutcome } from './chunk-batch.js';
 import type { BatchExecutor, BatchResult } from './content.js';
+import type { WorkerRequest } from './crypto-worker.js';
+import type { StripeExecutor, StripeJob, StripeOutcome, StripeRequest } from './file-stripe.js';
 
 /** 16 chunks of 64 KiB: large enough that a worker round trip costs little, small enough to keep 2 cores busy. */
 const BATCH_CHUNKS = 16;
 /** The main thread only does I/O; beyond a few workers, a 2-core machine or the disk is the limit. */
 const MAX_WORKERS = 4;
 
+/** A job out on a worker: how to settle it, and where its progress reports go (stripes only). */
 interface PendingJob {
-  resolve(result: BatchResult): void;
+  resolve(reply: WorkerReply): void;
   reject(error: Error): void;
+  progress?(bytes: number): void;
+}
+
+/** A worker's final answer to a job: a batch's outcome and records, or a stripe's outcome. */
+interface WorkerReply {
+  readonly outcome: BatchOutcome | StripeOutcome;
+  readonly records?: Uint8Array;
 }
 
 class PoolWorker {
@@ -23,12 +33,17 @@ class PoolWorker {
 
   constructor(worker: Worker) {
     this.#worker = worker;
-    worker.on('message', (message: { id?: number; outcome?: BatchOutcome; records?: Uint8Array }) => {
-      if (message.id === undefined || !message.outcome || !message.records) return;
+    worker.on('message', (message: { id?: number; progress?: number } & Partial<WorkerReply>) => {
+      if (message.id === undefined) return;
       const job = this.#pending.get(message.id);
+      if (message.progress !== undefined) {
+        job?.progress?.(message.progress);
+        return;
+      }
+      if (!message.outcome) return;
       this.#pending.delete(message.id);
       if (this.#pending.size === 0) worker.unref();
-      job?.resolve({ ...message.outcome, records: message.records });
+      job?.resolve({ outcome: message.outcome, ...(message.records ? { records: message.records } : {}) });
     });
     worker.on('error', (error) => {
       this.#fail(error);
@@ -51,29 +66,48 @@ class PoolWorker {
     return this.#broken ? Number.POSITIVE_INFINITY : this.#pending.size;
   }
 
-  run(id: number, job: BatchJob): Promise<BatchResult> {
+  /** Posts a request and settles with the worker's final reply. Keys travel by transfer and are wiped there. */
+  #send(
+    request: WorkerRequest,
+    transfer: ArrayBuffer[],
+    progress?: (bytes: number) => void,
+  ): Promise<WorkerReply> {
     if (this.#broken) return Promise.reject(this.#broken);
     return new Promise((resolve, reject) => {
-      this.#pending.set(id, { resolve, reject });
+      this.#pending.set(request.id, { resolve, reject, ...(progress ? { progress } : {}) });
       // While a job is out the worker must keep the process alive; idle workers must not.
       this.#worker.ref();
-      // Structured clone copies a view's whole underlying buffer, so small views are copied to their own first,
-      // and the records (the bulk) are transferred: the caller gets them back in the result.
-      const { records } = job;
-      if (records.byteOffset !== 0 || records.byteLength !== records.buffer.byteLength) {
-        reject(new Error('internal error: batch records must own their buffer to be transferred'));
-        return;
-      }
-      const copy = {
-        ...job,
-        noncePrefix: Uint8Array.from(job.noncePrefix),
-        aadPrefix: Uint8Array.from(job.aadPrefix),
-      };
-      this.#worker.postMessage({ id, job: copy }, [
-        records.buffer as ArrayBuffer,
-        job.key.buffer as ArrayBuffer,
-      ]);
+      this.#worker.postMessage(request, transfer);
     });
+  }
+
+  async run(id: number, job: BatchJob): Promise<BatchResult> {
+    // Structured clone copies a view's whole underlying buffer, so small views are copied to their own first,
+    // and the records (the bulk) are transferred: the caller gets them back in the result.
+    const { records } = job;
+    if (records.byteOffset !== 0 || records.byteLength !== records.buffer.byteLength) {
+      throw new Error('internal error: batch records must own their buffer to be transferred');
+    }
+    const copy = {
+      ...job,
+      noncePrefix: Uint8Array.from(job.noncePrefix),
+      aadPrefix: Uint8Array.from(job.aadPrefix),
+    };
+    const reply = await this.#send({ id, job: copy }, [
+      records.buffer as ArrayBuffer,
+      job.key.buffer as ArrayBuffer,
+    ]);
+    return { ...(reply.outcome as BatchOutcome), records: reply.records ?? records };
+  }
+
+  /** Runs a stripe; its key must be this stripe's own copy (it is transferred). */
+  async stripe(id: number, job: StripeJob, progress: (bytes: number) => void): Promise<StripeOutcome> {
+    const reply = await this.#send({ id, stripe: job }, [job.key.buffer as ArrayBuffer], progress);
+    return reply.outcome as StripeOutcome;
+  }
+
+  stop(id: number): void {
+    if (this.#pending.has(id)) this.#worker.postMessage({ id, stop: true } satisfies WorkerRequest);
   }
 
   terminate(): Promise<number> {
@@ -82,10 +116,11 @@ class PoolWorker {
 }
 
 /**
- * Worker threads that seal and open chunk batches with native libsodium, so bulk crypto runs beside the thread
- * that reads and writes, and the Electron main thread never stalls on it.
+ * Worker threads that seal and open with native libsodium, so the Electron main thread never stalls on bulk
+ * crypto: chunk batches the calling thread reads and writes, or whole blob files the workers read and write
+ * themselves.
  */
-export class CryptoPool implements BatchExecutor {
+export class CryptoPool implements BatchExecutor, StripeExecutor {
   readonly batchChunks = BATCH_CHUNKS;
   readonly maxInFlight: number;
   readonly #workers: PoolWorker[];
@@ -121,6 +156,66 @@ export class CryptoPool implements BatchExecutor {
   run(job: BatchJob): Promise<BatchResult> {
     const worker = this.#workers.reduce((best, candidate) => (candidate.load < best.load ? candidate : best));
     return worker.run(this.#nextId++, job);
+  }
+
+  /**
+   * Seals or opens a whole blob file on several workers at once, each reading, running and writing every n-th
+   * batch (see file-stripe.ts). Each stripe gets its own copy of `job.key`, wiped in its worker. At the first
+   * problem, or when `signal` aborts, every stripe is told to stop; this settles only once all of them have
+   * ended, so the caller may then close or remove the files.
+   * @returns `done`, or the first problem (`stopped` when the abort came first).
+   * @throws Error when a worker dies (after the others have stopped).
+   */
+  async runStripes(
+    job: StripeRequest,
+    options: { onBytes?: (bytes: number) => void; signal?: AbortSignal } = {},
+  ): Promise<StripeOutcome> {
+    const { onBytes = () => undefined, signal } = options;
+    if (signal?.aborted) return { kind: 'stopped' };
+    const healthy = this.#workers.filter((worker) => worker.load !== Number.POSITIVE_INFINITY);
+    const batchCount = Math.ceil(job.chunkCount / BATCH_CHUNKS);
+    const workers = (healthy.length > 0 ? healthy : this.#workers).slice(0, batchCount);
+    const stripes = workers.map((worker, first) => ({ worker, first, id: this.#nextId++ }));
+    const ended: { first?: { outcome: StripeOutcome } | { error: Error } } = {};
+    const stopAll = (reason: { outcome: StripeOutcome } | { error: Error }): void => {
+      if (ended.first) return;
+      ended.first = reason;
+      for (const { worker, id } of stripes) worker.stop(id);
+    };
+    const onAbort = (): void => {
+      stopAll({ outcome: { kind: 'stopped' } });
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      await Promise.all(
+        stripes.map(({ worker, first, id }) =>
+          worker
+            .stripe(
+              id,
+              {
+                ...job,
+                key: Uint8Array.from(job.key),
+                batchChunks: BATCH_CHUNKS,
+                first,
+                stride: stripes.length,
+              },
+              onBytes,
+            )
+            .then(
+              (outcome) => {
+                if (outcome.kind !== 'done') stopAll({ outcome });
+              },
+              (error: unknown) => {
+                stopAll({ error: error instanceof Error ? error : new Error(String(error)) });
+              },
+            ),
+        ),
+      );
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+    }
+    if (ended.first && 'error' in ended.first) throw ended.first.error;
+    return ended.first?.outcome ?? { kind: 'done' };
   }
 
   async close(): Promise<void> {

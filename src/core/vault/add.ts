@@ -443,7 +443,7 @@ class AddJob {
     const cipher = new ChunkCipher(session.sodium, key, binding, header);
     const fileIdHex = fileId.toString('hex');
     const temp = join(session.dir, TEMP_DIR, `${fileIdHex}.tmp`);
-    const source = fileSource(handle);
+    const source = fileSource(handle, (error) => new SourceReadError(item.source, { cause: error }));
     let read = 0;
     let reported = 0;
     try {
@@ -452,12 +452,7 @@ class AddJob {
         const complete = await sealIntoBlob({
           place: { sodium: session.sodium, executor: await sharedCryptoPool() },
           cipher,
-          source: {
-            readv: (views, position) =>
-              source.readv(views, position).catch((error: unknown) => {
-                throw new SourceReadError(item.source, { cause: error });
-              }),
-          },
+          source,
           size: before.size,
           target: out,
           ...(this.#options.signal ? { signal: this.#options.signal } : {}),

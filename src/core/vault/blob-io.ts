@@ -1,6 +1,6 @@
 import type { FileHandle } from 'node:fs/promises';
 
-import { plaintextViews, recordsLength } from '../crypto/chunk-batch.js';
+import { batchPlans, plaintextViews, recordsLength, type BatchPlan } from '../crypto/chunk-batch.js';
 import {
   BLOB_HEADER_BYTES,
   runHere,
@@ -8,6 +8,12 @@ import {
   type BatchResult,
   type ChunkCipher,
 } from '../crypto/content.js';
+import {
+  systemError,
+  type StripeExecutor,
+  type StripeOutcome,
+  type StripeRequest,
+} from '../crypto/file-stripe.js';
 import type { SodiumBackend } from '../crypto/sodium.js';
 import { CancelledError } from '../errors.js';
 
@@ -18,17 +24,42 @@ const INLINE_IN_FLIGHT = 1;
 /** Where the crypto runs, and the thread's own backend for when there is no pool. */
 export interface CryptoPlace {
   readonly sodium: SodiumBackend;
-  readonly executor: BatchExecutor | undefined;
+  /** Worker threads that run batches, or whole files as stripes. */
+  readonly executor: (BatchExecutor & StripeExecutor) | undefined;
 }
 
 /** Reads bytes at a position: a file, or an inline blob held in memory. */
 export interface ByteSource {
   readv(views: Uint8Array[], position: number): Promise<number>;
+  /**
+   * The open file behind the bytes, which worker threads may read themselves, and what a failed read of it
+   * becomes; absent for bytes in memory.
+   */
+  readonly file?: { readonly fd: number; readError(error: unknown): unknown };
 }
 
-export function fileSource(handle: FileHandle): ByteSource {
-  return { readv: async (views, position) => (await handle.readv(views, position)).bytesRead };
+/** A file as a byte source; `readError` turns a failed read into the error callers should see. */
+export function fileSource(
+  handle: FileHandle,
+  readError: (error: unknown) => unknown = (error) => error,
+): ByteSource {
+  return {
+    readv: async (views, position) => {
+      try {
+        return (await handle.readv(views, position)).bytesRead;
+      } catch (error) {
+        throw readError(error);
+      }
+    },
+    file: { fd: handle.fd, readError },
+  };
 }
+
+/**
+ * Where opened plaintext goes: a file, written at each chunk's offset in no particular order (worker threads may
+ * write it themselves); or a function that receives it batch by batch, in order.
+ */
+export type PlaintextSink = FileHandle | ((views: Uint8Array[], position: number) => Promise<void>);
 
 export function bufferSource(bytes: Uint8Array): ByteSource {
   return {
@@ -60,27 +91,6 @@ class BufferRecycler {
 
   give(buffer: Uint8Array): void {
     if (this.#free.length < 16) this.#free.push(buffer);
-  }
-}
-
-interface BatchPlan {
-  readonly firstIndex: number;
-  readonly count: number;
-  readonly lastLength: number;
-  readonly endsWithFinal: boolean;
-}
-
-/** Splits `chunkCount` chunks into batches; the last chunk holds `lastLength` plaintext bytes. */
-function* batches(
-  chunkCount: number,
-  chunkSize: number,
-  lastLength: number,
-  perBatch: number,
-): Generator<BatchPlan> {
-  for (let firstIndex = 0; firstIndex < chunkCount; firstIndex += perBatch) {
-    const count = Math.min(perBatch, chunkCount - firstIndex);
-    const endsWithFinal = firstIndex + count === chunkCount;
-    yield { firstIndex, count, lastLength: endsWithFinal ? lastLength : chunkSize, endsWithFinal };
   }
 }
 
@@ -120,7 +130,39 @@ async function overlapped(
 }
 
 /**
- * Encrypts `size` bytes of `source` into `target` as a complete blob (header, then chunks).
+ * Runs a whole blob file as stripes on worker threads, which read, run and write it themselves; this thread only
+ * waits, and relays progress.
+ * @returns false when the source ended before its expected size (sealing).
+ * @throws {@link IntegrityError} at the first chunk that fails; {@link CancelledError} when `signal` aborts; the
+ * source's read error or the target's write error.
+ */
+async function inStripes(
+  executor: StripeExecutor,
+  job: StripeRequest,
+  cipher: ChunkCipher,
+  source: NonNullable<ByteSource['file']>,
+  options: { signal?: AbortSignal; onBytes?: (bytes: number) => void },
+): Promise<boolean> {
+  const outcome: StripeOutcome = await executor.runStripes(job, options);
+  switch (outcome.kind) {
+    case 'done':
+      return true;
+    case 'source-ended':
+      return false;
+    case 'stopped':
+      throw new CancelledError();
+    case 'damaged':
+      throw cipher.damaged(outcome.failure);
+    case 'io-error': {
+      const error = systemError(outcome.error);
+      throw outcome.side === 'source' ? source.readError(error) : error;
+    }
+  }
+}
+
+/**
+ * Encrypts `size` bytes of `source` into `target` as a complete blob (header, then chunks). With a worker pool and
+ * a source file, the workers read and write the files themselves; otherwise this thread reads and writes.
  * @returns false when the source did not hold exactly `size` bytes (it changed while being read).
  * @throws {@link CancelledError} when `signal` aborts.
  */
@@ -137,30 +179,41 @@ export async function sealIntoBlob(options: {
   const chunkSize = cipher.header.chunkSize;
   const chunkCount = Math.max(1, Math.ceil(size / chunkSize));
   const lastLength = size - (chunkCount - 1) * chunkSize;
-  const shareKey = place.executor !== undefined;
-  const perBatch = place.executor?.batchChunks ?? INLINE_BATCH_CHUNKS;
   await target.write(cipher.header.bytes, 0, BLOB_HEADER_BYTES, 0);
   let complete = true;
-  await overlapped(
-    place,
-    batches(chunkCount, chunkSize, lastLength, perBatch),
-    {
-      read: async (plan, buffers) => {
-        const records = buffers.take(recordsLength({ ...plan, chunkSize }));
-        const views = plaintextViews({ ...plan, chunkSize, records });
-        const expected = views.reduce((sum, view) => sum + view.byteLength, 0);
-        const got = expected === 0 ? 0 : await source.readv(views, plan.firstIndex * chunkSize);
-        if (got !== expected) complete = false;
-        options.onBytes?.(got);
-        return { job: cipher.job('seal', plan, records, shareKey) };
+  if (place.executor && source.file) {
+    const job = {
+      ...cipher.crypto('seal'),
+      chunkCount,
+      lastLength,
+      sourceFd: source.file.fd,
+      targetFd: target.fd,
+    };
+    complete = await inStripes(place.executor, job, cipher, source.file, options);
+  } else {
+    const shareKey = place.executor !== undefined;
+    const perBatch = place.executor?.batchChunks ?? INLINE_BATCH_CHUNKS;
+    await overlapped(
+      place,
+      batchPlans({ chunkCount, chunkSize, lastLength }, perBatch),
+      {
+        read: async (plan, buffers) => {
+          const records = buffers.take(recordsLength({ ...plan, chunkSize }));
+          const views = plaintextViews({ ...plan, chunkSize, records });
+          const expected = views.reduce((sum, view) => sum + view.byteLength, 0);
+          const got = expected === 0 ? 0 : await source.readv(views, plan.firstIndex * chunkSize);
+          if (got !== expected) complete = false;
+          options.onBytes?.(got);
+          return { job: cipher.job('seal', plan, records, shareKey) };
+        },
+        write: async (plan, result) => {
+          const position = BLOB_HEADER_BYTES + plan.firstIndex * cipher.recordSize;
+          await target.write(result.records, 0, result.records.byteLength, position);
+        },
       },
-      write: async (plan, result) => {
-        const position = BLOB_HEADER_BYTES + plan.firstIndex * cipher.recordSize;
-        await target.write(result.records, 0, result.records.byteLength, position);
-      },
-    },
-    options.signal,
-  );
+      options.signal,
+    );
+  }
   // One more byte past the end means the file grew while it was read.
   const probe = new Uint8Array(1);
   if ((await source.readv([probe], size)) !== 0) complete = false;
@@ -168,9 +221,10 @@ export async function sealIntoBlob(options: {
 }
 
 /**
- * Decrypts a whole blob, handing each batch's authenticated plaintext to `sink` in order. Nothing of a batch
- * reaches the sink unless every chunk in it authenticated.
+ * Decrypts a whole blob into `sink`. Nothing of a batch reaches the sink unless every chunk in it authenticated;
+ * a function sink gets the batches in order, a file sink in any order (worker threads write it when a pool runs).
  * @throws {@link IntegrityError} at the first chunk that fails, naming the file and chunk.
+ * @throws {@link CancelledError} when `signal` aborts.
  */
 export async function openBlob(options: {
   place: CryptoPlace;
@@ -178,17 +232,34 @@ export async function openBlob(options: {
   source: ByteSource;
   chunkCount: number;
   plaintextSize: number;
-  sink: (views: Uint8Array[], position: number) => Promise<void>;
+  sink: PlaintextSink;
   signal?: AbortSignal;
 }): Promise<void> {
-  const { place, cipher, source, chunkCount, plaintextSize } = options;
+  const { place, cipher, source, chunkCount, plaintextSize, sink } = options;
   const chunkSize = cipher.header.chunkSize;
   const lastLength = plaintextSize - (chunkCount - 1) * chunkSize;
+  if (place.executor && source.file && typeof sink !== 'function') {
+    const job = {
+      ...cipher.crypto('open'),
+      chunkCount,
+      lastLength,
+      sourceFd: source.file.fd,
+      targetFd: sink.fd,
+    };
+    await inStripes(place.executor, job, cipher, source.file, options);
+    return;
+  }
+  const write =
+    typeof sink === 'function'
+      ? sink
+      : async (views: Uint8Array[], position: number) => {
+          await sink.writev(views, position);
+        };
   const shareKey = place.executor !== undefined;
   const perBatch = place.executor?.batchChunks ?? INLINE_BATCH_CHUNKS;
   await overlapped(
     place,
-    batches(chunkCount, chunkSize, lastLength, perBatch),
+    batchPlans({ chunkCount, chunkSize, lastLength }, perBatch),
     {
       read: async (plan, buffers) => {
         const records = buffers.take(recordsLength({ ...plan, chunkSize }));
@@ -202,7 +273,7 @@ export async function openBlob(options: {
       write: async (plan, result) => {
         cipher.check(result);
         const job = { ...plan, chunkSize, records: result.records };
-        await options.sink(plaintextViews(job), plan.firstIndex * chunkSize);
+        await write(plaintextViews(job), plan.firstIndex * chunkSize);
       },
     },
     options.signal,

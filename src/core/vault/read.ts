@@ -11,7 +11,14 @@ import {
 } from '../crypto/content.js';
 import { sharedCryptoPool } from '../crypto/pool.js';
 import { CancelledError, IntegrityError, InvalidArgumentError } from '../errors.js';
-import { bufferSource, fileSource, openBlob, type ByteSource, type CryptoPlace } from './blob-io.js';
+import {
+  bufferSource,
+  fileSource,
+  openBlob,
+  type ByteSource,
+  type CryptoPlace,
+  type PlaintextSink,
+} from './blob-io.js';
 import { blobPath } from './layout.js';
 import type { Session } from './session.js';
 import type { TreeNode } from './tree.js';
@@ -99,13 +106,16 @@ async function cryptoPlace(session: Session, chunkCount: number): Promise<Crypto
 }
 
 /**
- * Decrypts a whole file, handing its authenticated plaintext to `sink` batch by batch, in order.
- * @throws {@link IntegrityError} at the first damaged chunk; nothing from that batch on reaches the sink.
+ * Decrypts a whole file into `sink`: a function gets the authenticated plaintext batch by batch, in order; a file
+ * gets it written at its offsets, in any order (by the worker threads, when a pool runs), so it must be a staging
+ * file until this returns.
+ * @throws {@link IntegrityError} at the first damaged chunk; nothing of its batch reaches the sink.
+ * @throws {@link CancelledError} when `signal` aborts.
  */
 export async function decryptFile(
   session: Session,
   node: TreeNode,
-  sink: (views: Uint8Array[], position: number) => Promise<void>,
+  sink: PlaintextSink,
   signal?: AbortSignal,
 ): Promise<void> {
   const blob = await openStoredBlob(session, node);

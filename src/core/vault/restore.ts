@@ -262,14 +262,7 @@ class RestoreJob {
       }
       const out = await open(temp, 'wx', 0o666);
       try {
-        await decryptFile(
-          this.#session,
-          node,
-          async (views, position) => {
-            await out.writev(views, position);
-          },
-          this.#options.signal,
-        );
+        await decryptFile(this.#session, node, out, this.#options.signal);
         await out.utimes(mtime, mtime);
       } catch (error) {
         await out.close();

@@ -124,7 +124,6 @@ async function plan(sources: readonly string[], problems: Problem[]): Promise<Pl
 const SMALL_BATCH_FILES = 128;
 const SMALL_BATCH_BYTES = 4 * 1024 * 1024;
 const SMALL_IN_FLIGHT = 4;
-const EMPTY = new Uint8Array(0);
 
 /** A new file's content id, blob header and key, chosen before its data is read. */
 interface NewContent {
@@ -146,10 +145,9 @@ interface QueuedSmallFile {
 /** The worker's key material for a batch (see small-file-protocol.ts); wipes each file's cipher. */
 function smallFileMaterial(batch: readonly QueuedSmallFile[]): Uint8Array {
   const material = new Uint8Array(batch.length * MATERIAL_BYTES);
-  const only = { firstIndex: 0, count: 1, lastLength: 0, endsWithFinal: true };
   batch.forEach(({ cipher }, i) => {
     const at = i * MATERIAL_BYTES;
-    const { key } = cipher.job('seal', only, EMPTY);
+    const { key } = cipher.crypto('seal');
     material.set(key, at);
     material.set(cipher.header.noncePrefix, at + key.byteLength);
     material.set(cipher.header.bytes, at + key.byteLength + cipher.header.noncePrefix.byteLength);

@@ -1,6 +1,6 @@
 import { TAG_BYTES } from '../crypto/constants.js';
 import { BLOB_HEADER_BYTES, type ChunkCipher } from '../crypto/content.js';
-import { CofferError, IntegrityError } from '../errors.js';
+import { IntegrityError } from '../errors.js';
 import { asIoError, removeQuietly, tempPathBeside } from './durable.js';
 import { openStoredBlob } from './read.js';
 import type { Session } from './session.js';
@@ -155,12 +155,7 @@ export class SmallFileStager {
       if (result?.ok) {
         staged.push({ ...file, sync: done, close: done });
       } else if (result && 'failure' in result) {
-        try {
-          file.cipher.check({ failure: { index: 0, reason: result.failure } });
-        } catch (error) {
-          if (!(error instanceof CofferError)) throw error;
-          this.#hooks.problem(file.vaultPath, error);
-        }
+        this.#hooks.problem(file.vaultPath, file.cipher.damaged({ index: 0, reason: result.failure }));
       } else {
         failed ??= { target: file.target, code: result?.code ?? 'EIO', syscall: result?.syscall ?? 'write' };
       }

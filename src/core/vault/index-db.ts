@@ -180,12 +180,15 @@ export class IndexDb {
       ContentRow | undefined;
   }
 
-  /** File ids of blobs stored as files (not inline), for sweeping orphans. */
-  externalFileIds(): Set<string> {
-    const ids = new Set<string>();
-    const rows = this.#db.prepare('SELECT file_id FROM contents WHERE inline_blob IS NULL').raw().iterate();
-    for (const [id] of rows as IterableIterator<[Buffer]>) ids.add(id.toString('hex'));
-    return ids;
+  /**
+   * Whether a contents row keeps this file id's blob as a file under blobs/, for sweeping orphans. One lookup per
+   * blob file found: listing every row instead read the whole contents table, inline blobs and all, at every open.
+   */
+  hasExternalBlob(fileId: Buffer): boolean {
+    return (
+      this.#sql('SELECT 1 FROM contents WHERE file_id = ? AND inline_blob IS NULL').pluck().get(fileId) !==
+      undefined
+    );
   }
 
   /** Inserts or updates a node row. An upsert, not REPLACE: REPLACE deletes first, cascading to its contents. */

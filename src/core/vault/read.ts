@@ -39,6 +39,8 @@ export interface StoredBlob {
   readonly source: ByteSource;
   readonly cipher: ChunkCipher;
   readonly layout: BlobLayout;
+  /** The whole blob, when the index holds it (inline); read it from `source` otherwise. */
+  readonly inline: Buffer | undefined;
   /** Wipes the content subkey and closes the blob file. */
   close(): Promise<void>;
 }
@@ -85,6 +87,7 @@ export async function openStoredBlob(session: Session, node: TreeNode): Promise<
       source,
       cipher,
       layout,
+      inline: content.inline_blob ?? undefined,
       close: async () => {
         cipher.wipe();
         await closeFile();

@@ -87,17 +87,17 @@ export class SmallFileStager {
     }
     try {
       if (blob.layout.chunkCount !== 1) return false;
-      const records = new Uint8Array(blob.layout.plaintextSize + TAG_BYTES);
-      const got = await blob.source.readv([records], BLOB_HEADER_BYTES);
-      // A blob that shrank under us fails authentication like any other damage.
-      if (got !== records.byteLength) records.fill(0, got);
+      let records: Uint8Array;
+      if (blob.inline) records = blob.inline.subarray(BLOB_HEADER_BYTES);
+      else {
+        records = new Uint8Array(blob.layout.plaintextSize + TAG_BYTES);
+        const got = await blob.source.readv([records], BLOB_HEADER_BYTES);
+        // A blob that shrank under us fails authentication like any other damage.
+        if (got !== records.byteLength) records.fill(0, got);
+      }
       const { cipher } = blob;
       const material = new Uint8Array(MATERIAL_BYTES);
-      const { key } = cipher.job(
-        'open',
-        { firstIndex: 0, count: 1, lastLength: 0, endsWithFinal: true },
-        records,
-      );
+      const { key } = cipher.crypto('open');
       material.set(key);
       material.set(cipher.header.noncePrefix, key.byteLength);
       material.set(cipher.header.bytes, key.byteLength + cipher.header.noncePrefix.byteLength);

@@ -18,14 +18,12 @@ const HEX_ID = /^[0-9a-f]{32}$/;
  * @returns how many were removed.
  */
 export async function sweepOrphans(vaultDir: string, db: IndexDb): Promise<number> {
-  const referenced = db.externalFileIds();
   let removed = 0;
   const root = join(vaultDir, BLOB_DIR);
   for (const shard of await readdir(root).catch(() => [] as string[])) {
     for (const name of await readdir(join(root, shard)).catch(() => [] as string[])) {
-      if (referenced.has(name)) continue;
       // Only names Coffer writes are touched; anything else in the folder is left for the user to see.
-      if (!HEX_ID.test(name) && !name.endsWith('.tmp')) continue;
+      if (HEX_ID.test(name) ? db.hasExternalBlob(Buffer.from(name, 'hex')) : !name.endsWith('.tmp')) continue;
       await rm(join(root, shard, name), { force: true });
       removed++;
     }

@@ -1,3 +1,6 @@
+import { lstatSync } from 'node:fs';
+
+import { startSmallFileWorker } from '../../core/index.js';
 import type { Context } from '../context.js';
 import { toVaultPath } from '../context.js';
 import { EXIT } from '../errors.js';
@@ -7,6 +10,8 @@ import { formatBytes } from '../format.js';
 export async function add(ctx: Context): Promise<number> {
   const [dir = '', ...sources] = ctx.args;
   const destination = toVaultPath(ctx.string('to') ?? '/');
+  // A folder usually means many small files: their worker thread starts while the passphrase is checked.
+  if (sources.some(isFolder)) startSmallFileWorker();
   return ctx.withVault(dir, async (vault) => {
     // mkdir is a no-op for an existing folder and creates missing parents; it refuses when a file is in the way.
     if (destination !== '/') vault.mkdir(destination);
@@ -31,6 +36,14 @@ export async function add(ctx: Context): Promise<number> {
     );
     return report.problems.length > 0 ? EXIT.failure : EXIT.ok;
   });
+}
+
+function isFolder(path: string): boolean {
+  try {
+    return lstatSync(path).isDirectory();
+  } catch {
+    return false; // the add reports it
+  }
 }
 
 /** "1 file", "3 files". */

@@ -5,4 +5,5 @@ export * from './errors.js';
 export { encodePassphrase, KDF_PRESETS, DEFAULT_KDF_PRESET, type KdfPreset } from './crypto/kdf.js';
 export { loadSodium, loadNativeSodium, loadWasmSodium, type SodiumBackend } from './crypto/sodium.js';
 export { checkName, parseVaultPath, formatVaultPath } from './names.js';
-export { startSmallFileWorker } from './vault/small-file-io.js';
+export { startWorkers } from './workers.js';
+export { INLINE_LIMIT } from './vault/layout.js';

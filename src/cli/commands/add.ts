@@ -1,6 +1,6 @@
 import { lstatSync } from 'node:fs';
 
-import { startSmallFileWorker } from '../../core/index.js';
+import { INLINE_LIMIT, startWorkers } from '../../core/index.js';
 import type { Context } from '../context.js';
 import { toVaultPath } from '../context.js';
 import { EXIT } from '../errors.js';
@@ -10,8 +10,10 @@ import { formatBytes } from '../format.js';
 export async function add(ctx: Context): Promise<number> {
   const [dir = '', ...sources] = ctx.args;
   const destination = toVaultPath(ctx.string('to') ?? '/');
-  // A folder usually means many small files: their worker thread starts while the passphrase is checked.
-  if (sources.some(isFolder)) startSmallFileWorker();
+  // Worker threads start while the key is derived (measured: a tenth of a second off adding a large file); not for
+  // a few small files, which do not use them.
+  if (sources.some(isBulk)) startWorkers();
+
   return ctx.withVault(dir, async (vault) => {
     // mkdir is a no-op for an existing folder and creates missing parents; it refuses when a file is in the way.
     if (destination !== '/') vault.mkdir(destination);
@@ -38,9 +40,11 @@ export async function add(ctx: Context): Promise<number> {
   });
 }
 
-function isFolder(path: string): boolean {
+/** A folder, or a file too large to be stored inline. */
+function isBulk(path: string): boolean {
   try {
-    return lstatSync(path).isDirectory();
+    const stats = lstatSync(path);
+    return stats.isDirectory() || stats.size > INLINE_LIMIT;
   } catch {
     return false; // the add reports it
   }

@@ -143,15 +143,6 @@ export class SmallFileWorker {
   }
 }
 
-/**
- * Starts the worker thread that adds and restores of many small files use, without waiting for it: a caller that
- * expects such work (a folder to add, a restore) calls this before unlocking, so the thread starts while the key is
- * derived. Optional: the work starts it anyway when needed.
- */
-export function startSmallFileWorker(): void {
-  void sharedSmallFileWorker();
-}
-
 let shared: Promise<SmallFileWorker | undefined> | undefined;
 
 /**

@@ -1,12 +1,10 @@
 import { sharedCryptoPool } from './crypto/pool.js';
-import { sharedSmallFileWorker } from './vault/small-file-io.js';
 
 /**
- * Starts the worker threads that adds and restores use (the crypto pool for large files, the small-file worker),
- * without waiting for them. Starting takes 50-100 ms; a caller that expects such work calls this before unlocking,
- * so the threads start while the key is derived. Optional: the work starts them when needed anyway.
+ * Starts the worker threads that adds and restores use, without waiting for them. Starting takes 50-100 ms; a
+ * caller that expects such work calls this before unlocking, so the threads start while the key is derived.
+ * Optional: the work starts them when needed anyway.
  */
 export function startWorkers(): void {
   void sharedCryptoPool();
-  void sharedSmallFileWorker();
 }

@@ -10,7 +10,7 @@ import { nativeSodium } from '../helpers/backends.js';
 import { announceSkip, canMount, mountTmpfs, mountUnavailableReason, unmountAll } from '../helpers/mounts.js';
 import { collect, newVault, passphrase, tempDir, track, writeTree } from '../helpers/vault.js';
 
-// Enough files that add reads and seals them on the small-file worker thread, in several batches.
+// Enough files that add and restore send them to the worker pool, in several batches.
 const COUNT = 400;
 
 function fileName(i: number): string {
@@ -27,7 +27,7 @@ function manySmallFiles(): Record<string, Buffer> {
   return files;
 }
 
-describe('adding many small files (worker thread)', () => {
+describe('adding many small files (worker pool)', () => {
   it('stores every file with its bytes and modification time, and verifies', async () => {
     const { vault, dir, root } = await newVault();
     const files = manySmallFiles();
@@ -142,7 +142,7 @@ async function vaultOfSmallFiles(): Promise<{ vault: Vault; dir: string; files: 
   return { vault, dir, files };
 }
 
-describe('restoring many small files (worker thread)', () => {
+describe('restoring many small files (worker pool)', () => {
   afterAll(() => {
     unmountAll();
   });

@@ -3,19 +3,24 @@
  * - a batch: chunks sealed or opened in place in a records buffer that travels back and forth by transfer (no copy),
  *   while the main thread reads, writes and keeps order;
  * - a stripe: this worker's share of a whole blob file, read, run and written here (file-stripe.ts), reporting
- *   progress as it goes and stopping early when asked.
+ *   progress as it goes and stopping early when asked;
+ * - a batch of small files, read and sealed, or opened and written, here (small-files.ts).
  * Each job's key copy is wiped after use. Never log a job.
  */
 import { parentPort, type MessagePort } from 'node:worker_threads';
 
 import { runBatch, type BatchJob, type BatchOutcome } from './chunk-batch.js';
 import { runStripe, type StripeJob } from './file-stripe.js';
+import type { OpenBatch, SealBatch } from './small-file-protocol.js';
+import { openSmallFiles, sealSmallFiles } from './small-files.js';
 import { loadNativeSodium, type SodiumBackend } from './sodium.js';
 
 /** What the pool sends a worker. */
 export type WorkerRequest =
   | { readonly id: number; readonly job: BatchJob }
   | { readonly id: number; readonly stripe: StripeJob }
+  | { readonly id: number; readonly sealSmall: SealBatch }
+  | { readonly id: number; readonly openSmall: OpenBatch }
   | { readonly id: number; readonly stop: true };
 
 const native = loadNativeSodium();
@@ -56,9 +61,28 @@ async function runStripeJob(id: number, job: StripeJob): Promise<void> {
   }
 }
 
+function sealSmallJob(id: number, batch: SealBatch): void {
+  try {
+    const { results, buffer } = sealSmallFiles(sodium, batch);
+    port.postMessage({ id, outcome: results, records: buffer }, [buffer.buffer as ArrayBuffer]);
+  } finally {
+    sodium.memzero(batch.material);
+  }
+}
+
+function openSmallJob(id: number, batch: OpenBatch): void {
+  try {
+    port.postMessage({ id, outcome: openSmallFiles(sodium, batch) });
+  } finally {
+    sodium.memzero(batch.material);
+  }
+}
+
 port.on('message', (message: WorkerRequest) => {
   if ('job' in message) runBatchJob(message.id, message.job);
   else if ('stripe' in message) void runStripeJob(message.id, message.stripe);
+  else if ('sealSmall' in message) sealSmallJob(message.id, message.sealSmall);
+  else if ('openSmall' in message) openSmallJob(message.id, message.openSmall);
   else {
     const stripe = stripes.get(message.id);
     if (stripe) stripe.stop = true;

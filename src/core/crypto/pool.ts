@@ -7,6 +7,13 @@ import type { BatchJob, BatchOutcome } from './chunk-batch.js';
 import type { BatchExecutor, BatchResult } from './content.js';
 import type { WorkerRequest } from './crypto-worker.js';
 import type { StripeExecutor, StripeJob, StripeOutcome, StripeRequest } from './file-stripe.js';
+import type {
+  OpenBatch,
+  OpenedSmallFile,
+  SealBatch,
+  SealedSmallFile,
+  SmallFileOutcome,
+} from './small-file-protocol.js';
 
 /** 16 chunks of 64 KiB: large enough that a worker round trip costs little, small enough to keep 2 cores busy. */
 const BATCH_CHUNKS = 16;
@@ -20,9 +27,15 @@ interface PendingJob {
   progress?(bytes: number): void;
 }
 
-/** A worker's final answer to a job: a batch's outcome and records, or a stripe's outcome. */
+/** Spare small-file buffers kept for reuse: fresh memory costs a page fault per 4 KiB. */
+const MAX_SPARES = 4;
+
+/**
+ * A worker's final answer to a job: a batch's outcome and records, a stripe's outcome, or a small-file batch's
+ * results (and, for a seal, the buffer holding the blobs).
+ */
 interface WorkerReply {
-  readonly outcome: BatchOutcome | StripeOutcome;
+  readonly outcome: BatchOutcome | StripeOutcome | SealedSmallFile[] | OpenedSmallFile[];
   readonly records?: Uint8Array;
 }
 
@@ -106,6 +119,21 @@ class PoolWorker {
     return reply.outcome as StripeOutcome;
   }
 
+  /** Reads and seals a batch of small files; its material (and spare buffer) are transferred. */
+  async sealSmall(id: number, batch: SealBatch): Promise<{ results: SealedSmallFile[]; buffer: Uint8Array }> {
+    const transfer = [batch.material.buffer as ArrayBuffer];
+    if (batch.spare) transfer.push(batch.spare.buffer as ArrayBuffer);
+    const reply = await this.#send({ id, sealSmall: batch }, transfer);
+    return { results: reply.outcome as SealedSmallFile[], buffer: reply.records ?? new Uint8Array(0) };
+  }
+
+  /** Opens and writes a batch of small files; its records and material are transferred. */
+  async openSmall(id: number, batch: OpenBatch): Promise<OpenedSmallFile[]> {
+    const transfer = [batch.records.buffer as ArrayBuffer, batch.material.buffer as ArrayBuffer];
+    const reply = await this.#send({ id, openSmall: batch }, transfer);
+    return reply.outcome as OpenedSmallFile[];
+  }
+
   stop(id: number): void {
     if (this.#pending.has(id)) this.#worker.postMessage({ id, stop: true } satisfies WorkerRequest);
   }
@@ -124,6 +152,7 @@ export class CryptoPool implements BatchExecutor, StripeExecutor {
   readonly batchChunks = BATCH_CHUNKS;
   readonly maxInFlight: number;
   readonly #workers: PoolWorker[];
+  readonly #spares: Uint8Array[] = [];
   #nextId = 0;
 
   private constructor(workers: PoolWorker[]) {
@@ -152,10 +181,59 @@ export class CryptoPool implements BatchExecutor, StripeExecutor {
     return this.#workers.length;
   }
 
+  #leastBusy(): PoolWorker {
+    return this.#workers.reduce((best, candidate) => (candidate.load < best.load ? candidate : best));
+  }
+
   /** Runs a batch on the least busy worker. Its key is transferred to the worker and wiped there. */
   run(job: BatchJob): Promise<BatchResult> {
-    const worker = this.#workers.reduce((best, candidate) => (candidate.load < best.load ? candidate : best));
-    return worker.run(this.#nextId++, job);
+    return this.#leastBusy().run(this.#nextId++, job);
+  }
+
+  /**
+   * Reads and seals small files into one-chunk blobs on the least busy worker (see small-files.ts). Per file: its
+   * path, its planned size and its key material (`MATERIAL_BYTES` each, see small-file-protocol.ts), which is
+   * transferred and wiped in the worker.
+   * @returns per file, in order, the sealed blob (a view into `buffer`) or why it failed; hand `buffer` to
+   * {@link CryptoPool.recycle} once nothing refers to it any more.
+   */
+  async sealSmallFiles(
+    files: readonly { path: string; size: number }[],
+    material: Uint8Array,
+    chunkSize: number,
+  ): Promise<{ outcomes: SmallFileOutcome[]; buffer: Uint8Array }> {
+    const spare = this.#spares.pop();
+    const { results, buffer } = await this.#leastBusy().sealSmall(this.#nextId++, {
+      paths: files.map((file) => file.path),
+      sizes: files.map((file) => file.size),
+      chunkSize,
+      material,
+      ...(spare ? { spare } : {}),
+    });
+    const outcomes = results.map((result): SmallFileOutcome =>
+      result.ok
+        ? {
+            ok: true,
+            blob: Buffer.from(buffer.buffer, buffer.byteOffset + result.offset, result.length),
+            mtimeMs: result.mtimeMs,
+          }
+        : result,
+    );
+    return { outcomes, buffer };
+  }
+
+  /** Keeps a small-file batch buffer to send out again. */
+  recycle(buffer: Uint8Array): void {
+    if (this.#spares.length < MAX_SPARES) this.#spares.push(buffer);
+  }
+
+  /**
+   * Opens one-chunk blobs on the least busy worker and writes each authenticated plaintext to its temp file,
+   * fsynced (see small-files.ts). `records` and `material` are transferred and wiped there.
+   * @returns per file, in order, how it went.
+   */
+  openSmallFiles(batch: OpenBatch): Promise<OpenedSmallFile[]> {
+    return this.#leastBusy().openSmall(this.#nextId++, batch);
   }
 
   /**

@@ -3,7 +3,7 @@ import { mkdir, open, rename, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 
 import { ChunkCipher, ContentEncryptor, newBlobHeader } from '../crypto/content.js';
-import { sharedCryptoPool } from '../crypto/pool.js';
+import { sharedCryptoPool, type CryptoPool } from '../crypto/pool.js';
 import { CancelledError, CofferError, InvalidArgumentError, SourceChangedError } from '../errors.js';
 import { checkName } from '../names.js';
 import type { AddOptions, AddReport, Problem, Progress, VaultEntry } from '../types.js';
@@ -11,8 +11,7 @@ import { fileSource, sealIntoBlob } from './blob-io.js';
 import { asIoError, fsyncDirectory, removeQuietly } from './durable.js';
 import type { ContentRow, NodeRow } from './index-db.js';
 import { blobPath, INLINE_LIMIT, TEMP_DIR } from './layout.js';
-import { sharedSmallFileWorker, type SmallFileOutcome, type SmallFileWorker } from './small-file-io.js';
-import { MATERIAL_BYTES } from './small-file-protocol.js';
+import { MATERIAL_BYTES, type SmallFileOutcome } from '../crypto/small-file-protocol.js';
 import type { Session } from './session.js';
 import type { TreeNode } from './tree.js';
 
@@ -120,7 +119,7 @@ async function plan(sources: readonly string[], problems: Problem[]): Promise<Pl
   return items;
 }
 
-/** Small files go to the worker in batches this large, with at most this many batches out at once. */
+/** Small files go to the worker pool in batches this large, with at most this many batches out at once. */
 const SMALL_BATCH_FILES = 128;
 const SMALL_BATCH_BYTES = 4 * 1024 * 1024;
 const SMALL_IN_FLIGHT = 4;
@@ -174,7 +173,10 @@ class AddJob {
   #bytesAdded = 0;
   /** Vault folder for each planned folder path (parts joined by "/"); absent when that folder was skipped. */
   readonly #folders = new Map<string, TreeNode | null>();
-  #smallFiles: SmallFileWorker | undefined;
+  /** The worker pool, when this add has enough small files to send them there. */
+  #smallFiles: CryptoPool | undefined;
+  /** The last batch's acceptance: batches may come back out of order from several workers, but are taken in order. */
+  #lastAccepted: Promise<void> = Promise.resolve();
   readonly #smallQueue: QueuedSmallFile[] = [];
   #smallQueueBytes = 0;
   readonly #smallInFlight: Promise<void>[] = [];
@@ -197,7 +199,7 @@ class AddJob {
       bytesTotal: files.reduce((sum, item) => sum + item.size, 0),
     };
     this.#report();
-    this.#smallFiles = files.length > SMALL_BATCH_FILES ? await sharedSmallFileWorker() : undefined;
+    this.#smallFiles = files.length > SMALL_BATCH_FILES ? await sharedCryptoPool() : undefined;
     try {
       for (const item of items) {
         this.#throwIfCancelled();
@@ -348,10 +350,12 @@ class AddJob {
     if (!worker || batch.length === 0) return;
     const files = batch.map(({ item }) => ({ path: item.source, size: item.size }));
     const chunkSize = batch[0]?.cipher.header.chunkSize ?? 0;
-    const accepted = worker.seal(files, smallFileMaterial(batch), chunkSize).then(({ outcomes, buffer }) => {
+    const sealed = worker.sealSmallFiles(files, smallFileMaterial(batch), chunkSize);
+    const accepted = Promise.all([sealed, this.#lastAccepted]).then(([{ outcomes, buffer }]) => {
       this.#acceptSmallFiles(batch, outcomes);
       this.#smallBuffers.push(buffer);
     });
+    this.#lastAccepted = accepted.catch(() => undefined);
     accepted.catch(() => undefined); // surfaced by the await below or in flushSmallFiles
     this.#smallInFlight.push(accepted);
     if (this.#smallInFlight.length >= SMALL_IN_FLIGHT) await this.#smallInFlight.shift();

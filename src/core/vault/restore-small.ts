@@ -1,11 +1,11 @@
 import { TAG_BYTES } from '../crypto/constants.js';
 import { BLOB_HEADER_BYTES, type ChunkCipher } from '../crypto/content.js';
+import type { CryptoPool } from '../crypto/pool.js';
+import { MATERIAL_BYTES } from '../crypto/small-file-protocol.js';
 import { IntegrityError } from '../errors.js';
 import { asIoError, removeQuietly, tempPathBeside } from './durable.js';
 import { openStoredBlob } from './read.js';
 import type { Session } from './session.js';
-import type { SmallFileWorker } from './small-file-io.js';
-import { MATERIAL_BYTES } from './small-file-protocol.js';
 import type { TreeNode } from './tree.js';
 
 /** A file decrypted into its temp file, waiting to be made durable and published with the rest of its batch. */
@@ -52,7 +52,7 @@ function concat(arrays: readonly Uint8Array[]): Uint8Array {
 }
 
 /**
- * Stages small files of a restore on the small-file worker: the main thread fetches and checks each blob and
+ * Stages small files of a restore on the crypto pool's workers: the main thread fetches and checks each blob and
  * hands over its chunk with the key material; the worker opens it and writes, stamps and fsyncs the temp file.
  * Batches come back in order and go to `publish`, one after another.
  */
@@ -62,12 +62,12 @@ export class SmallFileStager {
   #publishing: Promise<void> = Promise.resolve();
   #abandoned = false;
   readonly #session: Session;
-  readonly #worker: SmallFileWorker;
+  readonly #pool: CryptoPool;
   readonly #hooks: StagerHooks;
 
-  constructor(session: Session, worker: SmallFileWorker, hooks: StagerHooks) {
+  constructor(session: Session, pool: CryptoPool, hooks: StagerHooks) {
     this.#session = session;
-    this.#worker = worker;
+    this.#pool = pool;
     this.#hooks = hooks;
   }
 
@@ -126,7 +126,7 @@ export class SmallFileStager {
   async #send(): Promise<void> {
     const files = this.#queue.splice(0);
     if (files.length === 0) return;
-    const opened = this.#worker.open({
+    const opened = this.#pool.openSmallFiles({
       temps: files.map((file) => file.temp),
       mtimes: files.map((file) => file.node.mtime),
       lengths: files.map((file) => file.records.byteLength),
@@ -146,7 +146,7 @@ export class SmallFileStager {
 
   async #collect(
     files: readonly Queued[],
-    results: Awaited<ReturnType<SmallFileWorker['open']>>,
+    results: Awaited<ReturnType<CryptoPool['openSmallFiles']>>,
   ): Promise<Staged[]> {
     const staged: Staged[] = [];
     let failed: { target: string; code: string; syscall: string } | undefined;

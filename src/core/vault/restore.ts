@@ -14,6 +14,7 @@ import { mkdir, open } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { promisify } from 'node:util';
 
+import { sharedCryptoPool } from '../crypto/pool.js';
 import { AlreadyExistsError, CancelledError, CofferError, IntegrityError } from '../errors.js';
 import { destinationPath, parseVaultPath } from '../names.js';
 import type { Problem, Progress, RestoreOptions, RestoreReport } from '../types.js';
@@ -22,7 +23,6 @@ import { INLINE_LIMIT } from './layout.js';
 import { decryptFile, decryptSmallFile } from './read.js';
 import { SmallFileStager, type Staged } from './restore-small.js';
 import type { Session } from './session.js';
-import { sharedSmallFileWorker } from './small-file-io.js';
 import type { TreeNode } from './tree.js';
 
 interface RestoreItem {
@@ -117,8 +117,8 @@ class RestoreJob {
       throw asIoError(error, `Could not create "${root}"`);
     });
     const batch: Staged[] = [];
-    // Many small files: a worker thread opens and writes them while this thread reads the index and publishes.
-    const worker = files.length > STAGE_BATCH ? await sharedSmallFileWorker() : undefined;
+    // Many small files: worker threads open and write them while this thread reads the index and publishes.
+    const worker = files.length > STAGE_BATCH ? await sharedCryptoPool() : undefined;
     const stager = worker
       ? new SmallFileStager(this.#session, worker, {
           problem: (path, error) => {

@@ -1,6 +1,6 @@
-import type { BatchFailureReason } from '../crypto/chunk-batch.js';
-import { KEY_BYTES, TAG_BYTES } from '../crypto/constants.js';
-import { BLOB_HEADER_BYTES, NONCE_PREFIX_BYTES } from '../crypto/content.js';
+import type { BatchFailureReason } from './chunk-batch.js';
+import { KEY_BYTES, TAG_BYTES } from './constants.js';
+import { BLOB_HEADER_BYTES, NONCE_PREFIX_BYTES } from './content.js';
 
 /**
  * Per file, in a batch's `material`: content subkey ‖ nonce prefix ‖ blob header. One flat buffer, because
@@ -10,8 +10,6 @@ export const MATERIAL_BYTES = KEY_BYTES + NONCE_PREFIX_BYTES + BLOB_HEADER_BYTES
 
 /** Small files to read and seal into one-chunk blobs. The worker wipes `material` when done. */
 export interface SealBatch {
-  readonly op: 'seal';
-  readonly id: number;
   readonly paths: readonly string[];
   /** Sizes seen when the add was planned; any other size means the file changed. */
   readonly sizes: readonly number[];
@@ -26,8 +24,6 @@ export interface SealBatch {
  * fsynced and closed) only if it authenticates. The worker wipes `material` and `records` when done.
  */
 export interface OpenBatch {
-  readonly op: 'open';
-  readonly id: number;
   readonly temps: readonly string[];
   readonly mtimes: readonly number[];
   /** Per file, the length of its chunk record (ciphertext and tag) in `records`, one after another. */
@@ -46,6 +42,12 @@ export type OpenedSmallFile =
 /** Where a sealed blob sits in the batch's buffer, or why the file could not be read. */
 export type SealedSmallFile =
   | { readonly ok: true; readonly offset: number; readonly length: number; readonly mtimeMs: number }
+  | { readonly ok: false; readonly code: string };
+
+/** A sealed small file's complete blob (a view into its batch's buffer), or why it could not be read. */
+export type SmallFileOutcome =
+  | { readonly ok: true; readonly blob: Buffer; readonly mtimeMs: number }
+  /** `CHANGED` when the file changed while read; otherwise the errno code of the failed read. */
   | { readonly ok: false; readonly code: string };
 
 /** Bytes a file takes in the batch buffer: header, the expected data plus one byte to notice growth, tag. */

@@ -1,8 +1,8 @@
 /**
- * Worker-thread side of {@link SmallFileWorker}. For an add it reads small source files and seals each into a
- * complete one-chunk blob; for a restore it opens one-chunk blobs and writes each authenticated plaintext to its
- * temp file. Either way a second core does the system calls and the crypto while the main thread deals with the
- * index and publishing. Never log a batch: it carries content subkeys, wiped after use.
+ * Small-file jobs, run on a crypto-pool worker. For an add: read small source files and seal each into a complete
+ * one-chunk blob. For a restore: open one-chunk blobs and write each authenticated plaintext to its temp file.
+ * Either way another core does the system calls and the crypto while the main thread deals with the index and
+ * publishing. Never log a batch: it carries content subkeys; the caller wipes `material` after the run.
  */
 import {
   closeSync,
@@ -15,13 +15,12 @@ import {
   writeSync,
   type Stats,
 } from 'node:fs';
-import { parentPort } from 'node:worker_threads';
 
-import { ascii } from '../crypto/bytes.js';
-import { runBatch } from '../crypto/chunk-batch.js';
-import { KEY_BYTES, LABEL, TAG_BYTES } from '../crypto/constants.js';
-import { BLOB_HEADER_BYTES, NONCE_PREFIX_BYTES } from '../crypto/content.js';
-import { loadNativeSodium } from '../crypto/sodium.js';
+import { ascii } from './bytes.js';
+import { runBatch } from './chunk-batch.js';
+import { KEY_BYTES, LABEL, TAG_BYTES } from './constants.js';
+import { BLOB_HEADER_BYTES, NONCE_PREFIX_BYTES } from './content.js';
+import type { SodiumBackend } from './sodium.js';
 import {
   MATERIAL_BYTES,
   smallBlobSlot,
@@ -31,10 +30,6 @@ import {
   type SealedSmallFile,
 } from './small-file-protocol.js';
 
-const sodium = loadNativeSodium();
-const port = parentPort;
-if (!sodium || !port) throw new Error('the small-file worker needs sodium-native and a parent thread');
-const native = sodium;
 const aadPrefix = new Uint8Array(LABEL.content.length + BLOB_HEADER_BYTES);
 aadPrefix.set(ascii(LABEL.content));
 
@@ -61,6 +56,7 @@ function changed(before: Stats, after: Stats): boolean {
 
 /** Reads the file into its slot (one byte more than expected, to notice growth) and seals it there. */
 function sealOne(
+  sodium: SodiumBackend,
   path: string,
   size: number,
   material: Uint8Array,
@@ -83,7 +79,7 @@ function sealOne(
     if (got !== size || before.size !== size || changed(before, fstatSync(fd)))
       return { ok: false, code: 'CHANGED' };
     out.set(material.subarray(KEY_BYTES + NONCE_PREFIX_BYTES), at);
-    runBatch(native, onlyChunk('seal', material, chunkSize, out.subarray(dataAt, dataAt + got + TAG_BYTES)));
+    runBatch(sodium, onlyChunk('seal', material, chunkSize, out.subarray(dataAt, dataAt + got + TAG_BYTES)));
     return { ok: true, offset: at, length: BLOB_HEADER_BYTES + got + TAG_BYTES, mtimeMs: before.mtimeMs };
   } catch (error) {
     return { ok: false, code: (error as NodeJS.ErrnoException).code ?? 'EIO' };
@@ -92,7 +88,11 @@ function sealOne(
   }
 }
 
-function sealBatch(batch: SealBatch): void {
+/** Reads and seals a batch into one buffer (the spare one when it is large enough); see {@link SealBatch}. */
+export function sealSmallFiles(
+  sodium: SodiumBackend,
+  batch: SealBatch,
+): { results: SealedSmallFile[]; buffer: Uint8Array } {
   const needed = batch.sizes.reduce((sum, size) => sum + smallBlobSlot(size), 0);
   const out = batch.spare && batch.spare.byteLength >= needed ? batch.spare : new Uint8Array(needed);
   const results: SealedSmallFile[] = [];
@@ -100,21 +100,22 @@ function sealBatch(batch: SealBatch): void {
   batch.paths.forEach((path, i) => {
     const size = batch.sizes[i] ?? 0;
     const material = batch.material.subarray(i * MATERIAL_BYTES, (i + 1) * MATERIAL_BYTES);
-    results.push(sealOne(path, size, material, batch.chunkSize, out, at));
+    results.push(sealOne(sodium, path, size, material, batch.chunkSize, out, at));
     at += smallBlobSlot(size);
   });
-  port?.postMessage({ id: batch.id, results, buffer: out }, [out.buffer as ArrayBuffer]);
+  return { results, buffer: out };
 }
 
 /** Opens one blob's chunk in place and, if it authenticates, writes the plaintext to a new temp file. */
 function openOne(
+  sodium: SodiumBackend,
   temp: string,
   mtime: number,
   records: Uint8Array,
   material: Uint8Array,
   chunkSize: number,
 ): OpenedSmallFile {
-  const outcome = runBatch(native, onlyChunk('open', material, chunkSize, records));
+  const outcome = runBatch(sodium, onlyChunk('open', material, chunkSize, records));
   if (outcome.failure) return { ok: false, failure: outcome.failure.reason };
   const plaintext = records.subarray(0, records.byteLength - TAG_BYTES);
   let fd: number | undefined;
@@ -134,27 +135,25 @@ function openOne(
   }
 }
 
-function openBatch(batch: OpenBatch): void {
+/** Opens a batch and writes each authenticated file to its temp file; see {@link OpenBatch}. */
+export function openSmallFiles(sodium: SodiumBackend, batch: OpenBatch): OpenedSmallFile[] {
   const results: OpenedSmallFile[] = [];
   let at = 0;
   batch.temps.forEach((temp, i) => {
     const length = batch.lengths[i] ?? 0;
     const material = batch.material.subarray(i * MATERIAL_BYTES, (i + 1) * MATERIAL_BYTES);
     results.push(
-      openOne(temp, batch.mtimes[i] ?? 0, batch.records.subarray(at, at + length), material, batch.chunkSize),
+      openOne(
+        sodium,
+        temp,
+        batch.mtimes[i] ?? 0,
+        batch.records.subarray(at, at + length),
+        material,
+        batch.chunkSize,
+      ),
     );
     at += length;
   });
   batch.records.fill(0);
-  port?.postMessage({ id: batch.id, results });
+  return results;
 }
-
-port.on('message', (batch: SealBatch | OpenBatch) => {
-  try {
-    if (batch.op === 'seal') sealBatch(batch);
-    else openBatch(batch);
-  } finally {
-    native.memzero(batch.material);
-  }
-});
-port.postMessage({ ready: true });

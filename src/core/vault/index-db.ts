@@ -175,9 +175,13 @@ export class IndexDb {
     return rows.map(([id, key_id, record]) => ({ id, key_id, record }));
   }
 
-  content(fileId: Buffer): ContentRow | undefined {
-    return this.#sql('SELECT file_id, node_id, inline_blob FROM contents WHERE file_id = ?').get(fileId) as
-      ContentRow | undefined;
+  /**
+   * Where a file id's blob is: its bytes when the index holds it inline, `null` when it is a file under blobs/,
+   * `undefined` when no row names it. Only the blob column is read: restoring many small files calls this per file.
+   */
+  blobOf(fileId: Buffer): Buffer | null | undefined {
+    return this.#sql('SELECT inline_blob FROM contents WHERE file_id = ?').pluck().get(fileId) as
+      Buffer | null | undefined;
   }
 
   /**

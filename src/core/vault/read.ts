@@ -52,14 +52,14 @@ export interface StoredBlob {
  */
 export async function openStoredBlob(session: Session, node: TreeNode): Promise<StoredBlob> {
   const bind = binding(session, node);
-  const content = session.db.content(bind.fileId);
-  if (!content) throw session.missingContents(node);
+  const inline = session.db.blobOf(bind.fileId);
+  if (inline === undefined) throw session.missingContents(node);
   let source: ByteSource;
   let size: number;
   let closeFile = (): Promise<void> => Promise.resolve();
-  if (content.inline_blob) {
-    source = bufferSource(content.inline_blob);
-    size = content.inline_blob.length;
+  if (inline) {
+    source = bufferSource(inline);
+    size = inline.length;
   } else {
     const handle = await open(blobPath(session.dir, node.fileId ?? ''), 'r').catch((error: unknown) => {
       throw session.missingBlob(node, error);
@@ -87,7 +87,7 @@ export async function openStoredBlob(session: Session, node: TreeNode): Promise<
       source,
       cipher,
       layout,
-      inline: content.inline_blob ?? undefined,
+      inline: inline ?? undefined,
       close: async () => {
         cipher.wipe();
         await closeFile();

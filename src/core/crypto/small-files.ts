@@ -70,19 +70,23 @@ function sealOne(
   } catch (error) {
     return { ok: false, code: (error as NodeJS.ErrnoException).code ?? 'EIO' };
   }
+  const dataAt = at + BLOB_HEADER_BYTES;
+  // Whatever was read of a file that is not stored is wiped, not left in a buffer that is reused.
+  const failed = (code: string): SealedSmallFile => {
+    out.fill(0, dataAt, dataAt + size + 1);
+    return { ok: false, code };
+  };
   try {
     const before = fstatSync(fd);
-    const dataAt = at + BLOB_HEADER_BYTES;
     let got = 0;
     for (let n = -1; n !== 0 && got <= size; got += n)
       n = readSync(fd, out, dataAt + got, size + 1 - got, null);
-    if (got !== size || before.size !== size || changed(before, fstatSync(fd)))
-      return { ok: false, code: 'CHANGED' };
+    if (got !== size || before.size !== size || changed(before, fstatSync(fd))) return failed('CHANGED');
     out.set(material.subarray(KEY_BYTES + NONCE_PREFIX_BYTES), at);
     runBatch(sodium, onlyChunk('seal', material, chunkSize, out.subarray(dataAt, dataAt + got + TAG_BYTES)));
     return { ok: true, offset: at, length: BLOB_HEADER_BYTES + got + TAG_BYTES, mtimeMs: before.mtimeMs };
   } catch (error) {
-    return { ok: false, code: (error as NodeJS.ErrnoException).code ?? 'EIO' };
+    return failed((error as NodeJS.ErrnoException).code ?? 'EIO');
   } finally {
     closeSync(fd);
   }

@@ -40,12 +40,13 @@ export interface StagerHooks {
   publish(staged: Staged[]): Promise<void>;
 }
 
-function concat(arrays: readonly Uint8Array[]): Uint8Array {
+/** One buffer of its own (to be transferred) holding the arrays back to back; `wipe` zeroes the originals. */
+function concat(arrays: readonly Uint8Array[], wipe: boolean): Uint8Array {
   const out = new Uint8Array(arrays.reduce((sum, array) => sum + array.byteLength, 0));
   let at = 0;
   for (const array of arrays) {
     out.set(array, at);
-    array.fill(0);
+    if (wipe) array.fill(0);
     at += array.byteLength;
   }
   return out;
@@ -131,8 +132,15 @@ export class SmallFileStager {
       mtimes: files.map((file) => file.node.mtime),
       lengths: files.map((file) => file.records.byteLength),
       chunkSize: files[0]?.cipher.header.chunkSize ?? 0,
-      records: concat(files.map((file) => file.records)),
-      material: concat(files.map((file) => file.material)),
+      // Records are ciphertext; only the key material needs wiping.
+      records: concat(
+        files.map((file) => file.records),
+        false,
+      ),
+      material: concat(
+        files.map((file) => file.material),
+        true,
+      ),
     });
     const published = Promise.all([opened, this.#publishing]).then(async ([results]) => {
       const staged = await this.#collect(files, results);

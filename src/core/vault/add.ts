@@ -3,15 +3,16 @@ import { mkdir, open, rename, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 
 import { ChunkCipher, ContentEncryptor, newBlobHeader } from '../crypto/content.js';
-import { sharedCryptoPool, type CryptoPool } from '../crypto/pool.js';
+import { sharedCryptoPool } from '../crypto/pool.js';
+import type { SmallFileOutcome } from '../crypto/small-file-protocol.js';
 import { CancelledError, CofferError, InvalidArgumentError, SourceChangedError } from '../errors.js';
 import { checkName } from '../names.js';
 import type { AddOptions, AddReport, Problem, Progress, VaultEntry } from '../types.js';
+import { SMALL_FILES_FOR_POOL, SmallFileSealer, type SmallFileToSeal } from './add-small.js';
 import { fileSource, sealIntoBlob } from './blob-io.js';
 import { asIoError, fsyncDirectory, removeQuietly } from './durable.js';
 import type { ContentRow, NodeRow } from './index-db.js';
 import { blobPath, INLINE_LIMIT, TEMP_DIR } from './layout.js';
-import { MATERIAL_BYTES, type SmallFileOutcome } from '../crypto/small-file-protocol.js';
 import type { Session } from './session.js';
 import type { TreeNode } from './tree.js';
 
@@ -119,11 +120,6 @@ async function plan(sources: readonly string[], problems: Problem[]): Promise<Pl
   return items;
 }
 
-/** Small files go to the worker pool in batches this large, with at most this many batches out at once. */
-const SMALL_BATCH_FILES = 128;
-const SMALL_BATCH_BYTES = 4 * 1024 * 1024;
-const SMALL_IN_FLIGHT = 4;
-
 /** A new file's content id, blob header and key, chosen before its data is read. */
 interface NewContent {
   readonly fileId: Buffer;
@@ -132,27 +128,12 @@ interface NewContent {
   readonly binding: { vaultId: Buffer; fileId: Buffer };
 }
 
-/** A small file waiting for (or at) the worker. */
-interface QueuedSmallFile {
+/** A small file out for sealing, with what accepting it needs. */
+interface QueuedSmallFile extends SmallFileToSeal {
   readonly item: PlannedItem;
   readonly parent: TreeNode | null;
   readonly name: string;
   readonly fileId: Buffer;
-  readonly cipher: ChunkCipher;
-}
-
-/** The worker's key material for a batch (see small-file-protocol.ts); wipes each file's cipher. */
-function smallFileMaterial(batch: readonly QueuedSmallFile[]): Uint8Array {
-  const material = new Uint8Array(batch.length * MATERIAL_BYTES);
-  batch.forEach(({ cipher }, i) => {
-    const at = i * MATERIAL_BYTES;
-    const { key } = cipher.crypto('seal');
-    material.set(key, at);
-    material.set(cipher.header.noncePrefix, at + key.byteLength);
-    material.set(cipher.header.bytes, at + key.byteLength + cipher.header.noncePrefix.byteLength);
-    cipher.wipe();
-  });
-  return material;
 }
 
 interface PendingRow {
@@ -173,15 +154,8 @@ class AddJob {
   #bytesAdded = 0;
   /** Vault folder for each planned folder path (parts joined by "/"); absent when that folder was skipped. */
   readonly #folders = new Map<string, TreeNode | null>();
-  /** The worker pool, when this add has enough small files to send them there. */
-  #smallFiles: CryptoPool | undefined;
-  /** The last batch's acceptance: batches may come back out of order from several workers, but are taken in order. */
-  #lastAccepted: Promise<void> = Promise.resolve();
-  readonly #smallQueue: QueuedSmallFile[] = [];
-  #smallQueueBytes = 0;
-  readonly #smallInFlight: Promise<void>[] = [];
-  /** Worker buffers whose blobs are all queued: reusable once the next commit has copied them. */
-  readonly #smallBuffers: Uint8Array[] = [];
+  /** Seals small files on the worker pool, when this add has enough of them. */
+  #sealer: SmallFileSealer<QueuedSmallFile> | undefined;
 
   constructor(session: Session, destination: TreeNode | null, options: AddOptions) {
     this.#session = session;
@@ -199,7 +173,12 @@ class AddJob {
       bytesTotal: files.reduce((sum, item) => sum + item.size, 0),
     };
     this.#report();
-    this.#smallFiles = files.length > SMALL_BATCH_FILES ? await sharedCryptoPool() : undefined;
+    const pool = files.length > SMALL_FILES_FOR_POOL ? await sharedCryptoPool() : undefined;
+    this.#sealer = pool
+      ? new SmallFileSealer<QueuedSmallFile>(pool, (batch, outcomes) => {
+          this.#acceptSmallFiles(batch, outcomes);
+        })
+      : undefined;
     try {
       for (const item of items) {
         this.#throwIfCancelled();
@@ -211,8 +190,7 @@ class AddJob {
       await this.#flushSmallFiles();
       this.#commit();
     } catch (error) {
-      this.#smallQueue.length = 0;
-      await Promise.allSettled(this.#smallInFlight.splice(0));
+      await this.#sealer?.abandon();
       this.#discardPending();
       throw error;
     }
@@ -329,42 +307,18 @@ class AddJob {
   }
 
   async #addSmallFile(item: PlannedItem, parent: TreeNode | null, name: string): Promise<void> {
-    if (!this.#smallFiles) {
+    if (!this.#sealer) {
       await this.#addSmallFileHere(item, parent, name);
       return;
     }
-    const content = this.#newContent();
-    const cipher = new ChunkCipher(this.#session.sodium, content.key, content.binding, content.header);
-    this.#smallQueue.push({ item, parent, name, fileId: content.fileId, cipher });
-    this.#smallQueueBytes += item.size;
-    if (this.#smallQueue.length >= SMALL_BATCH_FILES || this.#smallQueueBytes >= SMALL_BATCH_BYTES) {
-      await this.#sendSmallFiles();
-    }
-  }
-
-  /** Sends the queued small files to the worker; waits while too many batches are already out. */
-  async #sendSmallFiles(): Promise<void> {
-    const worker = this.#smallFiles;
-    const batch = this.#smallQueue.splice(0);
-    this.#smallQueueBytes = 0;
-    if (!worker || batch.length === 0) return;
-    const files = batch.map(({ item }) => ({ path: item.source, size: item.size }));
-    const chunkSize = batch[0]?.cipher.header.chunkSize ?? 0;
-    const sealed = worker.sealSmallFiles(files, smallFileMaterial(batch), chunkSize);
-    const accepted = Promise.all([sealed, this.#lastAccepted]).then(([{ outcomes, buffer }]) => {
-      this.#acceptSmallFiles(batch, outcomes);
-      this.#smallBuffers.push(buffer);
-    });
-    this.#lastAccepted = accepted.catch(() => undefined);
-    accepted.catch(() => undefined); // surfaced by the await below or in flushSmallFiles
-    this.#smallInFlight.push(accepted);
-    if (this.#smallInFlight.length >= SMALL_IN_FLIGHT) await this.#smallInFlight.shift();
+    const { fileId, key, binding, header } = this.#newContent();
+    const cipher = new ChunkCipher(this.#session.sodium, key, binding, header);
+    await this.#sealer.add({ path: item.source, size: item.size, cipher, item, parent, name, fileId });
     this.#throwIfCancelled();
   }
 
   async #flushSmallFiles(): Promise<void> {
-    await this.#sendSmallFiles();
-    for (let next = this.#smallInFlight.shift(); next; next = this.#smallInFlight.shift()) await next;
+    await this.#sealer?.flush();
     // Batches that came back after a cancel were dropped, so the add must not end as if complete.
     this.#throwIfCancelled();
   }
@@ -507,7 +461,7 @@ class AddJob {
       for (const { node } of batch) this.#session.tree.remove(node.node.id);
       throw asIoError(error, 'Could not update the vault index');
     }
-    for (const buffer of this.#smallBuffers.splice(0)) this.#smallFiles?.recycle(buffer);
+    this.#sealer?.committed();
     for (const { node } of batch) {
       if (node.node.type === 'file') {
         this.#filesAdded++;

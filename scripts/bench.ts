@@ -4,14 +4,17 @@
  *
  * Data: one random file (default 512 MiB) and many random small files (default 10,000 of 1–32 KiB in 100
  * folders), made in a temp dir on /dev/shm when present so the CPU, not a noisy disk, is measured. Every tool
- * runs --runs times (default 3), alternating, and medians are reported. Peak RSS comes from GNU time when
+ * runs --runs times (default 3), alternating, and medians are reported. "coffer, in-process" times the same
+ * engine calls inside one long-lived process (bench-engine.ts), leaving out start-up, opening the vault, the key
+ * derivation and starting the worker pool. Peak RSS comes from GNU time when
  * installed. age and rclone are compared when installed (apt-get install age rclone time).
  *
  * Flags: --big-mib N  --small-count N  --small-min-kib N  --small-max-kib N  --folders N  --runs N  --dir PATH
  *        --kdf interactive|moderate|sensitive  --out FILE.json  --huge-gib N (one add of an N GiB file for peak
  *        RSS; 0 skips it)
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, fork, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import { randomBytes, randomFillSync, randomInt } from 'node:crypto';
 import {
   existsSync,
@@ -27,6 +30,8 @@ import {
 import { cpus, totalmem, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+
+import type { EngineCommand } from './bench-engine.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -116,7 +121,21 @@ function newVault(name: string): string {
 
 interface Workload {
   readonly name: string;
-  readonly tools: Record<string, () => Measurement>;
+  readonly tools: Record<string, () => Measurement | Promise<Measurement>>;
+}
+
+/** The engine in one long-lived child process (bench-engine.ts), for figures without start-up costs. */
+const engine = fork(join(import.meta.dirname, 'bench-engine.ts'), [], {
+  execArgv: ['--import', 'tsx'],
+  env,
+  stdio: 'inherit',
+});
+await once(engine, 'message');
+
+async function inProcess(command: EngineCommand): Promise<Measurement> {
+  engine.send(command);
+  const [reply] = (await once(engine, 'message')) as [{ seconds: number }];
+  return { seconds: reply.seconds, peakRssMiB: undefined };
 }
 
 function workloads(data: { big: string; small: string }): Workload[] {
@@ -129,6 +148,26 @@ function workloads(data: { big: string; small: string }): Workload[] {
   bigBack.tools.cp = () => measure(['cp', data.big, fresh('cp-big.bin')]);
   small.tools['cp -r'] = () => measure(['cp', '-r', data.small, fresh('cp-small')]);
   smallBack.tools['cp -r'] = () => measure(['cp', '-r', data.small, fresh('cp-small')]);
+
+  const IN_PROCESS = 'coffer, in-process';
+  big.tools[IN_PROCESS] = () =>
+    inProcess({ op: 'add', vault: join(ROOT, 'engine-big'), source: data.big, kdf: flags.kdf });
+  bigBack.tools[IN_PROCESS] = () =>
+    inProcess({
+      op: 'restore',
+      vault: join(ROOT, 'engine-big'),
+      path: '/big.bin',
+      dest: join(ROOT, 'engine-out'),
+    });
+  small.tools[IN_PROCESS] = () =>
+    inProcess({ op: 'add', vault: join(ROOT, 'engine-small'), source: data.small, kdf: flags.kdf });
+  smallBack.tools[IN_PROCESS] = () =>
+    inProcess({
+      op: 'restore',
+      vault: join(ROOT, 'engine-small'),
+      path: '/small',
+      dest: join(ROOT, 'engine-out'),
+    });
 
   let bigVault = '';
   big.tools.coffer = () => {
@@ -194,7 +233,7 @@ const median = (values: number[]): number => {
   return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 };
 
-function main(): void {
+async function main(): Promise<void> {
   console.error(`bench: making data in ${ROOT} …`);
   const data = makeData();
   const loads = workloads(data);
@@ -204,11 +243,12 @@ function main(): void {
     for (const load of loads) {
       for (const [tool, fn] of Object.entries(load.tools)) {
         const key = `${load.name}\u0000${tool}`;
-        samples.set(key, [...(samples.get(key) ?? []), fn()]);
+        samples.set(key, [...(samples.get(key) ?? []), await fn()]);
       }
     }
     console.error(`bench: round ${run + 1}/${RUNS} done`);
   }
+  engine.send({ op: 'exit' } satisfies EngineCommand);
   const startup = [0, 1, 2].map(() => measure(coffer('--version')).seconds);
   const huge = hugeFileAdd();
   const rows = loads.flatMap((load) => {
@@ -252,6 +292,9 @@ function main(): void {
   console.log(
     `data on ${ROOT.startsWith('/dev/shm') ? 'tmpfs (/dev/shm)' : ROOT}; medians of ${RUNS} alternating runs; whole-process wall time; vault KDF: ${flags.kdf}`,
   );
+  console.log(
+    '"coffer, in-process" times only the engine call in a running process: no start-up, open, key derivation or pool start.',
+  );
   console.log(`coffer start-up alone (coffer --version): ${report.nodeStartupSeconds.toFixed(3)} s\n`);
   console.log('| work | tool | median s | × copy | peak RSS MiB |\n|---|---|---|---|---|');
   for (const row of rows) {
@@ -268,4 +311,4 @@ function main(): void {
   rmSync(ROOT, { recursive: true, force: true });
 }
 
-main();
+await main();

@@ -161,6 +161,58 @@ describe('restoring many small files (worker pool)', () => {
     );
   });
 
+  it('never replaces existing files unless asked to, and then replaces them all', async () => {
+    const { vault, files } = await vaultOfSmallFiles();
+    const dest = tempDir();
+    await vault.restore(['/src'], dest);
+    const mine = Buffer.from('edited by the user');
+    for (const path of Object.keys(files)) writeFileSync(join(dest, 'src', path), mine);
+
+    const again = await vault.restore(['/src'], dest);
+    expect(again.filesRestored).toBe(0);
+    expect(again.problems).toHaveLength(COUNT);
+    expect(new Set(again.problems.map((problem) => problem.code))).toEqual(new Set(['ALREADY_EXISTS']));
+    let restored = await treeBytes(join(dest, 'src'));
+    expect([...restored.values()].every((bytes) => bytes.equals(mine))).toBe(true);
+    expect([...restored.keys()].filter(isTemp)).toEqual([]);
+
+    const overwritten = await vault.restore(['/src'], dest, { overwrite: true });
+    expect(overwritten).toMatchObject({ filesRestored: COUNT, problems: [] });
+    restored = await treeBytes(join(dest, 'src'));
+    for (const [path, bytes] of Object.entries(files))
+      expect(restored.get(path)?.equals(bytes), path).toBe(true);
+    expect([...restored.keys()].filter(isTemp)).toEqual([]);
+  });
+
+  it('does not clobber a file that appears at a target while the batch is out', async () => {
+    const { vault, files } = await vaultOfSmallFiles();
+    const dest = tempDir();
+    await vault.restore(['/src'], dest);
+    // The folders stay (so publishing must not clobber), the files go.
+    for (const path of Object.keys(files)) unlinkSync(join(dest, 'src', path));
+    const late = `d0/${fileName(0)}`;
+    const lateTarget = join(dest, 'src', late);
+    const mine = Buffer.from('written by someone else meanwhile');
+    let written = false;
+    const report = await vault.restore(['/src'], dest, {
+      onProgress: (progress) => {
+        // By the time d0's tenth file is current, its first one is queued but not yet published.
+        if (!written && progress.current === `/src/d0/${fileName(70)}`) {
+          writeFileSync(lateTarget, mine);
+          written = true;
+        }
+      },
+    });
+    expect(written).toBe(true);
+    expect(report.filesRestored).toBe(COUNT - 1);
+    expect(report.problems).toEqual([
+      expect.objectContaining({ path: `/src/${late}`, code: 'ALREADY_EXISTS' }),
+    ]);
+    const restored = await treeBytes(join(dest, 'src'));
+    expect(restored.get(late)?.equals(mine)).toBe(true);
+    expect([...restored.keys()].filter(isTemp)).toEqual([]);
+  });
+
   it('reports a damaged blob, restores the rest, and writes nothing for the damaged one', async () => {
     const { vault, dir, files } = await vaultOfSmallFiles();
     vault.close();

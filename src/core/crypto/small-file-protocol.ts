@@ -21,10 +21,14 @@ export interface SealBatch {
 
 /**
  * One-chunk blobs to open, each written to a new temp file (created exclusively, given its modification time,
- * fsynced and closed) only if it authenticates. The worker wipes `material` and `records` when done.
+ * fsynced and closed) only if it authenticates, then published at its target: renamed over it where `replace`
+ * says so, else hard-linked only if nothing is there. Each folder that got a file is fsynced once. The worker
+ * wipes `material` and `records` when done.
  */
 export interface OpenBatch {
   readonly temps: readonly string[];
+  readonly targets: readonly string[];
+  readonly replace: readonly boolean[];
   readonly mtimes: readonly number[];
   /** Per file, the length of its chunk record (ciphertext and tag) in `records`, one after another. */
   readonly lengths: readonly number[];
@@ -33,10 +37,11 @@ export interface OpenBatch {
   readonly material: Uint8Array;
 }
 
-/** How writing one opened file went: done, failed authentication, or the file system refused. */
+/** How one file went: restored, failed authentication, its target was taken, or the file system refused. */
 export type OpenedSmallFile =
   | { readonly ok: true }
   | { readonly ok: false; readonly failure: BatchFailureReason }
+  | { readonly ok: false; readonly exists: true }
   | { readonly ok: false; readonly code: string; readonly syscall: string };
 
 /** Where a sealed blob sits in the batch's buffer, or why the file could not be read. */

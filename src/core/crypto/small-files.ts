@@ -1,6 +1,7 @@
 /**
  * Small-file jobs, run on a crypto-pool worker. For an add: read small source files and seal each into a complete
- * one-chunk blob. For a restore: open one-chunk blobs and write each authenticated plaintext to its temp file.
+ * one-chunk blob. For a restore: open one-chunk blobs and write each authenticated plaintext to its temp file, then
+ * publish it at its target.
  * Either way another core does the system calls and the crypto while the main thread deals with the index and
  * publishing. Never log a batch: it carries content subkeys; the caller wipes `material` after the run.
  */
@@ -16,6 +17,9 @@ import {
   type Stats,
 } from 'node:fs';
 
+import { dirname } from 'node:path';
+
+import { fsyncDirectorySync, publishFile } from '../publish.js';
 import { ascii } from './bytes.js';
 import { runBatch } from './chunk-batch.js';
 import { KEY_BYTES, LABEL, TAG_BYTES } from './constants.js';
@@ -110,54 +114,87 @@ export function sealSmallFiles(
   return { results, buffer: out };
 }
 
-/** Opens one blob's chunk in place and, if it authenticates, writes the plaintext to a new temp file. */
+/** Writes, stamps and fsyncs a new temp file; removes it again if any of that fails. */
+function writeTemp(temp: string, plaintext: Uint8Array, mtime: number): void {
+  // 0o666 less the user's umask, as `cp` would create it.
+  const fd = openSync(temp, 'wx', 0o666);
+  try {
+    for (let at = 0; at < plaintext.byteLength;) at += writeSync(fd, plaintext, at);
+    futimesSync(fd, new Date(mtime), new Date(mtime));
+    fsyncSync(fd);
+  } catch (error) {
+    rmSync(temp, { force: true });
+    throw error;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function ioFailure(error: unknown, syscall: string): OpenedSmallFile {
+  const cause = error as NodeJS.ErrnoException;
+  return { ok: false, code: cause.code ?? 'EIO', syscall: cause.syscall ?? syscall };
+}
+
+/**
+ * Opens one blob's chunk in place and only if it authenticates writes the plaintext to its temp file and
+ * publishes that at its target (see {@link publishFile}).
+ */
 function openOne(
   sodium: SodiumBackend,
-  temp: string,
-  mtime: number,
+  file: { temp: string; target: string; replace: boolean; mtime: number },
   records: Uint8Array,
   material: Uint8Array,
   chunkSize: number,
 ): OpenedSmallFile {
   const outcome = runBatch(sodium, onlyChunk('open', material, chunkSize, records));
   if (outcome.failure) return { ok: false, failure: outcome.failure.reason };
-  const plaintext = records.subarray(0, records.byteLength - TAG_BYTES);
-  let fd: number | undefined;
   try {
-    // 0o666 less the user's umask, as `cp` would create it.
-    fd = openSync(temp, 'wx', 0o666);
-    for (let at = 0; at < plaintext.byteLength;) at += writeSync(fd, plaintext, at);
-    futimesSync(fd, new Date(mtime), new Date(mtime));
-    fsyncSync(fd);
-    return { ok: true };
+    writeTemp(file.temp, records.subarray(0, records.byteLength - TAG_BYTES), file.mtime);
   } catch (error) {
-    const { code, syscall } = error as NodeJS.ErrnoException;
-    if (fd !== undefined) rmSync(temp, { force: true });
-    return { ok: false, code: code ?? 'EIO', syscall: syscall ?? 'write' };
-  } finally {
-    if (fd !== undefined) closeSync(fd);
+    return ioFailure(error, 'write');
+  }
+  try {
+    if (publishFile(file.temp, file.target, file.replace) === 'published') return { ok: true };
+    rmSync(file.temp, { force: true });
+    return { ok: false, exists: true };
+  } catch (error) {
+    rmSync(file.temp, { force: true });
+    return ioFailure(error, 'rename');
   }
 }
 
-/** Opens a batch and writes each authenticated file to its temp file; see {@link OpenBatch}. */
+/**
+ * Opens a batch, writes and publishes each authenticated file, then fsyncs each folder that got one, once; see
+ * {@link OpenBatch}.
+ */
 export function openSmallFiles(sodium: SodiumBackend, batch: OpenBatch): OpenedSmallFile[] {
   const results: OpenedSmallFile[] = [];
   let at = 0;
   batch.temps.forEach((temp, i) => {
     const length = batch.lengths[i] ?? 0;
     const material = batch.material.subarray(i * MATERIAL_BYTES, (i + 1) * MATERIAL_BYTES);
-    results.push(
-      openOne(
-        sodium,
-        temp,
-        batch.mtimes[i] ?? 0,
-        batch.records.subarray(at, at + length),
-        material,
-        batch.chunkSize,
-      ),
-    );
+    const file = {
+      temp,
+      target: batch.targets[i] ?? '',
+      replace: batch.replace[i] ?? false,
+      mtime: batch.mtimes[i] ?? 0,
+    };
+    results.push(openOne(sodium, file, batch.records.subarray(at, at + length), material, batch.chunkSize));
     at += length;
   });
   batch.records.fill(0);
+  const folders = new Set(
+    batch.targets.filter((_, i) => results[i]?.ok === true).map((target) => dirname(target)),
+  );
+  for (const folder of folders) {
+    try {
+      fsyncDirectorySync(folder);
+    } catch (error) {
+      // Published but not durable: the restore fails rather than report these as restored.
+      batch.targets.forEach((target, i) => {
+        if (results[i]?.ok === true && dirname(target) === folder) results[i] = ioFailure(error, 'fsync');
+      });
+    }
+  }
   return results;
 }

@@ -2,42 +2,35 @@ import { TAG_BYTES } from '../crypto/constants.js';
 import { BLOB_HEADER_BYTES, type ChunkCipher } from '../crypto/content.js';
 import type { CryptoPool } from '../crypto/pool.js';
 import { MATERIAL_BYTES } from '../crypto/small-file-protocol.js';
-import { IntegrityError } from '../errors.js';
-import { asIoError, removeQuietly, tempPathBeside } from './durable.js';
+import { AlreadyExistsError, IntegrityError } from '../errors.js';
+import { asIoError, tempPathBeside } from './durable.js';
 import { openStoredBlob } from './read.js';
 import type { Session } from './session.js';
 import type { TreeNode } from './tree.js';
-
-/** A file decrypted into its temp file, waiting to be made durable and published with the rest of its batch. */
-export interface Staged {
-  readonly node: TreeNode;
-  readonly vaultPath: string;
-  readonly target: string;
-  readonly temp: string;
-  sync(): Promise<void>;
-  close(): Promise<void>;
-}
 
 /** Files per batch sent to the worker, and batches out at once. */
 const BATCH_FILES = 64;
 const IN_FLIGHT = 2;
 
-interface Queued {
+/** A small file the workers wrote and published. */
+export interface RestoredFile {
   readonly node: TreeNode;
   readonly vaultPath: string;
   readonly target: string;
+}
+
+interface Queued extends RestoredFile {
   readonly temp: string;
+  readonly replace: boolean;
   readonly cipher: ChunkCipher;
   readonly records: Uint8Array;
   readonly material: Uint8Array;
 }
 
-const done = (): Promise<void> => Promise.resolve();
-
-/** What the restore job does with the stager's results. */
-export interface StagerHooks {
+/** What the restore job does with the results: report problems, and account for (and announce) restored files. */
+export interface RestorerHooks {
   problem(vaultPath: string, error: unknown): void;
-  publish(staged: Staged[]): Promise<void>;
+  restored(files: readonly RestoredFile[]): void;
 }
 
 /** One buffer of its own (to be transferred) holding the arrays back to back; `wipe` zeroes the originals. */
@@ -53,20 +46,20 @@ function concat(arrays: readonly Uint8Array[], wipe: boolean): Uint8Array {
 }
 
 /**
- * Stages small files of a restore on the crypto pool's workers: the main thread fetches and checks each blob and
- * hands over its chunk with the key material; the worker opens it and writes, stamps and fsyncs the temp file.
- * Batches come back in order and go to `publish`, one after another.
+ * Restores small files on the crypto pool's workers: the main thread fetches and checks each blob and hands over
+ * its chunk with the key material; a worker authenticates it, and only then writes, stamps and fsyncs a temp file
+ * and publishes it at its target (see small-files.ts). Results are taken in the order the batches were sent.
  */
-export class SmallFileStager {
+export class SmallFileRestorer {
   readonly #queue: Queued[] = [];
   readonly #inFlight: Promise<void>[] = [];
-  #publishing: Promise<void> = Promise.resolve();
+  #lastTaken: Promise<void> = Promise.resolve();
   #abandoned = false;
   readonly #session: Session;
   readonly #pool: CryptoPool;
-  readonly #hooks: StagerHooks;
+  readonly #hooks: RestorerHooks;
 
-  constructor(session: Session, pool: CryptoPool, hooks: StagerHooks) {
+  constructor(session: Session, pool: CryptoPool, hooks: RestorerHooks) {
     this.#session = session;
     this.#pool = pool;
     this.#hooks = hooks;
@@ -77,7 +70,7 @@ export class SmallFileStager {
    * @returns false when its blob is not a single chunk (only a foreign writer makes those): stage it yourself.
    * @throws {@link IoError} from an earlier batch whose files could not be written.
    */
-  async add(node: TreeNode, vaultPath: string, target: string): Promise<boolean> {
+  async add(node: TreeNode, vaultPath: string, target: string, replace: boolean): Promise<boolean> {
     let blob;
     try {
       blob = await openStoredBlob(this.#session, node);
@@ -103,7 +96,7 @@ export class SmallFileStager {
       material.set(cipher.header.noncePrefix, key.byteLength);
       material.set(cipher.header.bytes, key.byteLength + cipher.header.noncePrefix.byteLength);
       const temp = tempPathBeside(target, 'restore');
-      this.#queue.push({ node, vaultPath, target, temp, cipher, records, material });
+      this.#queue.push({ node, vaultPath, target, temp, replace, cipher, records, material });
     } finally {
       await blob.close();
     }
@@ -111,13 +104,16 @@ export class SmallFileStager {
     return true;
   }
 
-  /** Sends what is queued and waits until every batch is published. */
+  /** Sends what is queued and waits until every batch is done. */
   async flush(): Promise<void> {
     await this.#send();
     for (let next = this.#inFlight.shift(); next; next = this.#inFlight.shift()) await next;
   }
 
-  /** After a cancel or an error: nothing more is published, and every temp file the worker writes is removed. */
+  /**
+   * After a cancel or an error: nothing more is sent, and what comes back is not reported. (Files a worker had
+   * already published stay: each one is complete and authenticated.)
+   */
   async abandon(): Promise<void> {
     this.#abandoned = true;
     for (const queued of this.#queue.splice(0)) queued.material.fill(0);
@@ -129,6 +125,8 @@ export class SmallFileStager {
     if (files.length === 0) return;
     const opened = this.#pool.openSmallFiles({
       temps: files.map((file) => file.temp),
+      targets: files.map((file) => file.target),
+      replace: files.map((file) => file.replace),
       mtimes: files.map((file) => file.node.mtime),
       lengths: files.map((file) => file.records.byteLength),
       chunkSize: files[0]?.cipher.header.chunkSize ?? 0,
@@ -142,40 +140,41 @@ export class SmallFileStager {
         true,
       ),
     });
-    const published = Promise.all([opened, this.#publishing]).then(async ([results]) => {
-      const staged = await this.#collect(files, results);
-      if (staged.length > 0) await this.#hooks.publish(staged);
+    const taken = Promise.all([opened, this.#lastTaken]).then(([results]) => {
+      this.#take(files, results);
     });
-    this.#publishing = published.catch(() => undefined);
-    published.catch(() => undefined); // surfaced by the awaits below and in flush
-    this.#inFlight.push(published);
+    this.#lastTaken = taken.catch(() => undefined);
+    taken.catch(() => undefined); // surfaced by the awaits below and in flush
+    this.#inFlight.push(taken);
     if (this.#inFlight.length >= IN_FLIGHT) await this.#inFlight.shift();
   }
 
-  async #collect(
-    files: readonly Queued[],
-    results: Awaited<ReturnType<CryptoPool['openSmallFiles']>>,
-  ): Promise<Staged[]> {
-    const staged: Staged[] = [];
+  /**
+   * Reports a batch's results.
+   * @throws {@link IoError} when the file system refused a file (the others of the batch are reported first).
+   */
+  #take(files: readonly Queued[], results: Awaited<ReturnType<CryptoPool['openSmallFiles']>>): void {
+    if (this.#abandoned) return;
+    const restored: RestoredFile[] = [];
     let failed: { target: string; code: string; syscall: string } | undefined;
     files.forEach((file, i) => {
       const result = results[i];
-      if (result?.ok) {
-        staged.push({ ...file, sync: done, close: done });
-      } else if (result && 'failure' in result) {
+      if (result?.ok) restored.push(file);
+      else if (result && 'failure' in result) {
         this.#hooks.problem(file.vaultPath, file.cipher.damaged({ index: 0, reason: result.failure }));
+      } else if (result && 'exists' in result) {
+        this.#hooks.problem(
+          file.vaultPath,
+          new AlreadyExistsError(`"${file.target}" already exists; it was left untouched.`),
+        );
       } else {
         failed ??= { target: file.target, code: result?.code ?? 'EIO', syscall: result?.syscall ?? 'write' };
       }
     });
-    if (failed || this.#abandoned) {
-      for (const file of staged) await removeQuietly(file.temp);
-      if (failed) {
-        const cause = Object.assign(new Error(`${failed.syscall} ${failed.code}`), failed);
-        throw asIoError(cause, `Could not write "${failed.target}"`);
-      }
-      return [];
+    this.#hooks.restored(restored);
+    if (failed) {
+      const cause = Object.assign(new Error(`${failed.syscall} ${failed.code}`), failed);
+      throw asIoError(cause, `Could not write "${failed.target}"`);
     }
-    return staged;
   }
 }

@@ -1,15 +1,4 @@
-import {
-  closeSync,
-  existsSync,
-  fsync,
-  futimesSync,
-  linkSync,
-  lstatSync,
-  openSync,
-  renameSync,
-  unlinkSync,
-  writeSync,
-} from 'node:fs';
+import { closeSync, fsync, futimesSync, lstatSync, openSync, writeSync } from 'node:fs';
 import { mkdir, open } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -17,11 +6,12 @@ import { promisify } from 'node:util';
 import { sharedCryptoPool } from '../crypto/pool.js';
 import { AlreadyExistsError, CancelledError, CofferError, IntegrityError } from '../errors.js';
 import { destinationPath, parseVaultPath } from '../names.js';
+import { publishFile } from '../publish.js';
 import type { Problem, Progress, RestoreOptions, RestoreReport } from '../types.js';
 import { asIoError, fsyncDirectory, removeQuietly, tempPathBeside } from './durable.js';
 import { INLINE_LIMIT } from './layout.js';
 import { decryptFile, decryptSmallFile } from './read.js';
-import { SmallFileStager, type Staged } from './restore-small.js';
+import { SmallFileRestorer, type RestoredFile } from './restore-small.js';
 import type { Session } from './session.js';
 import type { TreeNode } from './tree.js';
 
@@ -57,28 +47,14 @@ function exists(path: string): 'file' | 'folder' | false {
   }
 }
 
-/**
- * Puts the finished temp file at `target`. With `overwrite`, or inside a folder this restore created (where nothing
- * was in the way a moment ago, so a rename saves the link-then-unlink pair), an atomic rename. Otherwise a hard link
- * publishes it only if nothing is there (atomic no-clobber); file systems without hard links fall back to
- * check-then-rename.
- */
-function publish(temp: string, target: string, replace: boolean): void {
-  if (replace) {
-    renameSync(temp, target);
-    return;
-  }
-  try {
-    linkSync(temp, target);
-    unlinkSync(temp);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST') throw new AlreadyExistsError(`"${target}" already exists; it was left untouched.`);
-    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'EXDEV') throw error;
-    if (existsSync(target))
-      throw new AlreadyExistsError(`"${target}" already exists; it was left untouched.`);
-    renameSync(temp, target);
-  }
+/** A file decrypted into its temp file, waiting to be made durable and published with the rest of its batch. */
+export interface Staged {
+  readonly node: TreeNode;
+  readonly vaultPath: string;
+  readonly target: string;
+  readonly temp: string;
+  sync(): Promise<void>;
+  close(): Promise<void>;
 }
 
 /** Small files are staged this many at a time, so their fsyncs run in parallel and each folder is synced once. */
@@ -119,19 +95,21 @@ class RestoreJob {
     const batch: Staged[] = [];
     // Many small files: worker threads open and write them while this thread reads the index and publishes.
     const worker = files.length > STAGE_BATCH ? await sharedCryptoPool() : undefined;
-    const stager = worker
-      ? new SmallFileStager(this.#session, worker, {
+    const restorer = worker
+      ? new SmallFileRestorer(this.#session, worker, {
           problem: (path, error) => {
             this.#problem(path, error);
           },
-          publish: (staged) => this.#publishBatch(staged),
+          restored: (files) => {
+            this.#restored(files);
+          },
         })
       : undefined;
     try {
-      await this.#restoreItems(items, root, batch, stager);
-      await stager?.flush();
+      await this.#restoreItems(items, root, batch, restorer);
+      await restorer?.flush();
     } catch (error) {
-      await stager?.abandon();
+      await restorer?.abandon();
       await this.#discard(batch.splice(0));
       throw error;
     }
@@ -147,7 +125,7 @@ class RestoreJob {
     items: readonly RestoreItem[],
     root: string,
     batch: Staged[],
-    stager: SmallFileStager | undefined,
+    restorer: SmallFileRestorer | undefined,
   ): Promise<void> {
     const skippedFolders = new Set<string>();
     for (const item of items) {
@@ -169,9 +147,9 @@ class RestoreJob {
       this.#report({ current: vaultPath });
       if (this.#inTheWay(vaultPath, target)) continue;
       const small = item.node.size <= INLINE_LIMIT;
-      if (small && (await stager?.add(item.node, vaultPath, target))) continue;
+      if (small && (await restorer?.add(item.node, vaultPath, target, this.#replaces(target)))) continue;
       if (!small) {
-        await stager?.flush();
+        await restorer?.flush();
         await this.#publishBatch(batch.splice(0));
       }
       const staged = await this.#stage(item.node, vaultPath, target, small);
@@ -179,6 +157,11 @@ class RestoreJob {
       if (!small || batch.length >= STAGE_BATCH) await this.#publishBatch(batch.splice(0));
     }
     await this.#publishBatch(batch.splice(0));
+  }
+
+  /** Whether publishing may replace what is at `target`: overwriting was asked for, or this restore made its folder. */
+  #replaces(target: string): boolean {
+    return this.#options.overwrite === true || this.#createdFolders.has(dirname(target));
   }
 
   /** Reports and skips a file whose target is taken (a folder, or a file when not overwriting). */
@@ -300,8 +283,9 @@ class RestoreJob {
     const published: Staged[] = [];
     for (const [index, file] of staged.entries()) {
       try {
-        const fresh = this.#createdFolders.has(dirname(file.target));
-        publish(file.temp, file.target, this.#options.overwrite === true || fresh);
+        if (publishFile(file.temp, file.target, this.#replaces(file.target)) === 'exists') {
+          throw new AlreadyExistsError(`"${file.target}" already exists; it was left untouched.`);
+        }
         published.push(file);
       } catch (error) {
         await removeQuietly(file.temp);
@@ -316,7 +300,12 @@ class RestoreJob {
     await Promise.all(
       [...new Set(published.map((file) => dirname(file.target)))].map((dir) => fsyncDirectory(dir)),
     );
-    for (const file of published) {
+    this.#restored(published);
+  }
+
+  /** Accounts for files now at their targets, durably, and tells the caller. */
+  #restored(files: readonly RestoredFile[]): void {
+    for (const file of files) {
       this.#files++;
       this.#bytes += file.node.size;
       this.#report({

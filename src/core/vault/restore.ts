@@ -323,7 +323,8 @@ class RestoreJob {
  * authenticated. Damaged or missing contents, existing files (without `overwrite`) and unsafe names are reported
  * and the rest continues.
  * @throws {@link NotFoundError} before anything is written when a vault path does not exist.
- * @throws {@link CancelledError} when `signal` aborts (the file in progress leaves nothing behind).
+ * @throws {@link CancelledError} when `signal` aborts: no partial file is left; small files already handed to
+ * a worker may still be completed (each one whole and authenticated) without being reported.
  * @throws {@link IoError} when the destination cannot be written (disk full, permissions).
  */
 export async function restorePaths(

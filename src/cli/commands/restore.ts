@@ -18,7 +18,7 @@ export async function restore(ctx: Context): Promise<number> {
   startWorkers();
   return ctx.withVault(dir, async (vault) => {
     const report = await ctx.job(
-      'Cancelled. Files reported restored are complete; the file in progress was not written.',
+      'Cancelled. Files reported restored are complete, and no partial file was left behind.',
       (job) =>
         vault.restore(paths.map(toVaultPath), destination, {
           ...job,

@@ -150,24 +150,14 @@ function workloads(data: { big: string; small: string }): Workload[] {
   smallBack.tools['cp -r'] = () => measure(['cp', '-r', data.small, fresh('cp-small')]);
 
   const IN_PROCESS = 'coffer, in-process';
-  big.tools[IN_PROCESS] = () =>
-    inProcess({ op: 'add', vault: join(ROOT, 'engine-big'), source: data.big, kdf: flags.kdf });
-  bigBack.tools[IN_PROCESS] = () =>
-    inProcess({
-      op: 'restore',
-      vault: join(ROOT, 'engine-big'),
-      path: '/big.bin',
-      dest: join(ROOT, 'engine-out'),
-    });
-  small.tools[IN_PROCESS] = () =>
-    inProcess({ op: 'add', vault: join(ROOT, 'engine-small'), source: data.small, kdf: flags.kdf });
-  smallBack.tools[IN_PROCESS] = () =>
-    inProcess({
-      op: 'restore',
-      vault: join(ROOT, 'engine-small'),
-      path: '/small',
-      dest: join(ROOT, 'engine-out'),
-    });
+  const engineAdd = (vault: string, source: string) => () =>
+    inProcess({ op: 'add', vault: join(ROOT, vault), source, kdf: flags.kdf });
+  const engineRestore = (vault: string, path: string) => () =>
+    inProcess({ op: 'restore', vault: join(ROOT, vault), path, dest: join(ROOT, 'engine-out') });
+  big.tools[IN_PROCESS] = engineAdd('engine-big', data.big);
+  bigBack.tools[IN_PROCESS] = engineRestore('engine-big', '/big.bin');
+  small.tools[IN_PROCESS] = engineAdd('engine-small', data.small);
+  smallBack.tools[IN_PROCESS] = engineRestore('engine-small', '/small');
 
   let bigVault = '';
   big.tools.coffer = () => {

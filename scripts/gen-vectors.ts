@@ -1,5 +1,6 @@
 /**
- * Generates the committed known-answer vectors under tests/vectors/ (content, header, record), one JSON file per case,
+ * Generates the committed known-answer vectors under tests/vectors/ (content, header, record, snapshot), one JSON
+ * file per case,
  * named for the case. Run: npm run gen-vectors. Randomness is a seeded BLAKE2b stream, so output is reproducible;
  * tests check the committed bytes, so regenerating after a format change shows up as a diff to review.
  */
@@ -24,11 +25,15 @@ import { RecordSealer } from '../src/core/crypto/record.js';
 import { loadNativeSodium, type SodiumBackend } from '../src/core/crypto/sodium.js';
 import { addPassphraseSlot, createVaultKeys, parseVaultHeader } from '../src/core/crypto/vault-header.js';
 import { CofferError, IntegrityError } from '../src/core/errors.js';
+import { openSnapshot, sealSnapshot, type SnapshotKeys } from '../src/core/vault/snapshot.js';
+import type { TreeNode } from '../src/core/vault/tree.js';
 import type {
   ContentVector,
   Expectation,
   HeaderVector,
   RecordVector,
+  SnapshotEntry,
+  SnapshotVector,
 } from '../tests/helpers/vector-schema.js';
 import { VECTOR_ROOT } from '../tests/helpers/vector-schema.js';
 import { flipped } from '../tests/helpers/backends.js';
@@ -77,7 +82,7 @@ function write(kind: string, vector: { name: string }): void {
   writeFileSync(join(VECTOR_ROOT, kind, `${vector.name}.json`), `${JSON.stringify(vector, null, 2)}\n`);
 }
 
-for (const kind of ['content', 'header', 'record']) {
+for (const kind of ['content', 'header', 'record', 'snapshot']) {
   rmSync(join(VECTOR_ROOT, kind), { recursive: true, force: true });
   mkdirSync(join(VECTOR_ROOT, kind), { recursive: true });
 }
@@ -526,3 +531,110 @@ async function headers(): Promise<void> {
 }
 
 await headers();
+
+// ---------------------------------------------------------------- snapshot
+// Last, so the seeded randomness drawn by the kinds above (and their committed bytes) stays as it was.
+function snapshotKeys(forVault: Buffer): SnapshotKeys {
+  const keyring = new Keyring();
+  keyring.add(keyId, dek());
+  return { sodium, keyring, vaultId: forVault };
+}
+
+function entriesOf(nodes: readonly TreeNode[]): SnapshotEntry[] {
+  return [...nodes]
+    .sort((a, b) => a.id.localeCompare(b.id))
+    .map(({ id, keyId: entryKeyId, type, name, parent, size, mtime, fileId: entryFileId }) => ({
+      id,
+      keyId: entryKeyId,
+      type,
+      name,
+      parent,
+      size,
+      mtime,
+      ...(entryFileId === undefined ? {} : { fileId: entryFileId }),
+    }));
+}
+
+function snapshotVector(name: string, description: string, stored: Buffer, forVault = vaultId): void {
+  let nodes: TreeNode[] | undefined;
+  let error: unknown;
+  try {
+    nodes = openSnapshot(snapshotKeys(forVault), stored);
+  } catch (caught) {
+    error = caught;
+  }
+  const vector: SnapshotVector = {
+    name,
+    description,
+    ...outcomeOf(error),
+    dek: hex(dekBytes),
+    keyId,
+    vaultId: hex(forVault),
+    stored: hex(stored),
+    ...(nodes ? { entries: entriesOf(nodes) } : {}),
+  };
+  write('snapshot', vector);
+}
+
+{
+  const folder = 'd0d1d2d3d4d5d6d7d8d9dadbdcdddedf';
+  const tree: TreeNode[] = [
+    { type: 'folder', name: 'Fotos', parent: null, size: 0, mtime: 1767225600000, id: folder, keyId },
+    {
+      type: 'file',
+      name: 'Été 2025 — plage.jpg',
+      parent: folder,
+      size: 2_345_678,
+      mtime: 1767225600123.5,
+      fileId: hex(fileId),
+      id: 'c0c1c2c3c4c5c6c7c8c9cacbcccdcecf',
+      keyId,
+    },
+    {
+      type: 'file',
+      name: 'empty.txt',
+      parent: null,
+      size: 0,
+      mtime: 0,
+      fileId: hex(otherFileId),
+      id: 'e0e1e2e3e4e5e6e7e8e9eaebecedeee0',
+      keyId,
+    },
+  ];
+  const generation = 5n;
+  const stored = sealSnapshot(snapshotKeys(vaultId), tree, generation);
+  snapshotVector('success', 'a folder, a file in it and an empty file at the root, at generation 5', stored);
+  snapshotVector('success-empty', 'an empty vault', sealSnapshot(snapshotKeys(vaultId), [], 1n));
+  snapshotVector('byte-flipped', 'one ciphertext byte flipped', flip(stored, 60));
+  snapshotVector('from-other-vault', 'the snapshot read in another vault', stored, otherVaultId);
+  const regenerated = Buffer.from(stored);
+  regenerated.writeBigUInt64LE(6n, 4);
+  snapshotVector(
+    'generation-edited',
+    'the stored generation changed from 5 to 6 (bound by the AAD)',
+    regenerated,
+  );
+  const rekeyed = Buffer.from(stored);
+  rekeyed.writeUInt32LE(9, 0);
+  snapshotVector('unknown-key-id', 'names a key id the vault does not have', rekeyed);
+  snapshotVector('truncated', 'shorter than key id, generation, nonce and tag', stored.subarray(0, 40));
+  // Authenticates, but the one entry names a parent entry that does not exist.
+  const plaintext = Buffer.alloc(5 + 57 + 1);
+  plaintext[0] = 1;
+  plaintext.writeUInt32LE(1, 1);
+  plaintext.writeUInt32LE(keyId, 5 + 16);
+  plaintext[5 + 20] = 1;
+  plaintext.writeUInt32LE(3, 5 + 21);
+  plaintext.write('x', 5 + 57);
+  const subkey = deriveSubkey(sodium, dek(), LABEL.snapshotKey, vaultId);
+  const prefix = Buffer.concat([u32(keyId), Buffer.alloc(8)]);
+  prefix.writeBigUInt64LE(1n, 4);
+  const nonce = sodium.randomBytes(NONCE_BYTES);
+  const aad = Buffer.concat([ascii(LABEL.snapshot), vaultId, prefix]);
+  snapshotVector(
+    'parent-out-of-range',
+    'authenticates, but its one entry points at parent entry 3 of 1',
+    Buffer.concat([prefix, nonce, sodium.aeadEncrypt(plaintext, aad, nonce, subkey.bytes)]),
+  );
+  subkey.wipe();
+}

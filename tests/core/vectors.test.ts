@@ -15,6 +15,7 @@ import {
   UnsupportedFormatError,
   WrongPassphraseError,
 } from '../../src/core/errors.js';
+import { openSnapshot } from '../../src/core/vault/snapshot.js';
 import { backends, hex, unhex } from '../helpers/backends.js';
 import { loadVectors, type Expectation } from '../helpers/vector-schema.js';
 
@@ -44,12 +45,14 @@ function keyringWith(sodium: SodiumBackend, keyId: number, dek: string): Keyring
 const contentVectors = loadVectors('content');
 const headerVectors = loadVectors('header');
 const recordVectors = loadVectors('record');
+const snapshotVectors = loadVectors('snapshot');
 
 describe.each(backends)('generated vectors ($name)', (sodium) => {
   it('has the expected number of cases', () => {
     expect(contentVectors.length).toBeGreaterThanOrEqual(40);
     expect(headerVectors.length).toBeGreaterThanOrEqual(19);
     expect(recordVectors.length).toBeGreaterThanOrEqual(9);
+    expect(snapshotVectors.length).toBeGreaterThanOrEqual(8);
   });
 
   describe('content', () => {
@@ -141,6 +144,25 @@ describe.each(backends)('generated vectors ($name)', (sodium) => {
           unhex(vector.sealed),
         );
         expect(hex(plaintext)).toBe(vector.plaintext);
+      } catch (caught) {
+        error = caught;
+      }
+      expectOutcome(error, vector);
+    });
+  });
+
+  describe('tree snapshot', () => {
+    it.each(snapshotVectors)('$name', (vector) => {
+      const keys = {
+        sodium,
+        keyring: keyringWith(sodium, vector.keyId, vector.dek),
+        vaultId: unhex(vector.vaultId),
+      };
+      let error: unknown;
+      try {
+        const nodes = openSnapshot(keys, unhex(vector.stored));
+        const entries = [...nodes].sort((a, b) => a.id.localeCompare(b.id));
+        expect(entries).toEqual(vector.entries);
       } catch (caught) {
         error = caught;
       }

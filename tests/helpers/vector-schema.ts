@@ -51,6 +51,27 @@ export interface RecordVector extends VectorBase {
   plaintext?: string;
 }
 
+/** One entry of a decoded tree snapshot, as a vector lists it. */
+export interface SnapshotEntry {
+  id: string;
+  keyId: number;
+  type: 'file' | 'folder';
+  name: string;
+  parent: string | null;
+  size: number;
+  mtime: number;
+  fileId?: string;
+}
+
+/** A stored tree snapshot to open in vault `vaultId` holding `dek` under `keyId`; on success, its entries by id. */
+export interface SnapshotVector extends VectorBase {
+  dek: string;
+  keyId: number;
+  vaultId: string;
+  stored: string;
+  entries?: SnapshotEntry[];
+}
+
 export const VECTOR_ROOT = join(import.meta.dirname, '..', 'vectors');
 
 const KEYS = {
@@ -80,9 +101,15 @@ const KEYS = {
     'sealed',
     'plaintext',
   ],
+  snapshot: ['name', 'description', 'expect', 'reason', 'dek', 'keyId', 'vaultId', 'stored', 'entries'],
 } as const;
 
-type Kinds = { content: ContentVector; header: HeaderVector; record: RecordVector };
+type Kinds = {
+  content: ContentVector;
+  header: HeaderVector;
+  record: RecordVector;
+  snapshot: SnapshotVector;
+};
 
 /**
  * Reads every vector of a kind, rejecting unknown keys and unknown expectations so a typo cannot silently turn a

@@ -196,6 +196,29 @@ describe('damaged index', () => {
 });
 
 describe('missing and damaged contents', () => {
+  it('verify with readData authenticates every chunk of a large file on the worker pool and names the bad one', async () => {
+    const { vault, dir, root } = await newVault();
+    // 48 chunks of 64 KiB: several batches, so the workers take stripes of the file.
+    await writeTree(join(root, 'src'), {
+      'healthy.bin': bytes(3 * MiB, 6),
+      'damaged.bin': bytes(3 * MiB, 7),
+    });
+    expect((await vault.add([join(root, 'src', 'healthy.bin')])).problems).toEqual([]);
+    const before = new Set(await blobFiles(dir));
+    expect((await vault.add([join(root, 'src', 'damaged.bin')])).problems).toEqual([]);
+    const [damagedBlob = ''] = (await blobFiles(dir)).filter((path) => !before.has(path));
+    expect((await vault.verify({ readData: true })).ok).toBe(true);
+
+    const blob = await readFile(damagedBlob);
+    const inChunk30 = 52 + 30 * (64 * KiB + 16) + 1000;
+    blob.writeUInt8(blob.readUInt8(inChunk30) ^ 0x01, inChunk30);
+    await writeFile(damagedBlob, blob);
+    const report = await vault.verify({ readData: true });
+    expect(report).toMatchObject({ ok: false, filesChecked: 2, bytesChecked: 3 * MiB });
+    expect(names(report.problems)).toEqual([{ path: '/damaged.bin', code: 'INTEGRITY' }]);
+    expect(report.problems[0]?.message).toMatch(/chunk 30/);
+  });
+
   it('restore carries on past a missing and a damaged blob, reports both, and leaves nothing at their paths', async () => {
     const { vault, dir, root } = await newVault();
     const good = {

@@ -31,8 +31,11 @@ export interface StripeJob extends BlobCrypto {
   readonly stride: number;
   /** The plaintext file to seal, or the blob file to open. */
   readonly sourceFd: number;
-  /** The blob file to write chunks into (the header is the caller's), or the plaintext file. */
-  readonly targetFd: number;
+  /**
+   * The blob file to write chunks into (the header is the caller's), or the plaintext file; none when opening
+   * only to authenticate (verify).
+   */
+  readonly targetFd?: number;
 }
 
 /** A stripe job before the pool splits it: one per worker, each with its own key copy. */
@@ -121,8 +124,10 @@ function sealBatch(sodium: SodiumBackend, job: StripeJob, batch: BatchJob): bool
   if (got !== expected) return false;
   runBatch(sodium, batch);
   const position = BLOB_HEADER_BYTES + batch.firstIndex * (job.chunkSize + TAG_BYTES);
+  const { targetFd } = job;
+  if (targetFd === undefined) throw new Error('internal error: sealing needs a target file');
   onSide('target', () => {
-    writeAll(job.targetFd, [batch.records], position);
+    writeAll(targetFd, [batch.records], position);
   });
   return true;
 }
@@ -138,9 +143,10 @@ function openBatch(sodium: SodiumBackend, job: StripeJob, batch: BatchJob): Stri
   const { failure } = runBatch(sodium, batch);
   if (failure) return { kind: 'damaged', failure };
   const views = plaintextViews(batch);
-  if (views.length > 0) {
+  const { targetFd } = job;
+  if (targetFd !== undefined && views.length > 0) {
     onSide('target', () => {
-      writeAll(job.targetFd, views, batch.firstIndex * job.chunkSize);
+      writeAll(targetFd, views, batch.firstIndex * job.chunkSize);
     });
   }
   return undefined;

@@ -59,7 +59,9 @@ export function fileSource(
  * Where opened plaintext goes: a file, written at each chunk's offset in no particular order (worker threads may
  * write it themselves); or a function that receives it batch by batch, in order.
  */
-export type PlaintextSink = FileHandle | ((views: Uint8Array[], position: number) => Promise<void>);
+/** Where opened plaintext goes: a file, a function taking batches in order, or nowhere (authenticate only). */
+export type PlaintextSink =
+  FileHandle | ((views: Uint8Array[], position: number) => Promise<void>) | 'discard';
 
 export function bufferSource(bytes: Uint8Array): ByteSource {
   return {
@@ -244,7 +246,7 @@ export async function openBlob(options: {
       chunkCount,
       lastLength,
       sourceFd: source.file.fd,
-      targetFd: sink.fd,
+      ...(sink === 'discard' ? {} : { targetFd: sink.fd }),
     };
     await inStripes(place.executor, job, cipher, source.file, options);
     return;
@@ -252,9 +254,11 @@ export async function openBlob(options: {
   const write =
     typeof sink === 'function'
       ? sink
-      : async (views: Uint8Array[], position: number) => {
-          await sink.writev(views, position);
-        };
+      : sink === 'discard'
+        ? () => Promise.resolve()
+        : async (views: Uint8Array[], position: number) => {
+            await sink.writev(views, position);
+          };
   const shareKey = place.executor !== undefined;
   const perBatch = place.executor?.batchChunks ?? INLINE_BATCH_CHUNKS;
   await overlapped(

@@ -97,27 +97,36 @@ class BufferRecycler {
 }
 
 /**
- * Runs batches with reading, crypto and writing overlapped: while batch k is written, k+1 is being sealed or
- * opened on a worker and k+2 read. At most the executor's in-flight limit of batches exist at once, so memory
- * stays bounded whatever the file size. Writes happen in order.
+ * Runs a blob's batches with reading, crypto and writing overlapped: while batch k is written, k+1 is being sealed
+ * or opened on a worker and k+2 read. At most the executor's in-flight limit of batches exist at once, so memory
+ * stays bounded whatever the file size. Writes happen in order. `read` fills a batch's records buffer.
  */
 async function overlapped(
-  place: CryptoPlace,
-  plans: Iterable<BatchPlan>,
+  blob: {
+    place: CryptoPlace;
+    cipher: ChunkCipher;
+    op: 'seal' | 'open';
+    chunkCount: number;
+    lastLength: number;
+  },
   step: {
-    read(plan: BatchPlan, buffers: BufferRecycler): Promise<{ job: Parameters<BatchExecutor['run']>[0] }>;
+    read(plan: BatchPlan, buffers: BufferRecycler): Promise<Uint8Array>;
     write(plan: BatchPlan, result: BatchResult): Promise<void>;
   },
   signal: AbortSignal | undefined,
 ): Promise<void> {
-  const limit = place.executor?.maxInFlight ?? INLINE_IN_FLIGHT;
+  const { place, cipher, op, chunkCount, lastLength } = blob;
+  const executor = place.executor;
+  const limit = executor?.maxInFlight ?? INLINE_IN_FLIGHT;
+  const perBatch = executor?.batchChunks ?? INLINE_BATCH_CHUNKS;
   const buffers = new BufferRecycler();
   const window: Promise<void>[] = [];
   let previous: Promise<void> = Promise.resolve();
-  for (const plan of plans) {
+  for (const plan of batchPlans({ chunkCount, chunkSize: cipher.header.chunkSize, lastLength }, perBatch)) {
     if (signal?.aborted) throw new CancelledError();
-    const { job } = await step.read(plan, buffers);
-    const result = place.executor ? place.executor.run(job) : Promise.resolve(runHere(place.sodium, job));
+    // A job for another thread carries its own copy of the key.
+    const job = cipher.job(op, plan, await step.read(plan, buffers), executor !== undefined);
+    const result = executor ? executor.run(job) : Promise.resolve(runHere(place.sodium, job));
     const after = previous;
     const written = Promise.all([after, result]).then(async ([, done]) => {
       await step.write(plan, done);
@@ -193,11 +202,8 @@ export async function sealIntoBlob(options: {
     };
     complete = await inStripes(place.executor, job, cipher, source.file, options);
   } else {
-    const shareKey = place.executor !== undefined;
-    const perBatch = place.executor?.batchChunks ?? INLINE_BATCH_CHUNKS;
     await overlapped(
-      place,
-      batchPlans({ chunkCount, chunkSize, lastLength }, perBatch),
+      { place, cipher, op: 'seal', chunkCount, lastLength },
       {
         read: async (plan, buffers) => {
           const records = buffers.take(recordsLength({ ...plan, chunkSize }));
@@ -206,7 +212,7 @@ export async function sealIntoBlob(options: {
           const got = expected === 0 ? 0 : await source.readv(views, plan.firstIndex * chunkSize);
           if (got !== expected) complete = false;
           options.onBytes?.(got);
-          return { job: cipher.job('seal', plan, records, shareKey) };
+          return records;
         },
         write: async (plan, result) => {
           const position = BLOB_HEADER_BYTES + plan.firstIndex * cipher.recordSize;
@@ -259,11 +265,8 @@ export async function openBlob(options: {
         : async (views: Uint8Array[], position: number) => {
             await sink.writev(views, position);
           };
-  const shareKey = place.executor !== undefined;
-  const perBatch = place.executor?.batchChunks ?? INLINE_BATCH_CHUNKS;
   await overlapped(
-    place,
-    batchPlans({ chunkCount, chunkSize, lastLength }, perBatch),
+    { place, cipher, op: 'open', chunkCount, lastLength },
     {
       read: async (plan, buffers) => {
         const records = buffers.take(recordsLength({ ...plan, chunkSize }));
@@ -272,7 +275,7 @@ export async function openBlob(options: {
         // The size was checked against the layout before; a short read means the blob changed under us. Zeros
         // (never stale bytes from a recycled buffer) then fail authentication like any other damage.
         if (got !== records.byteLength) records.fill(0, got);
-        return { job: cipher.job('open', plan, records, shareKey) };
+        return records;
       },
       write: async (plan, result) => {
         cipher.check(result);

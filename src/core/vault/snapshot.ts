@@ -1,6 +1,5 @@
 import { ascii } from '../crypto/bytes.js';
-import { NONCE_BYTES, TAG_BYTES } from '../crypto/constants.js';
-import { LABEL } from '../crypto/constants.js';
+import { LABEL, NONCE_BYTES, TAG_BYTES } from '../crypto/constants.js';
 import { deriveSubkey, type Keyring } from '../crypto/keys.js';
 import type { SodiumBackend } from '../crypto/sodium.js';
 import { IntegrityError } from '../errors.js';
@@ -123,12 +122,14 @@ export function sealSnapshot(keys: SnapshotKeys, nodes: readonly TreeNode[], gen
   const keyId = keys.keyring.activeKeyId;
   const plaintext = encode(nodes);
   const nonce = keys.sodium.randomBytes(NONCE_BYTES);
+  const additional = aad(keys, keyId, generation);
   try {
     const sealed = withSubkey(keys, keyId, (key) =>
-      keys.sodium.aeadEncrypt(plaintext, aad(keys, keyId, generation), nonce, key),
+      keys.sodium.aeadEncrypt(plaintext, additional, nonce, key),
     );
     if (!sealed) throw new Error('internal error: the active key is not in the keyring');
-    return Buffer.concat([aad(keys, keyId, generation).subarray(-PREFIX_BYTES), nonce, sealed]);
+    // The stored prefix (key id, generation) is the AAD's tail.
+    return Buffer.concat([additional.subarray(-PREFIX_BYTES), nonce, sealed]);
   } finally {
     plaintext.fill(0);
   }

@@ -1,12 +1,32 @@
 import type { BatchFailureReason } from './chunk-batch.js';
 import { KEY_BYTES, TAG_BYTES } from './constants.js';
-import { BLOB_HEADER_BYTES, NONCE_PREFIX_BYTES } from './content.js';
+import { BLOB_HEADER_BYTES, NONCE_PREFIX_BYTES, type ChunkCipher } from './content.js';
 
 /**
  * Per file, in a batch's `material`: content subkey ‖ nonce prefix ‖ blob header. One flat buffer, because
  * posting a few small arrays per file cost more than reading the file.
  */
 export const MATERIAL_BYTES = KEY_BYTES + NONCE_PREFIX_BYTES + BLOB_HEADER_BYTES;
+
+/** Writes a file's key material for `cipher` at `at` in `material`. The caller wipes `cipher` afterwards. */
+export function putKeyMaterial(cipher: ChunkCipher, material: Uint8Array, at: number): void {
+  material.set(cipher.crypto('open').key, at);
+  material.set(cipher.header.noncePrefix, at + KEY_BYTES);
+  material.set(cipher.header.bytes, at + KEY_BYTES + NONCE_PREFIX_BYTES);
+}
+
+/** The parts of file `index`'s key material in a batch's `material` (views, not copies). */
+export function keyMaterialOf(
+  material: Uint8Array,
+  index: number,
+): { key: Uint8Array; noncePrefix: Uint8Array; header: Uint8Array } {
+  const at = index * MATERIAL_BYTES;
+  return {
+    key: material.subarray(at, at + KEY_BYTES),
+    noncePrefix: material.subarray(at + KEY_BYTES, at + KEY_BYTES + NONCE_PREFIX_BYTES),
+    header: material.subarray(at + KEY_BYTES + NONCE_PREFIX_BYTES, at + MATERIAL_BYTES),
+  };
+}
 
 /** Small files to read and seal into one-chunk blobs. The worker wipes `material` when done. */
 export interface SealBatch {

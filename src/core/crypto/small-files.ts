@@ -5,28 +5,19 @@
  * Either way another core does the system calls and the crypto while the main thread deals with the index and
  * publishing. Never log a batch: it carries content subkeys; the caller wipes `material` after the run.
  */
-import {
-  closeSync,
-  fstatSync,
-  fsyncSync,
-  futimesSync,
-  openSync,
-  readSync,
-  rmSync,
-  writeSync,
-  type Stats,
-} from 'node:fs';
+import { closeSync, fstatSync, fsyncSync, futimesSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
 
 import { dirname } from 'node:path';
 
+import { fileChanged } from '../file-stat.js';
 import { fsyncDirectorySync, publishFile } from '../publish.js';
 import { ascii } from './bytes.js';
 import { runBatch } from './chunk-batch.js';
-import { KEY_BYTES, LABEL, TAG_BYTES } from './constants.js';
-import { BLOB_HEADER_BYTES, NONCE_PREFIX_BYTES } from './content.js';
+import { LABEL, TAG_BYTES } from './constants.js';
+import { BLOB_HEADER_BYTES } from './content.js';
 import type { SodiumBackend } from './sodium.js';
 import {
-  MATERIAL_BYTES,
+  keyMaterialOf,
   smallBlobSlot,
   type OpenBatch,
   type OpenedSmallFile,
@@ -37,13 +28,15 @@ import {
 const aadPrefix = new Uint8Array(LABEL.content.length + BLOB_HEADER_BYTES);
 aadPrefix.set(ascii(LABEL.content));
 
+type KeyMaterial = ReturnType<typeof keyMaterialOf>;
+
 /** The job for a blob's one and only (final) chunk, whose record is `records`. */
-function onlyChunk(op: 'seal' | 'open', material: Uint8Array, chunkSize: number, records: Uint8Array) {
-  aadPrefix.set(material.subarray(KEY_BYTES + NONCE_PREFIX_BYTES), LABEL.content.length);
+function onlyChunk(op: 'seal' | 'open', material: KeyMaterial, chunkSize: number, records: Uint8Array) {
+  aadPrefix.set(material.header, LABEL.content.length);
   return {
     op,
-    key: material.subarray(0, KEY_BYTES),
-    noncePrefix: material.subarray(KEY_BYTES, KEY_BYTES + NONCE_PREFIX_BYTES),
+    key: material.key,
+    noncePrefix: material.noncePrefix,
     aadPrefix,
     chunkSize,
     firstIndex: 0,
@@ -54,16 +47,12 @@ function onlyChunk(op: 'seal' | 'open', material: Uint8Array, chunkSize: number,
   };
 }
 
-function changed(before: Stats, after: Stats): boolean {
-  return before.size !== after.size || before.mtimeMs !== after.mtimeMs || before.ctimeMs !== after.ctimeMs;
-}
-
 /** Reads the file into its slot (one byte more than expected, to notice growth) and seals it there. */
 function sealOne(
   sodium: SodiumBackend,
   path: string,
   size: number,
-  material: Uint8Array,
+  material: KeyMaterial,
   chunkSize: number,
   out: Uint8Array,
   at: number,
@@ -85,8 +74,8 @@ function sealOne(
     let got = 0;
     for (let n = -1; n !== 0 && got <= size; got += n)
       n = readSync(fd, out, dataAt + got, size + 1 - got, null);
-    if (got !== size || before.size !== size || changed(before, fstatSync(fd))) return failed('CHANGED');
-    out.set(material.subarray(KEY_BYTES + NONCE_PREFIX_BYTES), at);
+    if (got !== size || before.size !== size || fileChanged(before, fstatSync(fd))) return failed('CHANGED');
+    out.set(material.header, at);
     runBatch(sodium, onlyChunk('seal', material, chunkSize, out.subarray(dataAt, dataAt + got + TAG_BYTES)));
     return { ok: true, offset: at, length: BLOB_HEADER_BYTES + got + TAG_BYTES, mtimeMs: before.mtimeMs };
   } catch (error) {
@@ -107,8 +96,7 @@ export function sealSmallFiles(
   let at = 0;
   batch.paths.forEach((path, i) => {
     const size = batch.sizes[i] ?? 0;
-    const material = batch.material.subarray(i * MATERIAL_BYTES, (i + 1) * MATERIAL_BYTES);
-    results.push(sealOne(sodium, path, size, material, batch.chunkSize, out, at));
+    results.push(sealOne(sodium, path, size, keyMaterialOf(batch.material, i), batch.chunkSize, out, at));
     at += smallBlobSlot(size);
   });
   return { results, buffer: out };
@@ -143,7 +131,7 @@ function openOne(
   sodium: SodiumBackend,
   file: { temp: string; target: string; replace: boolean; mtime: number },
   records: Uint8Array,
-  material: Uint8Array,
+  material: KeyMaterial,
   chunkSize: number,
 ): OpenedSmallFile {
   const outcome = runBatch(sodium, onlyChunk('open', material, chunkSize, records));
@@ -172,7 +160,7 @@ export function openSmallFiles(sodium: SodiumBackend, batch: OpenBatch): OpenedS
   let at = 0;
   batch.temps.forEach((temp, i) => {
     const length = batch.lengths[i] ?? 0;
-    const material = batch.material.subarray(i * MATERIAL_BYTES, (i + 1) * MATERIAL_BYTES);
+    const material = keyMaterialOf(batch.material, i);
     const file = {
       temp,
       target: batch.targets[i] ?? '',

@@ -1,6 +1,6 @@
 import type { ChunkCipher } from '../crypto/content.js';
 import type { CryptoPool } from '../crypto/pool.js';
-import { MATERIAL_BYTES, type SmallFileOutcome } from '../crypto/small-file-protocol.js';
+import { MATERIAL_BYTES, putKeyMaterial, type SmallFileOutcome } from '../crypto/small-file-protocol.js';
 
 /** Small files go to the worker pool in batches this large, with at most this many batches out at once. */
 const BATCH_FILES = 128;
@@ -21,11 +21,7 @@ export interface SmallFileToSeal {
 function keyMaterial(batch: readonly SmallFileToSeal[]): Uint8Array {
   const material = new Uint8Array(batch.length * MATERIAL_BYTES);
   batch.forEach(({ cipher }, i) => {
-    const at = i * MATERIAL_BYTES;
-    const { key } = cipher.crypto('seal');
-    material.set(key, at);
-    material.set(cipher.header.noncePrefix, at + key.byteLength);
-    material.set(cipher.header.bytes, at + key.byteLength + cipher.header.noncePrefix.byteLength);
+    putKeyMaterial(cipher, material, i * MATERIAL_BYTES);
     cipher.wipe();
   });
   return material;

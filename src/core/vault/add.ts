@@ -6,6 +6,7 @@ import { ChunkCipher, ContentEncryptor, newBlobHeader } from '../crypto/content.
 import { sharedCryptoPool } from '../crypto/pool.js';
 import type { SmallFileOutcome } from '../crypto/small-file-protocol.js';
 import { CancelledError, CofferError, InvalidArgumentError, SourceChangedError } from '../errors.js';
+import { fileChanged } from '../file-stat.js';
 import { checkName } from '../names.js';
 import type { AddOptions, AddReport, Problem, Progress, VaultEntry } from '../types.js';
 import { SMALL_FILES_FOR_POOL, SmallFileSealer, type SmallFileToSeal } from './add-small.js';
@@ -363,7 +364,7 @@ class AddJob {
     try {
       before = fstatSync(fd);
       plaintext = readFileSync(fd);
-      if (changed(before, fstatSync(fd)) || plaintext.length !== before.size)
+      if (fileChanged(before, fstatSync(fd)) || plaintext.length !== before.size)
         throw sourceChanged(item.source);
     } catch (error) {
       if (error instanceof SourceChangedError) throw error;
@@ -420,7 +421,7 @@ class AddJob {
             }
           },
         });
-        if (!complete || changed(before, await handle.stat())) throw sourceChanged(item.source);
+        if (!complete || fileChanged(before, await handle.stat())) throw sourceChanged(item.source);
         await out.sync();
       } finally {
         await out.close();
@@ -477,13 +478,6 @@ class AddJob {
     for (const { node } of this.#pending.splice(0).reverse()) this.#session.tree.remove(node.node.id);
     this.#pendingBytes = 0;
   }
-}
-
-function changed(
-  before: { size: number; mtimeMs: number; ctimeMs: number },
-  after: { size: number; mtimeMs: number; ctimeMs: number },
-): boolean {
-  return before.size !== after.size || before.mtimeMs !== after.mtimeMs || before.ctimeMs !== after.ctimeMs;
 }
 
 function sourceChanged(source: string): SourceChangedError {

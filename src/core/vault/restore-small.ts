@@ -1,7 +1,7 @@
 import { TAG_BYTES } from '../crypto/constants.js';
 import { BLOB_HEADER_BYTES, type ChunkCipher } from '../crypto/content.js';
 import type { CryptoPool } from '../crypto/pool.js';
-import { MATERIAL_BYTES } from '../crypto/small-file-protocol.js';
+import { MATERIAL_BYTES, putKeyMaterial } from '../crypto/small-file-protocol.js';
 import { AlreadyExistsError, IntegrityError } from '../errors.js';
 import { asIoError, tempPathBeside } from './durable.js';
 import { openStoredBlob } from './read.js';
@@ -91,10 +91,7 @@ export class SmallFileRestorer {
       }
       const { cipher } = blob;
       const material = new Uint8Array(MATERIAL_BYTES);
-      const { key } = cipher.crypto('open');
-      material.set(key);
-      material.set(cipher.header.noncePrefix, key.byteLength);
-      material.set(cipher.header.bytes, key.byteLength + cipher.header.noncePrefix.byteLength);
+      putKeyMaterial(cipher, material, 0);
       const temp = tempPathBeside(target, 'restore');
       this.#queue.push({ node, vaultPath, target, temp, replace, cipher, records, material });
     } finally {

@@ -93,10 +93,10 @@ class RestoreJob {
       throw asIoError(error, `Could not create "${root}"`);
     });
     const batch: Staged[] = [];
-    // Many small files: worker threads open and write them while this thread reads the index and publishes.
-    const worker = files.length > STAGE_BATCH ? await sharedCryptoPool() : undefined;
-    const restorer = worker
-      ? new SmallFileRestorer(this.#session, worker, {
+    // Many small files: the pool's workers open, write and publish them while this thread reads the index.
+    const pool = files.length > STAGE_BATCH ? await sharedCryptoPool() : undefined;
+    const restorer = pool
+      ? new SmallFileRestorer(this.#session, pool, {
           problem: (path, error) => {
             this.#problem(path, error);
           },

@@ -6,4 +6,4 @@ export { encodePassphrase, KDF_PRESETS, DEFAULT_KDF_PRESET, type KdfPreset } fro
 export { loadSodium, loadNativeSodium, loadWasmSodium, type SodiumBackend } from './crypto/sodium.js';
 export { checkName, parseVaultPath, formatVaultPath } from './names.js';
 export { startWorkers } from './workers.js';
-export { INLINE_LIMIT } from './vault/layout.js';
+export { SMALL_FILE_LIMIT } from './vault/layout.js';

@@ -38,7 +38,7 @@ import { collect, newVault, passphrase, tempDir, track, writeTree } from '../hel
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
-const INLINE_LIMIT = 64 * KiB;
+const SMALL_FILE_LIMIT = 64 * KiB;
 
 /** Deterministic, non-repeating-looking contents, so a swapped or shifted byte shows. */
 function bytes(length: number, seed = 1): Buffer {
@@ -224,7 +224,7 @@ describe('missing and damaged contents', () => {
     const good = {
       'small.txt': bytes(1000, 1),
       'big.bin': bytes(100 * KiB, 2),
-      'folder/nested.bin': bytes(INLINE_LIMIT + 1, 3),
+      'folder/nested.bin': bytes(SMALL_FILE_LIMIT + 1, 3),
     };
     await writeTree(join(root, 'src'), {
       ...good,
@@ -582,8 +582,8 @@ describe('sizes', () => {
     const files = {
       'empty.txt': Buffer.alloc(0),
       'one.bin': bytes(1, 1),
-      'exact-64k.bin': bytes(INLINE_LIMIT, 2),
-      'over-64k.bin': bytes(INLINE_LIMIT + 1, 3),
+      'exact-64k.bin': bytes(SMALL_FILE_LIMIT, 2),
+      'over-64k.bin': bytes(SMALL_FILE_LIMIT + 1, 3),
     };
     await writeTree(join(root, 'src'), files);
     const report = await vault.add([join(root, 'src')]);

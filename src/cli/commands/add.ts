@@ -1,6 +1,6 @@
 import { lstatSync } from 'node:fs';
 
-import { INLINE_LIMIT, startWorkers } from '../../core/index.js';
+import { SMALL_FILE_LIMIT, startWorkers } from '../../core/index.js';
 import type { Context } from '../context.js';
 import { toVaultPath } from '../context.js';
 import { EXIT } from '../errors.js';
@@ -44,7 +44,7 @@ export async function add(ctx: Context): Promise<number> {
 function isBulk(path: string): boolean {
   try {
     const stats = lstatSync(path);
-    return stats.isDirectory() || stats.size > INLINE_LIMIT;
+    return stats.isDirectory() || stats.size > SMALL_FILE_LIMIT;
   } catch {
     return false; // the add reports it
   }

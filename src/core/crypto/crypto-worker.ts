@@ -4,7 +4,7 @@
  *   while the main thread reads, writes and keeps order;
  * - a stripe: this worker's share of a whole blob file, read, run and written here (file-stripe.ts), reporting
  *   progress as it goes and stopping early when asked;
- * - a batch of small files, read and sealed, or opened and written, here (small-files.ts).
+ * - a batch of small files, read, sealed and packed, or read from packs, opened and written, here (small-files.ts).
  * Each job's key copy is wiped after use. Never log a job.
  */
 import { parentPort, type MessagePort } from 'node:worker_threads';
@@ -63,8 +63,7 @@ async function runStripeJob(id: number, job: StripeJob): Promise<void> {
 
 function sealSmallJob(id: number, batch: SealBatch): void {
   try {
-    const { results, buffer } = sealSmallFiles(sodium, batch);
-    port.postMessage({ id, outcome: results, records: buffer }, [buffer.buffer as ArrayBuffer]);
+    port.postMessage({ id, outcome: sealSmallFiles(sodium, batch) });
   } finally {
     sodium.memzero(batch.material);
   }

@@ -7,13 +7,7 @@ import type { BatchJob, BatchOutcome } from './chunk-batch.js';
 import type { BatchExecutor, BatchResult } from './content.js';
 import type { WorkerRequest } from './crypto-worker.js';
 import type { StripeExecutor, StripeJob, StripeOutcome, StripeRequest } from './file-stripe.js';
-import type {
-  OpenBatch,
-  OpenedSmallFile,
-  SealBatch,
-  SealedSmallFile,
-  SmallFileOutcome,
-} from './small-file-protocol.js';
+import type { OpenBatch, OpenedSmallFile, SealBatch, SealedBatch } from './small-file-protocol.js';
 
 /** 16 chunks of 64 KiB: large enough that a worker round trip costs little, small enough to keep 2 cores busy. */
 const BATCH_CHUNKS = 16;
@@ -27,15 +21,9 @@ interface PendingJob {
   progress?(bytes: number): void;
 }
 
-/** Spare small-file buffers kept for reuse: fresh memory costs a page fault per 4 KiB. */
-const MAX_SPARES = 4;
-
-/**
- * A worker's final answer to a job: a batch's outcome and records, a stripe's outcome, or a small-file batch's
- * results (and, for a seal, the buffer holding the blobs).
- */
+/** A worker's final answer to a job: a batch's outcome and records, a stripe's outcome, or a small-file batch's. */
 interface WorkerReply {
-  readonly outcome: BatchOutcome | StripeOutcome | SealedSmallFile[] | OpenedSmallFile[];
+  readonly outcome: BatchOutcome | StripeOutcome | SealedBatch | OpenedSmallFile[];
   readonly records?: Uint8Array;
 }
 
@@ -119,18 +107,15 @@ class PoolWorker {
     return reply.outcome as StripeOutcome;
   }
 
-  /** Reads and seals a batch of small files; its material (and spare buffer) are transferred. */
-  async sealSmall(id: number, batch: SealBatch): Promise<{ results: SealedSmallFile[]; buffer: Uint8Array }> {
-    const transfer = [batch.material.buffer as ArrayBuffer];
-    if (batch.spare) transfer.push(batch.spare.buffer as ArrayBuffer);
-    const reply = await this.#send({ id, sealSmall: batch }, transfer);
-    return { results: reply.outcome as SealedSmallFile[], buffer: reply.records ?? new Uint8Array(0) };
+  /** Reads, seals and packs a batch of small files; its material is transferred. */
+  async sealSmall(id: number, batch: SealBatch): Promise<SealedBatch> {
+    const reply = await this.#send({ id, sealSmall: batch }, [batch.material.buffer as ArrayBuffer]);
+    return reply.outcome as SealedBatch;
   }
 
-  /** Opens and writes a batch of small files; its records and material are transferred. */
+  /** Reads, opens and writes a batch of small files; its material is transferred. */
   async openSmall(id: number, batch: OpenBatch): Promise<OpenedSmallFile[]> {
-    const transfer = [batch.records.buffer as ArrayBuffer, batch.material.buffer as ArrayBuffer];
-    const reply = await this.#send({ id, openSmall: batch }, transfer);
+    const reply = await this.#send({ id, openSmall: batch }, [batch.material.buffer as ArrayBuffer]);
     return reply.outcome as OpenedSmallFile[];
   }
 
@@ -152,7 +137,6 @@ export class CryptoPool implements BatchExecutor, StripeExecutor {
   readonly batchChunks = BATCH_CHUNKS;
   readonly maxInFlight: number;
   readonly #workers: PoolWorker[];
-  readonly #spares: Uint8Array[] = [];
   #nextId = 0;
 
   private constructor(workers: PoolWorker[]) {
@@ -191,45 +175,18 @@ export class CryptoPool implements BatchExecutor, StripeExecutor {
   }
 
   /**
-   * Reads and seals small files into one-chunk blobs on the least busy worker (see small-files.ts). Per file: its
-   * path, its planned size and its key material (`MATERIAL_BYTES` each, see small-file-protocol.ts), which is
-   * transferred and wiped in the worker.
-   * @returns per file, in order, the sealed blob (a view into `buffer`) or why it failed; hand `buffer` to
-   * {@link CryptoPool.recycle} once nothing refers to it any more.
+   * Reads and seals small files into one-chunk blobs on the least busy worker, which writes them as one new pack
+   * (see small-files.ts). `material` holds each file's key material (`MATERIAL_BYTES` each, see
+   * small-file-protocol.ts); it is transferred and wiped in the worker.
    */
-  async sealSmallFiles(
-    files: readonly { path: string; size: number }[],
-    material: Uint8Array,
-    chunkSize: number,
-  ): Promise<{ outcomes: SmallFileOutcome[]; buffer: Uint8Array }> {
-    const spare = this.#spares.pop();
-    const { results, buffer } = await this.#leastBusy().sealSmall(this.#nextId++, {
-      paths: files.map((file) => file.path),
-      sizes: files.map((file) => file.size),
-      chunkSize,
-      material,
-      ...(spare ? { spare } : {}),
-    });
-    const outcomes = results.map((result): SmallFileOutcome =>
-      result.ok
-        ? {
-            ok: true,
-            blob: Buffer.from(buffer.buffer, buffer.byteOffset + result.offset, result.length),
-            mtimeMs: result.mtimeMs,
-          }
-        : result,
-    );
-    return { outcomes, buffer };
-  }
-
-  /** Keeps a small-file batch buffer to send out again. */
-  recycle(buffer: Uint8Array): void {
-    if (this.#spares.length < MAX_SPARES) this.#spares.push(buffer);
+  sealSmallFiles(batch: SealBatch): Promise<SealedBatch> {
+    return this.#leastBusy().sealSmall(this.#nextId++, batch);
   }
 
   /**
-   * Opens one-chunk blobs on the least busy worker and writes each authenticated plaintext to its temp file,
-   * fsynced (see small-files.ts). `records` and `material` are transferred and wiped there.
+   * Reads one-chunk blobs from their packs and opens them on the least busy worker, which writes each
+   * authenticated plaintext to its temp file, fsynced, and publishes it (see small-files.ts). `material` is
+   * transferred and wiped there.
    * @returns per file, in order, how it went.
    */
   openSmallFiles(batch: OpenBatch): Promise<OpenedSmallFile[]> {

@@ -28,32 +28,40 @@ export function keyMaterialOf(
   };
 }
 
-/** Small files to read and seal into one-chunk blobs. The worker wipes `material` when done. */
+/**
+ * Small files to read and seal into one-chunk blobs, which are written (those that could be read) to a new pack
+ * at `pack` (see pack-file.ts). The worker wipes `material` when done.
+ */
 export interface SealBatch {
   readonly paths: readonly string[];
   /** Sizes seen when the add was planned; any other size means the file changed. */
   readonly sizes: readonly number[];
   readonly chunkSize: number;
   readonly material: Uint8Array;
-  /** A buffer from an earlier batch, returned for reuse (fresh memory costs a page fault per 4 KiB). */
-  readonly spare?: Uint8Array;
+  readonly pack: { readonly temp: string; readonly target: string };
 }
 
+/** What became of a sealed batch: each file's blob in the pack, or the error that kept the pack from being written. */
+export type SealedBatch =
+  | { readonly ok: true; readonly files: readonly SealedSmallFile[] }
+  | { readonly ok: false; readonly code: string; readonly syscall: string };
+
 /**
- * One-chunk blobs to open, each written to a new temp file (created exclusively, given its modification time,
- * fsynced and closed) only if it authenticates, then published at its target: renamed over it where `replace`
- * says so, else hard-linked only if nothing is there. Each folder that got a file is fsynced once. The worker
- * wipes `material` and `records` when done.
+ * One-chunk blobs to open, each read from its pack, then written to a new temp file (created exclusively, given
+ * its modification time, fsynced and closed) only if it authenticates, and published at its target: renamed over
+ * it where `replace` says so, else hard-linked only if nothing is there. Each folder that got a file is fsynced
+ * once. The worker wipes `material` when done.
  */
 export interface OpenBatch {
   readonly temps: readonly string[];
   readonly targets: readonly string[];
   readonly replace: readonly boolean[];
   readonly mtimes: readonly number[];
-  /** Per file, the length of its chunk record (ciphertext and tag) in `records`, one after another. */
+  /** Per file, the pack holding its blob, and where in it the chunk record (ciphertext and tag) is. */
+  readonly packs: readonly string[];
+  readonly offsets: readonly number[];
   readonly lengths: readonly number[];
   readonly chunkSize: number;
-  readonly records: Uint8Array;
   readonly material: Uint8Array;
 }
 
@@ -64,15 +72,12 @@ export type OpenedSmallFile =
   | { readonly ok: false; readonly exists: true }
   | { readonly ok: false; readonly code: string; readonly syscall: string };
 
-/** Where a sealed blob sits in the batch's buffer, or why the file could not be read. */
+/**
+ * Where a sealed file's blob is in the batch's pack, or why the file could not be read: `CHANGED` when it
+ * changed while read, otherwise the errno code of the failed read.
+ */
 export type SealedSmallFile =
   | { readonly ok: true; readonly offset: number; readonly length: number; readonly mtimeMs: number }
-  | { readonly ok: false; readonly code: string };
-
-/** A sealed small file's complete blob (a view into its batch's buffer), or why it could not be read. */
-export type SmallFileOutcome =
-  | { readonly ok: true; readonly blob: Buffer; readonly mtimeMs: number }
-  /** `CHANGED` when the file changed while read; otherwise the errno code of the failed read. */
   | { readonly ok: false; readonly code: string };
 
 /** Bytes a file takes in the batch buffer: header, the expected data plus one byte to notice growth, tag. */

@@ -1,7 +1,7 @@
 /**
- * Small-file jobs, run on a crypto-pool worker. For an add: read small source files and seal each into a complete
- * one-chunk blob. For a restore: open one-chunk blobs and write each authenticated plaintext to its temp file, then
- * publish it at its target.
+ * Small-file jobs, run on a crypto-pool worker. For an add: read small source files, seal each into a complete
+ * one-chunk blob, and write the blobs as one new pack. For a restore: read one-chunk blobs from their packs, open
+ * them and write each authenticated plaintext to its temp file, then publish it at its target.
  * Either way another core does the system calls and the crypto while the main thread deals with the index and
  * publishing. Never log a batch: it carries content subkeys; the caller wipes `material` after the run.
  */
@@ -10,6 +10,7 @@ import { closeSync, fstatSync, fsyncSync, futimesSync, openSync, readSync, rmSyn
 import { dirname } from 'node:path';
 
 import { fileChanged } from '../file-stat.js';
+import { writePackSync } from '../pack-file.js';
 import { fsyncDirectorySync, publishFile } from '../publish.js';
 import { ascii } from './bytes.js';
 import { runBatch } from './chunk-batch.js';
@@ -22,8 +23,17 @@ import {
   type OpenBatch,
   type OpenedSmallFile,
   type SealBatch,
+  type SealedBatch,
   type SealedSmallFile,
 } from './small-file-protocol.js';
+
+/** This thread's batch buffer, kept from batch to batch: fresh memory costs a page fault per 4 KiB. */
+let scratch = new Uint8Array(0);
+
+function scratchOf(bytes: number): Uint8Array {
+  if (scratch.byteLength < bytes) scratch = new Uint8Array(bytes);
+  return scratch;
+}
 
 const aadPrefix = new Uint8Array(LABEL.content.length + BLOB_HEADER_BYTES);
 aadPrefix.set(ascii(LABEL.content));
@@ -85,21 +95,33 @@ function sealOne(
   }
 }
 
-/** Reads and seals a batch into one buffer (the spare one when it is large enough); see {@link SealBatch}. */
-export function sealSmallFiles(
-  sodium: SodiumBackend,
-  batch: SealBatch,
-): { results: SealedSmallFile[]; buffer: Uint8Array } {
-  const needed = batch.sizes.reduce((sum, size) => sum + smallBlobSlot(size), 0);
-  const out = batch.spare && batch.spare.byteLength >= needed ? batch.spare : new Uint8Array(needed);
-  const results: SealedSmallFile[] = [];
-  let at = 0;
+/**
+ * Reads and seals a batch, each file in its own slot of this thread's buffer, then moves the sealed blobs together
+ * and writes them as one pack; see {@link SealBatch}.
+ */
+export function sealSmallFiles(sodium: SodiumBackend, batch: SealBatch): SealedBatch {
+  const out = scratchOf(batch.sizes.reduce((sum, size) => sum + smallBlobSlot(size), 0));
+  const files: SealedSmallFile[] = [];
+  let slot = 0;
+  let packed = 0;
   batch.paths.forEach((path, i) => {
     const size = batch.sizes[i] ?? 0;
-    results.push(sealOne(sodium, path, size, keyMaterialOf(batch.material, i), batch.chunkSize, out, at));
-    at += smallBlobSlot(size);
+    const sealed = sealOne(sodium, path, size, keyMaterialOf(batch.material, i), batch.chunkSize, out, slot);
+    if (sealed.ok) {
+      out.copyWithin(packed, sealed.offset, sealed.offset + sealed.length);
+      files.push({ ...sealed, offset: packed });
+      packed += sealed.length;
+    } else files.push(sealed);
+    slot += smallBlobSlot(size);
   });
-  return { results, buffer: out };
+  if (packed === 0) return { ok: true, files };
+  try {
+    writePackSync(batch.pack, out.subarray(0, packed));
+  } catch (error) {
+    const cause = error as NodeJS.ErrnoException;
+    return { ok: false, code: cause.code ?? 'EIO', syscall: cause.syscall ?? 'write' };
+  }
+  return { ok: true, files };
 }
 
 /** Writes, stamps and fsyncs a new temp file; removes it again if any of that fails. */
@@ -151,26 +173,62 @@ function openOne(
   }
 }
 
+/** Packs opened for one batch, each once: a batch's files mostly come from one or two packs. */
+class BatchPacks {
+  readonly #fds = new Map<string, number>();
+
+  /** Reads `length` bytes at `offset` of a pack into `into`; a short read leaves the rest as it was. */
+  read(path: string, offset: number, into: Uint8Array): number {
+    let fd = this.#fds.get(path);
+    if (fd === undefined) {
+      fd = openSync(path, 'r');
+      this.#fds.set(path, fd);
+    }
+    let got = 0;
+    for (let n = -1; n !== 0 && got < into.byteLength; got += n)
+      n = readSync(fd, into, got, into.byteLength - got, offset + got);
+    return got;
+  }
+
+  close(): void {
+    for (const fd of this.#fds.values()) closeSync(fd);
+  }
+}
+
+/** Reads a file's chunk record from its pack and restores it; see {@link openOne}. */
+function restoreOne(sodium: SodiumBackend, batch: OpenBatch, i: number, packs: BatchPacks): OpenedSmallFile {
+  const records = scratchOf(batch.lengths[i] ?? 0).subarray(0, batch.lengths[i] ?? 0);
+  try {
+    if (packs.read(batch.packs[i] ?? '', batch.offsets[i] ?? 0, records) < records.byteLength)
+      return { ok: false, failure: 'truncated' };
+  } catch (error) {
+    return ioFailure(error, 'read');
+  }
+  const file = {
+    temp: batch.temps[i] ?? '',
+    target: batch.targets[i] ?? '',
+    replace: batch.replace[i] ?? false,
+    mtime: batch.mtimes[i] ?? 0,
+  };
+  try {
+    return openOne(sodium, file, records, keyMaterialOf(batch.material, i), batch.chunkSize);
+  } finally {
+    records.fill(0);
+  }
+}
+
 /**
- * Opens a batch, writes and publishes each authenticated file, then fsyncs each folder that got one, once; see
+ * Reads, opens, writes and publishes each file of a batch, then fsyncs each folder that got one, once; see
  * {@link OpenBatch}.
  */
 export function openSmallFiles(sodium: SodiumBackend, batch: OpenBatch): OpenedSmallFile[] {
-  const results: OpenedSmallFile[] = [];
-  let at = 0;
-  batch.temps.forEach((temp, i) => {
-    const length = batch.lengths[i] ?? 0;
-    const material = keyMaterialOf(batch.material, i);
-    const file = {
-      temp,
-      target: batch.targets[i] ?? '',
-      replace: batch.replace[i] ?? false,
-      mtime: batch.mtimes[i] ?? 0,
-    };
-    results.push(openOne(sodium, file, batch.records.subarray(at, at + length), material, batch.chunkSize));
-    at += length;
-  });
-  batch.records.fill(0);
+  const packs = new BatchPacks();
+  let results: OpenedSmallFile[];
+  try {
+    results = batch.temps.map((_, i) => restoreOne(sodium, batch, i, packs));
+  } finally {
+    packs.close();
+  }
   const folders = new Set(
     batch.targets.filter((_, i) => results[i]?.ok === true).map((target) => dirname(target)),
   );

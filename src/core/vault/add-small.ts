@@ -1,8 +1,9 @@
 import type { ChunkCipher } from '../crypto/content.js';
 import type { CryptoPool } from '../crypto/pool.js';
-import { MATERIAL_BYTES, putKeyMaterial, type SmallFileOutcome } from '../crypto/small-file-protocol.js';
+import { MATERIAL_BYTES, putKeyMaterial, type SealedSmallFile } from '../crypto/small-file-protocol.js';
+import { asIoError, removeQuietly } from './durable.js';
 
-/** Small files go to the worker pool in batches this large, with at most this many batches out at once. */
+/** Small files go to the worker pool in batches this large (one pack each), with at most this many out at once. */
 const BATCH_FILES = 128;
 const BATCH_BYTES = 4 * 1024 * 1024;
 const IN_FLIGHT = 4;
@@ -17,6 +18,12 @@ export interface SmallFileToSeal {
   readonly cipher: ChunkCipher;
 }
 
+/** A new pack's id and where it is written (see layout.ts). */
+export interface NewPack {
+  readonly id: Buffer;
+  readonly paths: { readonly temp: string; readonly target: string };
+}
+
 /** The pool's key material for a batch (see small-file-protocol.ts); wipes each file's cipher. */
 function keyMaterial(batch: readonly SmallFileToSeal[]): Uint8Array {
   const material = new Uint8Array(batch.length * MATERIAL_BYTES);
@@ -28,25 +35,28 @@ function keyMaterial(batch: readonly SmallFileToSeal[]): Uint8Array {
 }
 
 /**
- * Reads and seals the small files of an add on the crypto pool's workers, in batches, and hands each batch's
- * outcomes to `accept` in the order the files were queued (batches can come back out of order from several
- * workers). The blobs are views into batch buffers: call {@link SmallFileSealer.committed} once the rows holding
- * them are committed, so the buffers can be reused.
+ * Reads and seals the small files of an add on the crypto pool's workers, in batches, each written by its worker
+ * as one new pack, and hands each batch's outcomes to `accept` in the order the files were queued (batches can
+ * come back out of order from several workers). Rows that name the pack must be committed only after `accept`:
+ * the pack is durable by then.
  */
 export class SmallFileSealer<T extends SmallFileToSeal> {
   readonly #pool: CryptoPool;
-  readonly #accept: (files: readonly T[], outcomes: readonly SmallFileOutcome[]) => void;
+  readonly #newPack: () => NewPack;
+  readonly #accept: (files: readonly T[], outcomes: readonly SealedSmallFile[], packId: Buffer) => void;
   readonly #queue: T[] = [];
   #queueBytes = 0;
   readonly #inFlight: Promise<void>[] = [];
   #lastAccepted: Promise<void> = Promise.resolve();
-  readonly #accepted: Uint8Array[] = [];
+  #abandoned = false;
 
   constructor(
     pool: CryptoPool,
-    accept: (files: readonly T[], outcomes: readonly SmallFileOutcome[]) => void,
+    newPack: () => NewPack,
+    accept: (files: readonly T[], outcomes: readonly SealedSmallFile[], packId: Buffer) => void,
   ) {
     this.#pool = pool;
+    this.#newPack = newPack;
     this.#accept = accept;
   }
 
@@ -63,27 +73,35 @@ export class SmallFileSealer<T extends SmallFileToSeal> {
     for (let next = this.#inFlight.shift(); next; next = this.#inFlight.shift()) await next;
   }
 
-  /** After an error or a cancel: wipes what is queued and waits for the batches out there to settle. */
+  /**
+   * After an error or a cancel: wipes what is queued, waits for the batches out there to settle and removes the
+   * packs of those not accepted yet (nothing will name them).
+   */
   async abandon(): Promise<void> {
+    this.#abandoned = true;
     for (const { cipher } of this.#queue.splice(0)) cipher.wipe();
     await Promise.allSettled(this.#inFlight.splice(0));
-  }
-
-  /** The rows of every batch accepted so far are committed: their buffers may be reused. */
-  committed(): void {
-    for (const buffer of this.#accepted.splice(0)) this.#pool.recycle(buffer);
   }
 
   async #send(): Promise<void> {
     const batch = this.#queue.splice(0);
     this.#queueBytes = 0;
     if (batch.length === 0) return;
-    const files = batch.map(({ path, size }) => ({ path, size }));
-    const chunkSize = batch[0]?.cipher.header.chunkSize ?? 0;
-    const sealed = this.#pool.sealSmallFiles(files, keyMaterial(batch), chunkSize);
-    const accepted = Promise.all([sealed, this.#lastAccepted]).then(([{ outcomes, buffer }]) => {
-      this.#accept(batch, outcomes);
-      this.#accepted.push(buffer);
+    const pack = this.#newPack();
+    const sealed = this.#pool.sealSmallFiles({
+      paths: batch.map(({ path }) => path),
+      sizes: batch.map(({ size }) => size),
+      chunkSize: batch[0]?.cipher.header.chunkSize ?? 0,
+      material: keyMaterial(batch),
+      pack: pack.paths,
+    });
+    const accepted = Promise.all([sealed, this.#lastAccepted]).then(async ([result]) => {
+      if (!result.ok) {
+        const cause = Object.assign(new Error(`${result.syscall} ${result.code}`), result);
+        throw asIoError(cause, 'Could not store the files in the vault');
+      }
+      if (this.#abandoned) await removeQuietly(pack.paths.target);
+      else this.#accept(batch, result.files, pack.id);
     });
     this.#lastAccepted = accepted.catch(() => undefined);
     accepted.catch(() => undefined); // surfaced by the await below or in flush

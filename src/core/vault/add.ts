@@ -4,16 +4,17 @@ import { basename, dirname, join, resolve } from 'node:path';
 
 import { ChunkCipher, ContentEncryptor, newBlobHeader } from '../crypto/content.js';
 import { sharedCryptoPool } from '../crypto/pool.js';
-import type { SmallFileOutcome } from '../crypto/small-file-protocol.js';
+import type { SealedSmallFile } from '../crypto/small-file-protocol.js';
 import { CancelledError, CofferError, InvalidArgumentError, SourceChangedError } from '../errors.js';
 import { fileChanged } from '../file-stat.js';
 import { checkName } from '../names.js';
+import { writePackSync } from '../pack-file.js';
 import type { AddOptions, AddReport, Problem, Progress, VaultEntry } from '../types.js';
-import { SMALL_FILES_FOR_POOL, SmallFileSealer, type SmallFileToSeal } from './add-small.js';
+import { SMALL_FILES_FOR_POOL, SmallFileSealer, type NewPack, type SmallFileToSeal } from './add-small.js';
 import { fileSource, sealIntoBlob } from './blob-io.js';
 import { asIoError, fsyncDirectory, removeQuietly } from './durable.js';
 import type { ContentRow, NodeRow } from './index-db.js';
-import { blobPath, INLINE_LIMIT, TEMP_DIR } from './layout.js';
+import { blobPath, packPaths, SMALL_FILE_LIMIT, TEMP_DIR } from './layout.js';
 import type { Session } from './session.js';
 import type { TreeNode } from './tree.js';
 
@@ -28,7 +29,10 @@ async function yieldNow(): Promise<void> {
   sliceStart = performance.now();
 }
 
-/** Rows waiting for one shared transaction: many small files cost one commit, not one each. */
+/**
+ * Rows waiting for one shared transaction: many small files cost one commit, not one each. Bytes count blobs
+ * sealed in this thread, held until the commit packs them.
+ */
 const BATCH_MAX_ITEMS = 1000;
 const BATCH_MAX_BYTES = 16 * 1024 * 1024;
 const PROGRESS_STEP_BYTES = 4 * 1024 * 1024;
@@ -137,9 +141,10 @@ interface QueuedSmallFile extends SmallFileToSeal {
   readonly fileId: Buffer;
 }
 
+/** A row to commit, with its file's blob: where it is stored, or (sealed in this thread) its bytes, to pack. */
 interface PendingRow {
   readonly node: NodeRow & { node: TreeNode };
-  readonly content?: ContentRow;
+  readonly content?: ContentRow | { readonly fileId: Buffer; readonly blob: Buffer };
 }
 
 /** Adds files and folders; see {@link Vault.add}. */
@@ -157,6 +162,8 @@ class AddJob {
   readonly #folders = new Map<string, TreeNode | null>();
   /** Seals small files on the worker pool, when this add has enough of them. */
   #sealer: SmallFileSealer<QueuedSmallFile> | undefined;
+  /** Packs written by this add that no committed row names yet (hex ids): removed if the add ends that way. */
+  readonly #unnamedPacks = new Set<string>();
 
   constructor(session: Session, destination: TreeNode | null, options: AddOptions) {
     this.#session = session;
@@ -176,9 +183,13 @@ class AddJob {
     this.#report();
     const pool = files.length > SMALL_FILES_FOR_POOL ? await sharedCryptoPool() : undefined;
     this.#sealer = pool
-      ? new SmallFileSealer<QueuedSmallFile>(pool, (batch, outcomes) => {
-          this.#acceptSmallFiles(batch, outcomes);
-        })
+      ? new SmallFileSealer<QueuedSmallFile>(
+          pool,
+          () => this.#newPack(),
+          (batch, outcomes, packId) => {
+            this.#acceptSmallFiles(batch, outcomes, packId);
+          },
+        )
       : undefined;
     try {
       for (const item of items) {
@@ -194,6 +205,9 @@ class AddJob {
       await this.#sealer?.abandon();
       this.#discardPending();
       throw error;
+    } finally {
+      for (const packId of this.#unnamedPacks)
+        await removeQuietly(packPaths(this.#session.dir, packId).target);
     }
     return {
       filesAdded: this.#filesAdded,
@@ -244,7 +258,7 @@ class AddJob {
     if (this.#alreadyInVault(item, parent, name)) return;
     this.#report({ current: item.source });
     try {
-      if (item.size <= INLINE_LIMIT) await this.#addSmallFile(item, parent, name);
+      if (item.size <= SMALL_FILE_LIMIT) await this.#addSmallFile(item, parent, name);
       else await this.#addLargeFile(item, parent, name);
     } catch (error) {
       if (!(error instanceof SourceReadError) && !(error instanceof SourceChangedError)) throw error;
@@ -298,11 +312,19 @@ class AddJob {
     });
   }
 
+  /** A new pack, not yet named by any row. */
+  #newPack(): NewPack {
+    const id = this.#session.newId();
+    const hex = id.toString('hex');
+    this.#unnamedPacks.add(hex);
+    return { id, paths: packPaths(this.#session.dir, hex) };
+  }
+
   /** Queues a file's committed-to-be row; commits when the batch is full. */
-  #queueSmallFile(row: ReturnType<Session['seal']>, fileId: Buffer, blob: Buffer): void {
+  #queueSmallFile(row: ReturnType<Session['seal']>, content: NonNullable<PendingRow['content']>): void {
     this.#session.tree.insert(row.node);
-    this.#pending.push({ node: row, content: { file_id: fileId, node_id: row.id, inline_blob: blob } });
-    this.#pendingBytes += blob.length;
+    this.#pending.push({ node: row, content });
+    if ('blob' in content) this.#pendingBytes += content.blob.length;
     this.#fileDone(row.node.size);
     if (this.#pending.length >= BATCH_MAX_ITEMS || this.#pendingBytes >= BATCH_MAX_BYTES) this.#commit();
   }
@@ -324,7 +346,11 @@ class AddJob {
     this.#throwIfCancelled();
   }
 
-  #acceptSmallFiles(batch: readonly QueuedSmallFile[], outcomes: readonly SmallFileOutcome[]): void {
+  #acceptSmallFiles(
+    batch: readonly QueuedSmallFile[],
+    outcomes: readonly SealedSmallFile[],
+    packId: Buffer,
+  ): void {
     // A cancelled add keeps what was committed before the cancel, and nothing that arrives after it.
     if (this.#options.signal?.aborted) return;
     batch.forEach(({ item, parent, name, fileId }, index) => {
@@ -341,11 +367,13 @@ class AddJob {
       }
       // Another file of the same name (differing in case, say) may have been added while this one was out.
       if (this.#alreadyInVault(item, parent, name)) return;
-      this.#queueSmallFile(
-        this.#fileRow(parent, name, item.size, outcome.mtimeMs, fileId),
-        fileId,
-        outcome.blob,
-      );
+      const row = this.#fileRow(parent, name, item.size, outcome.mtimeMs, fileId);
+      const { offset, length } = outcome;
+      this.#queueSmallFile(row, {
+        file_id: fileId,
+        node_id: row.id,
+        location: { kind: 'pack', packId, offset, length },
+      });
     });
   }
 
@@ -372,14 +400,14 @@ class AddJob {
     } finally {
       closeSync(fd);
     }
-    if (plaintext.length > INLINE_LIMIT) throw sourceChanged(item.source);
+    if (plaintext.length > SMALL_FILE_LIMIT) throw sourceChanged(item.source);
     const { fileId, header, key, binding } = this.#newContent();
     const encryptor = new ContentEncryptor(this.#session.sodium, key, binding, header);
     const blob: Buffer[] = [];
     encryptor.push(plaintext, (bytes) => blob.push(bytes));
     encryptor.finish((bytes) => blob.push(bytes));
     const row = this.#fileRow(parent, name, plaintext.length, before.mtimeMs, fileId);
-    this.#queueSmallFile(row, fileId, Buffer.concat(blob));
+    this.#queueSmallFile(row, { fileId, blob: Buffer.concat(blob) });
   }
 
   /**
@@ -439,30 +467,41 @@ class AddJob {
       await handle.close();
     }
     session.tree.insert(row.node);
-    this.#pending.push({ node: row, content: { file_id: fileId, node_id: row.id, inline_blob: null } });
+    this.#pending.push({
+      node: row,
+      content: { file_id: fileId, node_id: row.id, location: { kind: 'file' } },
+    });
     this.#commit();
     this.#report({ bytesDone: this.#progress.bytesDone + (read - reported) });
     this.#report({ filesDone: this.#progress.filesDone + 1 });
   }
 
-  /** Commits pending rows in one transaction, then tells the caller they are durable. */
+  /**
+   * Commits pending rows in one transaction, then tells the caller they are durable. Blobs sealed in this thread
+   * are first written as one pack.
+   */
   #commit(): void {
     if (this.#pending.length === 0) return;
     const batch = this.#pending.splice(0);
     this.#pendingBytes = 0;
     const db = this.#session.db;
     try {
+      const contents = this.#packBlobs(batch);
       db.transaction(() => {
-        for (const { node, content } of batch) {
+        batch.forEach(({ node }, i) => {
           db.putNode(node);
+          const content = contents[i];
           if (content) db.putContent(content);
-        }
+        });
       });
+      for (const content of contents) {
+        if (content?.location.kind === 'pack')
+          this.#unnamedPacks.delete(content.location.packId.toString('hex'));
+      }
     } catch (error) {
       for (const { node } of batch) this.#session.tree.remove(node.node.id);
       throw asIoError(error, 'Could not update the vault index');
     }
-    this.#sealer?.committed();
     for (const { node } of batch) {
       if (node.node.type === 'file') {
         this.#filesAdded++;
@@ -471,6 +510,28 @@ class AddJob {
       const entry: VaultEntry = this.#session.entry(node.node);
       this.#options.onAdded?.(entry);
     }
+  }
+
+  /**
+   * The contents rows of a batch, writing the blobs sealed in this thread (if any) as one new pack first.
+   * @throws the file system's error when the pack cannot be written.
+   */
+  #packBlobs(batch: readonly PendingRow[]): (ContentRow | undefined)[] {
+    const blobs = batch.flatMap(({ content }) => (content && 'blob' in content ? [content.blob] : []));
+    if (blobs.length === 0) return batch.map(({ content }) => content as ContentRow | undefined);
+    const pack = this.#newPack();
+    writePackSync(pack.paths, Buffer.concat(blobs));
+    let offset = 0;
+    return batch.map(({ node, content }): ContentRow | undefined => {
+      if (!content || !('blob' in content)) return content;
+      const { length } = content.blob;
+      offset += length;
+      return {
+        file_id: content.fileId,
+        node_id: node.id,
+        location: { kind: 'pack', packId: pack.id, offset: offset - length, length },
+      };
+    });
   }
 
   /** Forgets rows never committed: a cancelled or failed add leaves the vault as if they were never added. */

@@ -1,9 +1,9 @@
 import Database from 'better-sqlite3';
 
-import { IntegrityError, VaultInUseError } from '../errors.js';
+import { IntegrityError, UnsupportedFormatError, VaultInUseError } from '../errors.js';
 
-/** Version of the index schema below; bumped with a numbered migration when it changes. */
-export const INDEX_SCHEMA_VERSION = 1;
+/** Version of the index schema below (FORMAT.md section 8.2); bumped with a migration when it changes. */
+export const INDEX_SCHEMA_VERSION = 2;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value BLOB NOT NULL) WITHOUT ROWID;
@@ -12,14 +12,27 @@ CREATE TABLE IF NOT EXISTS nodes (
   key_id INTEGER NOT NULL,
   record BLOB NOT NULL
 ) WITHOUT ROWID;
--- A rowid table: inline blobs run to 64 KiB, and WITHOUT ROWID b-trees suit only small rows (measured: inserts and
--- lookups of 16 KiB rows took ~90 us each that way).
+-- A rowid table: schema 1's inline blobs run to 64 KiB, and WITHOUT ROWID b-trees suit only small rows (measured:
+-- inserts and lookups of 16 KiB rows took ~90 us each that way).
 CREATE TABLE IF NOT EXISTS contents (
   file_id BLOB NOT NULL UNIQUE CHECK (length(file_id) = 16),
   node_id BLOB NOT NULL UNIQUE REFERENCES nodes(id) ON DELETE CASCADE,
-  inline_blob BLOB
+  inline_blob BLOB,
+  pack_id BLOB CHECK (pack_id IS NULL OR length(pack_id) = 16),
+  pack_offset INTEGER,
+  pack_length INTEGER
 );
 `;
+
+/** Schema 1 to 2: small files' blobs move from inline_blob to packs (old inline blobs stay, and are read). */
+const ADD_PACK_COLUMNS = `
+ALTER TABLE contents ADD COLUMN pack_id BLOB CHECK (pack_id IS NULL OR length(pack_id) = 16);
+ALTER TABLE contents ADD COLUMN pack_offset INTEGER;
+ALTER TABLE contents ADD COLUMN pack_length INTEGER;
+`;
+
+/** Finding a pack's rows: sweeping orphans and reclaiming space after a delete. */
+const PACK_INDEX = 'CREATE INDEX IF NOT EXISTS contents_pack ON contents(pack_id) WHERE pack_id IS NOT NULL';
 
 /** One row of the nodes table: a sealed metadata record and the key id it was sealed under. */
 export interface NodeRow {
@@ -28,11 +41,24 @@ export interface NodeRow {
   readonly record: Buffer;
 }
 
-/** One row of the contents table: where a file's blob is (inline bytes, or NULL for a file under blobs/). */
+/** A blob's place in a pack. */
+export interface PackedBlob {
+  readonly packId: Buffer;
+  readonly offset: number;
+  readonly length: number;
+}
+
+/** Where a file's blob is (FORMAT.md section 8.4). `inline` only in rows an index schema 1 wrote. */
+export type BlobLocation =
+  | { readonly kind: 'file' }
+  | ({ readonly kind: 'pack' } & PackedBlob)
+  | { readonly kind: 'inline'; readonly bytes: Buffer };
+
+/** One row of the contents table, as written: a blob file under blobs/, or a place in a pack. */
 export interface ContentRow {
   readonly file_id: Buffer;
   readonly node_id: Buffer;
-  readonly inline_blob: Buffer | null;
+  readonly location: Exclude<BlobLocation, { kind: 'inline' }>;
 }
 
 function isBusy(error: unknown): boolean {
@@ -52,6 +78,7 @@ function isCorrupt(error: unknown): boolean {
 }
 
 const INDEX_SUBJECT = 'vault index (index.sqlite)';
+const SCHEMA_META = 'index_schema';
 const GENERATION_META = 'generation';
 const SNAPSHOT_META = 'tree_snapshot';
 
@@ -64,9 +91,13 @@ export class IndexDb {
   readonly readOnly: boolean;
   readonly #statements = new Map<string, Database.Statement>();
 
-  private constructor(db: Database.Database, readOnly: boolean) {
+  /** False for a schema 1 index opened read-only (it cannot be upgraded): it has no pack columns. */
+  readonly #hasPacks: boolean;
+
+  private constructor(db: Database.Database, readOnly: boolean, schema: number) {
     this.#db = db;
     this.readOnly = readOnly;
+    this.#hasPacks = schema >= 2;
   }
 
   /** A prepared statement, compiled once per connection: preparing per call cost more than running it. */
@@ -103,15 +134,20 @@ export class IndexDb {
         if (process.platform === 'darwin') db.pragma('fullfsync = ON');
       }
       db.pragma('foreign_keys = ON');
-      if (options.readOnly) db.prepare('SELECT count(*) FROM sqlite_master').get();
+      if (options.readOnly) refuseNewerSchema(schemaOf(db));
       else {
-        db.exec('BEGIN IMMEDIATE');
-        db.exec(SCHEMA);
-        db.exec('COMMIT');
+        const writable = db;
+        writable
+          .transaction(() => {
+            writable.exec(SCHEMA);
+            upgradeSchema(writable);
+          })
+          .immediate();
       }
-      return new IndexDb(db, options.readOnly);
+      return new IndexDb(db, options.readOnly, schemaOf(db));
     } catch (error) {
       db?.close();
+      if (error instanceof UnsupportedFormatError) throw error;
       if (isBusy(error)) throw new VaultInUseError();
       if (isCorrupt(error)) {
         throw new IntegrityError('malformed', { subject: INDEX_SUBJECT });
@@ -176,22 +212,71 @@ export class IndexDb {
   }
 
   /**
-   * Where a file id's blob is: its bytes when the index holds it inline, `null` when it is a file under blobs/,
-   * `undefined` when no row names it. Only the blob column is read: restoring many small files calls this per file.
+   * Where a file id's blob is, or `undefined` when no row names it. Reads only that row's blob columns:
+   * restoring many small files calls this per file.
    */
-  blobOf(fileId: Buffer): Buffer | null | undefined {
-    return this.#sql('SELECT inline_blob FROM contents WHERE file_id = ?').pluck().get(fileId) as
-      Buffer | null | undefined;
+  blobOf(fileId: Buffer): BlobLocation | undefined {
+    const row = this.#sql(
+      this.#hasPacks
+        ? 'SELECT pack_id, pack_offset, pack_length, inline_blob FROM contents WHERE file_id = ?'
+        : 'SELECT NULL, NULL, NULL, inline_blob FROM contents WHERE file_id = ?',
+    )
+      .raw()
+      .get(fileId) as [Buffer | null, number | null, number | null, Buffer | null] | undefined;
+    if (!row) return undefined;
+    const [packId, offset, length, inline] = row;
+    if (packId) return { kind: 'pack', packId, offset: offset ?? 0, length: length ?? 0 };
+    return inline ? { kind: 'inline', bytes: inline } : { kind: 'file' };
   }
 
   /**
    * Whether a contents row keeps this file id's blob as a file under blobs/, for sweeping orphans. One lookup per
-   * blob file found: listing every row instead read the whole contents table, inline blobs and all, at every open.
+   * blob file found: listing every row instead read the whole contents table, blobs and all, at every open.
    */
   hasExternalBlob(fileId: Buffer): boolean {
+    const packed = this.#hasPacks ? ' AND pack_id IS NULL' : '';
     return (
-      this.#sql('SELECT 1 FROM contents WHERE file_id = ? AND inline_blob IS NULL').pluck().get(fileId) !==
-      undefined
+      this.#sql(`SELECT 1 FROM contents WHERE file_id = ? AND inline_blob IS NULL${packed}`)
+        .pluck()
+        .get(fileId) !== undefined
+    );
+  }
+
+  /** Every pack some row names. */
+  packIds(): Buffer[] {
+    if (!this.#hasPacks) return [];
+    return this.#sql('SELECT DISTINCT pack_id FROM contents WHERE pack_id IS NOT NULL')
+      .pluck()
+      .all() as Buffer[];
+  }
+
+  /** Whether any row names this pack, for sweeping orphans. */
+  hasPack(packId: Buffer): boolean {
+    return (
+      this.#hasPacks &&
+      this.#sql('SELECT 1 FROM contents WHERE pack_id = ? LIMIT 1').pluck().get(packId) !== undefined
+    );
+  }
+
+  /** Every blob a pack's rows name, in pack order. */
+  packContents(packId: Buffer): (PackedBlob & { fileId: Buffer })[] {
+    if (!this.#hasPacks) return [];
+    const rows = this.#sql(
+      'SELECT file_id, pack_offset, pack_length FROM contents WHERE pack_id = ? ORDER BY pack_offset',
+    )
+      .raw()
+      .all(packId) as [Buffer, number, number][];
+    return rows.map(([fileId, offset, length]) => ({ fileId, packId, offset, length }));
+  }
+
+  /** Points a blob's row at its new place (after compaction copied it there). */
+  moveBlob(fileId: Buffer, to: PackedBlob): void {
+    this.#requireTransaction();
+    this.#sql('UPDATE contents SET pack_id = ?, pack_offset = ?, pack_length = ? WHERE file_id = ?').run(
+      to.packId,
+      to.offset,
+      to.length,
+      fileId,
     );
   }
 
@@ -206,11 +291,10 @@ export class IndexDb {
 
   putContent(row: ContentRow): void {
     this.#requireTransaction();
-    this.#sql('INSERT INTO contents (file_id, node_id, inline_blob) VALUES (?, ?, ?)').run(
-      row.file_id,
-      row.node_id,
-      row.inline_blob,
-    );
+    const packed = row.location.kind === 'pack' ? row.location : undefined;
+    this.#sql(
+      'INSERT INTO contents (file_id, node_id, pack_id, pack_offset, pack_length) VALUES (?, ?, ?, ?, ?)',
+    ).run(row.file_id, row.node_id, packed?.packId ?? null, packed?.offset ?? null, packed?.length ?? null);
   }
 
   /** Deletes nodes; their contents rows go with them (ON DELETE CASCADE). */
@@ -257,4 +341,34 @@ export class IndexDb {
   close(): void {
     this.#db.close();
   }
+}
+
+/** The schema version an index records (FORMAT.md section 8.2). */
+function schemaOf(db: Database.Database): number {
+  const row = db.prepare('SELECT value FROM meta WHERE key = ?').pluck().get(SCHEMA_META) as
+    Buffer | undefined;
+  return row && row.length === 4 ? row.readUInt32LE(0) : 1;
+}
+
+/** @throws {@link UnsupportedFormatError} for an index from a newer Coffer. */
+function refuseNewerSchema(schema: number): void {
+  if (schema > INDEX_SCHEMA_VERSION)
+    throw new UnsupportedFormatError('vault index', schema, INDEX_SCHEMA_VERSION);
+}
+
+/**
+ * Brings a writable index to {@link INDEX_SCHEMA_VERSION}, inside the caller's transaction.
+ * @throws {@link UnsupportedFormatError} for an index from a newer Coffer.
+ */
+function upgradeSchema(db: Database.Database): void {
+  const schema = schemaOf(db);
+  refuseNewerSchema(schema);
+  if (schema === INDEX_SCHEMA_VERSION) return;
+  // A new index already has the pack columns (from SCHEMA); a schema 1 index gets them.
+  const columns = db.prepare("SELECT name FROM pragma_table_info('contents')").pluck().all() as string[];
+  if (!columns.includes('pack_id')) db.exec(ADD_PACK_COLUMNS);
+  db.exec(PACK_INDEX);
+  const version = Buffer.alloc(4);
+  version.writeUInt32LE(INDEX_SCHEMA_VERSION);
+  db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)').run(SCHEMA_META, version);
 }

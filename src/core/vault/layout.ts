@@ -4,11 +4,20 @@ import { join } from 'node:path';
 export const HEADER_FILE = 'coffer.header';
 export const INDEX_FILE = 'index.sqlite';
 export const BLOB_DIR = 'blobs';
+export const PACK_DIR = 'packs';
 export const TEMP_DIR = 'tmp';
 
-/** Files whose plaintext fits one chunk are stored inside the index: no file, rename or fsync of their own. */
-export const INLINE_LIMIT = 64 * 1024;
+/** Files whose plaintext fits one chunk go into packs, many to a file (FORMAT.md section 8.4). */
+export const SMALL_FILE_LIMIT = 64 * 1024;
 
 export function blobPath(vaultDir: string, fileIdHex: string): string {
   return join(vaultDir, BLOB_DIR, fileIdHex.slice(0, 2), fileIdHex);
+}
+
+/** Where a pack lives, and where it is written before it is renamed there. */
+export function packPaths(vaultDir: string, packIdHex: string): { temp: string; target: string } {
+  return {
+    temp: join(vaultDir, TEMP_DIR, `${packIdHex}.tmp`),
+    target: join(vaultDir, PACK_DIR, `${packIdHex}.pack`),
+  };
 }

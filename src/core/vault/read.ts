@@ -19,6 +19,7 @@ import {
   type CryptoPlace,
   type PlaintextSink,
 } from './blob-io.js';
+import type { BlobLocation } from './index-db.js';
 import { blobPath } from './layout.js';
 import type { Session } from './session.js';
 import type { TreeNode } from './tree.js';
@@ -39,27 +40,35 @@ export interface StoredBlob {
   readonly source: ByteSource;
   readonly cipher: ChunkCipher;
   readonly layout: BlobLayout;
-  /** The whole blob, when the index holds it (inline); read it from `source` otherwise. */
-  readonly inline: Buffer | undefined;
+  /** Where the blob is stored. */
+  readonly location: BlobLocation;
   /** Wipes the content subkey and closes the blob file. */
   close(): Promise<void>;
 }
 
 /**
- * Opens a file's blob (inline bytes or blob file) for decryption.
+ * Opens a file's blob (in a pack, in a blob file, or inline in a schema 1 index) for decryption.
  * @throws {@link IntegrityError} when it is missing, belongs to another file, names an unknown key, or its size
  * does not match the size the index records.
  */
 export async function openStoredBlob(session: Session, node: TreeNode): Promise<StoredBlob> {
   const bind = binding(session, node);
-  const inline = session.db.blobOf(bind.fileId);
-  if (inline === undefined) throw session.missingContents(node);
+  const location = session.db.blobOf(bind.fileId);
+  if (location === undefined) throw session.missingContents(node);
   let source: ByteSource;
   let size: number;
   let closeFile = (): Promise<void> => Promise.resolve();
-  if (inline) {
-    source = bufferSource(inline);
-    size = inline.length;
+  if (location.kind === 'inline') {
+    source = bufferSource(location.bytes);
+    size = location.bytes.length;
+  } else if (location.kind === 'pack') {
+    try {
+      ({ source, size } = session.packs.source(location));
+    } catch (error) {
+      throw session.missingBlob(node, error);
+    }
+    if (size < location.length)
+      throw new IntegrityError('truncated', { subject: bind.label ?? '', fileId: node.fileId ?? '' });
   } else {
     const handle = await open(blobPath(session.dir, node.fileId ?? ''), 'r').catch((error: unknown) => {
       throw session.missingBlob(node, error);
@@ -87,7 +96,7 @@ export async function openStoredBlob(session: Session, node: TreeNode): Promise<
       source,
       cipher,
       layout,
-      inline: inline ?? undefined,
+      location,
       close: async () => {
         cipher.wipe();
         await closeFile();

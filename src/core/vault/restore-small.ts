@@ -23,7 +23,10 @@ interface Queued extends RestoredFile {
   readonly temp: string;
   readonly replace: boolean;
   readonly cipher: ChunkCipher;
-  readonly records: Uint8Array;
+  /** The pack holding its blob, and where in it the chunk record is. */
+  readonly pack: string;
+  readonly offset: number;
+  readonly length: number;
   readonly material: Uint8Array;
 }
 
@@ -33,22 +36,23 @@ export interface RestorerHooks {
   restored(files: readonly RestoredFile[]): void;
 }
 
-/** One buffer of its own (to be transferred) holding the arrays back to back; `wipe` zeroes the originals. */
-function concat(arrays: readonly Uint8Array[], wipe: boolean): Uint8Array {
+/** One buffer of its own (to be transferred) holding the arrays back to back; zeroes the originals. */
+function concatAndWipe(arrays: readonly Uint8Array[]): Uint8Array {
   const out = new Uint8Array(arrays.reduce((sum, array) => sum + array.byteLength, 0));
   let at = 0;
   for (const array of arrays) {
     out.set(array, at);
-    if (wipe) array.fill(0);
+    array.fill(0);
     at += array.byteLength;
   }
   return out;
 }
 
 /**
- * Restores small files on the crypto pool's workers: the main thread fetches and checks each blob and hands over
- * its chunk with the key material; a worker authenticates it, and only then writes, stamps and fsyncs a temp file
- * and publishes it at its target (see small-files.ts). Results are taken in the order the batches were sent.
+ * Restores small files on the crypto pool's workers: the main thread finds and checks each blob's header and hands
+ * over where its chunk is with the key material; a worker reads and authenticates it, and only then writes, stamps
+ * and fsyncs a temp file and publishes it at its target (see small-files.ts). Results are taken in the order the
+ * batches were sent.
  */
 export class SmallFileRestorer {
   readonly #queue: Queued[] = [];
@@ -67,7 +71,8 @@ export class SmallFileRestorer {
 
   /**
    * Queues a file for the worker.
-   * @returns false when its blob is not a single chunk (only a foreign writer makes those): stage it yourself.
+   * @returns false when its blob is not a single chunk in a pack (only a foreign writer, or index schema 1,
+   * made those): stage it yourself.
    * @throws {@link IoError} from an earlier batch whose files could not be written.
    */
   async add(node: TreeNode, vaultPath: string, target: string, replace: boolean): Promise<boolean> {
@@ -80,20 +85,22 @@ export class SmallFileRestorer {
       return true;
     }
     try {
-      if (blob.layout.chunkCount !== 1) return false;
-      let records: Uint8Array;
-      if (blob.inline) records = blob.inline.subarray(BLOB_HEADER_BYTES);
-      else {
-        records = new Uint8Array(blob.layout.plaintextSize + TAG_BYTES);
-        const got = await blob.source.readv([records], BLOB_HEADER_BYTES);
-        // A blob that shrank under us fails authentication like any other damage.
-        if (got !== records.byteLength) records.fill(0, got);
-      }
-      const { cipher } = blob;
+      const { cipher, location, layout } = blob;
+      if (layout.chunkCount !== 1 || location.kind !== 'pack') return false;
       const material = new Uint8Array(MATERIAL_BYTES);
       putKeyMaterial(cipher, material, 0);
-      const temp = tempPathBeside(target, 'restore');
-      this.#queue.push({ node, vaultPath, target, temp, replace, cipher, records, material });
+      this.#queue.push({
+        node,
+        vaultPath,
+        target,
+        temp: tempPathBeside(target, 'restore'),
+        replace,
+        cipher,
+        pack: this.#session.packs.path(location.packId),
+        offset: location.offset + BLOB_HEADER_BYTES,
+        length: layout.plaintextSize + TAG_BYTES,
+        material,
+      });
     } finally {
       await blob.close();
     }
@@ -125,17 +132,11 @@ export class SmallFileRestorer {
       targets: files.map((file) => file.target),
       replace: files.map((file) => file.replace),
       mtimes: files.map((file) => file.node.mtime),
-      lengths: files.map((file) => file.records.byteLength),
+      packs: files.map((file) => file.pack),
+      offsets: files.map((file) => file.offset),
+      lengths: files.map((file) => file.length),
       chunkSize: files[0]?.cipher.header.chunkSize ?? 0,
-      // Records are ciphertext; only the key material needs wiping.
-      records: concat(
-        files.map((file) => file.records),
-        false,
-      ),
-      material: concat(
-        files.map((file) => file.material),
-        true,
-      ),
+      material: concatAndWipe(files.map((file) => file.material)),
     });
     const taken = Promise.all([opened, this.#lastTaken]).then(([results]) => {
       this.#take(files, results);

@@ -9,7 +9,7 @@ import { destinationPath, parseVaultPath } from '../names.js';
 import { publishFile } from '../publish.js';
 import type { Problem, Progress, RestoreOptions, RestoreReport } from '../types.js';
 import { asIoError, fsyncDirectory, removeQuietly, tempPathBeside } from './durable.js';
-import { INLINE_LIMIT } from './layout.js';
+import { SMALL_FILE_LIMIT } from './layout.js';
 import { decryptFile, decryptSmallFile } from './read.js';
 import { SmallFileRestorer, type RestoredFile } from './restore-small.js';
 import type { Session } from './session.js';
@@ -146,7 +146,7 @@ class RestoreJob {
       }
       this.#report({ current: vaultPath });
       if (this.#inTheWay(vaultPath, target)) continue;
-      const small = item.node.size <= INLINE_LIMIT;
+      const small = item.node.size <= SMALL_FILE_LIMIT;
       if (small && (await restorer?.add(item.node, vaultPath, target, this.#replaces(target)))) continue;
       if (!small) {
         await restorer?.flush();

@@ -11,6 +11,7 @@ import {
 } from '../errors.js';
 import { checkName, parseVaultPath } from '../names.js';
 import type { Problem, VaultEntry } from '../types.js';
+import { PackReader } from './pack-reader.js';
 import type { IndexDb, NodeRow } from './index-db.js';
 import { openSnapshot, sealSnapshot, snapshotGeneration, type SnapshotKeys } from './snapshot.js';
 import { decodeRecord, encodeRecord, Tree, type NodeRecord, type TreeNode } from './tree.js';
@@ -55,6 +56,8 @@ export class Session {
   /** Index rows that failed to open at unlock: reported by verify and info, never silently dropped. */
   readonly damaged: Problem[] = [];
   readonly #sealer: RecordSealer;
+  /** Packs opened for reading small files' blobs. */
+  readonly packs: PackReader;
   /** The generation of the snapshot the tree matches (loaded from, or saved), if any. */
   #snapshotGeneration: bigint | undefined;
   #snapshotProblem: Problem | undefined;
@@ -66,6 +69,7 @@ export class Session {
     readonly keys: UnlockedKeys,
   ) {
     this.#sealer = new RecordSealer(sodium, keys.keyring, keys.vaultId);
+    this.packs = new PackReader(dir);
   }
 
   /**
@@ -241,8 +245,9 @@ export class Session {
       : error;
   }
 
-  /** Wipes keys and forgets every decrypted record. */
+  /** Wipes keys, forgets every decrypted record and closes the packs. */
   wipe(): void {
+    this.packs.close();
     this.#sealer.wipe();
     this.keys.wipe();
     this.tree.clear();

@@ -29,7 +29,8 @@ import type {
 import { addPaths } from './add.js';
 import { asIoError, fsyncDirectory, removeQuietly, writeFileAtomic } from './durable.js';
 import { IndexDb } from './index-db.js';
-import { BLOB_DIR, blobPath, HEADER_FILE, INDEX_FILE, TEMP_DIR } from './layout.js';
+import { BLOB_DIR, blobPath, HEADER_FILE, INDEX_FILE, PACK_DIR, TEMP_DIR } from './layout.js';
+import { reclaimPacks } from './packs.js';
 import { readRange } from './read.js';
 import { restorePaths } from './restore.js';
 import { Session } from './session.js';
@@ -108,6 +109,7 @@ export class Vault {
     );
     try {
       await mkdir(join(dir, BLOB_DIR), { recursive: true });
+      await mkdir(join(dir, PACK_DIR), { recursive: true });
       await mkdir(join(dir, TEMP_DIR), { recursive: true });
       const db = IndexDb.open(join(dir, INDEX_FILE), { readOnly: false, create: true });
       db.setMeta(VAULT_ID_META, keys.vaultId);
@@ -172,6 +174,8 @@ export class Vault {
       try {
         await rm(join(dir, TEMP_DIR), { recursive: true, force: true });
         await mkdir(join(dir, TEMP_DIR), { recursive: true });
+        // A vault made before packs has no packs/ folder yet.
+        await mkdir(join(dir, PACK_DIR), { recursive: true });
         await sweepOrphans(dir, db);
       } catch (error) {
         db.close();
@@ -447,6 +451,13 @@ export class Vault {
       for (const at of session.tree.subtree(node)) doomed.set(at.id, at);
     }
     const nodes = [...doomed.values()];
+    const blobFiles: string[] = [];
+    const packs = new Map<string, Buffer>();
+    for (const { fileId } of nodes) {
+      const location = fileId ? this.#db.blobOf(Buffer.from(fileId, 'hex')) : undefined;
+      if (location?.kind === 'pack') packs.set(location.packId.toString('hex'), location.packId);
+      if (fileId && location?.kind === 'file') blobFiles.push(blobPath(this.dir, fileId));
+    }
     try {
       this.#db.transaction(() => {
         this.#db.deleteNodes(nodes.map((node) => Buffer.from(node.id, 'hex')));
@@ -455,8 +466,11 @@ export class Vault {
       throw asIoError(error, 'Could not delete');
     }
     for (const node of nodes) session.tree.remove(node.id);
-    for (const node of nodes) {
-      if (node.fileId) await removeQuietly(blobPath(this.dir, node.fileId));
+    for (const path of blobFiles) await removeQuietly(path);
+    try {
+      await reclaimPacks(session, packs.values());
+    } catch {
+      // The delete itself is done and durable; space a failed compaction left is reclaimed by `verify`.
     }
     return nodes.length;
   }

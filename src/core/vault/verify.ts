@@ -6,19 +6,29 @@ import { pipeline } from 'node:stream/promises';
 import { CancelledError, CofferError } from '../errors.js';
 import type { Problem, VerifyOptions, VerifyReport } from '../types.js';
 import type { IndexDb } from './index-db.js';
-import { BLOB_DIR } from './layout.js';
+import { BLOB_DIR, PACK_DIR } from './layout.js';
+import { reclaimPacks } from './packs.js';
 import { decryptFile, readRange } from './read.js';
 import type { Session } from './session.js';
 
 const HEX_ID = /^[0-9a-f]{32}$/;
+const PACK_NAME = /^([0-9a-f]{32})\.pack$/;
 
 /**
- * Removes blob files no index row refers to: what a crash between writing a blob and committing its row leaves.
- * Runs only while this process holds the vault lock, so no add is in flight.
+ * Removes blob files and packs no index row refers to: what a crash between writing them and committing their rows
+ * leaves. Runs only while this process holds the vault lock, so no add is in flight.
  * @returns how many were removed.
  */
 export async function sweepOrphans(vaultDir: string, db: IndexDb): Promise<number> {
   let removed = 0;
+  const packs = join(vaultDir, PACK_DIR);
+  for (const name of await readdir(packs).catch(() => [] as string[])) {
+    // Only names Coffer writes are touched; anything else in the folder is left for the user to see.
+    const packId = PACK_NAME.exec(name)?.[1];
+    if (packId === undefined || db.hasPack(Buffer.from(packId, 'hex'))) continue;
+    await rm(join(packs, name), { force: true });
+    removed++;
+  }
   const root = join(vaultDir, BLOB_DIR);
   for (const shard of await readdir(root).catch(() => [] as string[])) {
     for (const name of await readdir(join(root, shard)).catch(() => [] as string[])) {
@@ -34,7 +44,8 @@ export async function sweepOrphans(vaultDir: string, db: IndexDb): Promise<numbe
 /**
  * Checks the vault: SQLite's integrity check, every index row decrypts and has a parent, every file's contents
  * exist and have the size the index records (by authenticating the chunk that holds the last byte), orphans are
- * swept; with `readData`, every chunk of every file is authenticated.
+ * swept and the space of deleted files' blobs in packs reclaimed; with `readData`, every chunk of every file is
+ * authenticated.
  */
 export async function verifyVault(session: Session, options: VerifyOptions): Promise<VerifyReport> {
   const snapshotProblems = session.reloadFromRows();
@@ -79,7 +90,11 @@ export async function verifyVault(session: Session, options: VerifyOptions): Pro
     }
     filesChecked++;
   }
-  const orphansRemoved = session.db.readOnly ? 0 : await sweepOrphans(session.dir, session.db);
+  let orphansRemoved = 0;
+  if (!session.db.readOnly) {
+    orphansRemoved = await sweepOrphans(session.dir, session.db);
+    await reclaimPacks(session, session.db.packIds());
+  }
   options.onProgress?.({
     filesDone: filesChecked,
     filesTotal: files.length,

@@ -1,0 +1,54 @@
+import { readFileSync } from 'node:fs';
+
+import { writePackSync } from '../pack-file.js';
+import { removeQuietly } from './durable.js';
+import type { PackedBlob } from './index-db.js';
+import { packPaths } from './layout.js';
+import type { Session } from './session.js';
+
+/**
+ * Reclaims the space of deleted files' blobs in these packs (FORMAT.md section 8.4): a pack no row names is
+ * removed; a pack whose rows name less than half of its bytes is compacted into a new pack.
+ * @throws the file system's or the index's error when a compaction fails; the vault is unchanged then (the new
+ * pack, if written, is swept as an orphan).
+ */
+export async function reclaimPacks(session: Session, packIds: Iterable<Buffer>): Promise<void> {
+  for (const packId of packIds) {
+    const live = session.db.packContents(packId);
+    const path = session.packs.path(packId);
+    if (live.length === 0) {
+      session.packs.forget(packId);
+      await removeQuietly(path);
+      continue;
+    }
+    let pack: Buffer;
+    try {
+      pack = readFileSync(path);
+    } catch {
+      continue; // a missing pack is damage for verify to report, not space to reclaim
+    }
+    if (2 * live.reduce((sum, blob) => sum + blob.length, 0) >= pack.length) continue;
+    compact(session, pack, live);
+    session.packs.forget(packId);
+    await removeQuietly(path);
+  }
+}
+
+/** Copies a pack's live blobs (unchanged) into a new pack and points their rows at it, in one transaction. */
+function compact(session: Session, pack: Buffer, live: readonly (PackedBlob & { fileId: Buffer })[]): void {
+  const newId = session.newId();
+  const paths = packPaths(session.dir, newId.toString('hex'));
+  const moved: (PackedBlob & { fileId: Buffer })[] = [];
+  let offset = 0;
+  for (const blob of live) {
+    moved.push({ fileId: blob.fileId, packId: newId, offset, length: blob.length });
+    offset += blob.length;
+  }
+  writePackSync(
+    paths,
+    Buffer.concat(live.map((blob) => pack.subarray(blob.offset, blob.offset + blob.length))),
+  );
+  session.db.transaction(() => {
+    for (const blob of moved) session.db.moveBlob(blob.fileId, blob);
+  });
+}

@@ -1,0 +1,214 @@
+import { copyFileSync, readdirSync, readFileSync, rmSync, statSync, truncateSync } from 'node:fs';
+import { join } from 'node:path';
+
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+
+import { UnsupportedFormatError, Vault } from '../../src/core/index.js';
+import { nativeSodium } from '../helpers/backends.js';
+import { collect, newVault, passphrase, tempDir, track, writeTree } from '../helpers/vault.js';
+
+// More than one pool batch (128 files), so the workers write several packs.
+const COUNT = 300;
+
+function smallFiles(count: number, seed = 0): Record<string, Buffer> {
+  const files: Record<string, Buffer> = {};
+  for (let i = 0; i < count; i++) {
+    files[`d${i % 3}/f${String(i).padStart(3, '0')}.bin`] = Buffer.alloc(((i + seed) * 641) % 9000, i % 253);
+  }
+  return files;
+}
+
+function packNames(dir: string): string[] {
+  return readdirSync(join(dir, 'packs')).sort();
+}
+
+async function reopen(dir: string, readOnly = false): Promise<Vault> {
+  const vault = track(await Vault.open(dir, { sodium: nativeSodium, readOnly }));
+  await vault.unlock(passphrase());
+  return vault;
+}
+
+async function expectFiles(vault: Vault, prefix: string, files: Record<string, Buffer>): Promise<void> {
+  for (const [path, bytes] of Object.entries(files)) {
+    expect((await collect(vault.read(`${prefix}/${path}`))).equals(bytes), path).toBe(true);
+  }
+}
+
+/** A vault holding `count` small files under /src, added through the worker pool. */
+async function vaultWithPacks(count = COUNT) {
+  const { vault, dir, root } = await newVault();
+  const files = smallFiles(count);
+  await writeTree(join(root, 'src'), files);
+  await vault.add([join(root, 'src')]);
+  return { vault, dir, root, files };
+}
+
+describe('small files in packs', () => {
+  it('keeps small files out of the index, in a few packs, with nothing left in tmp/', async () => {
+    const { vault, dir, root, files } = await vaultWithPacks();
+    // A few files more take the path without workers, packed at commit.
+    const few = { 'x.txt': Buffer.from('x'), 'empty.bin': Buffer.alloc(0) };
+    await writeTree(join(root, 'few'), few);
+    await vault.add([join(root, 'few')]);
+    vault.close();
+
+    const stored = Object.values(files).reduce((sum, bytes) => sum + bytes.length, 0);
+    const packs = packNames(dir);
+    expect(packs.length).toBeGreaterThanOrEqual(4);
+    expect(packs.length).toBeLessThan(10);
+    expect(packs.every((name) => /^[0-9a-f]{32}\.pack$/.test(name))).toBe(true);
+    const packBytes = packs.reduce((sum, name) => sum + statSync(join(dir, 'packs', name)).size, 0);
+    expect(packBytes).toBe(stored + 1 + (COUNT + 2) * (52 + 16));
+    const db = new Database(join(dir, 'index.sqlite'), { readonly: true });
+    const inIndex = db
+      .prepare('SELECT count(*) FROM contents WHERE inline_blob IS NOT NULL OR pack_id IS NULL')
+      .pluck()
+      .get();
+    db.close();
+    expect(inIndex).toBe(0);
+    expect(readdirSync(join(dir, 'tmp'))).toEqual([]);
+
+    const reopened = await reopen(dir);
+    await expectFiles(reopened, '/src', files);
+    await expectFiles(reopened, '/few', few);
+    expect(await reopened.verify({ readData: true })).toMatchObject({ ok: true, orphansRemoved: 0 });
+  });
+
+  it('removes a pack once every file in it is deleted', async () => {
+    const { vault, dir, root } = await newVault();
+    await writeTree(join(root, 'one'), smallFiles(5));
+    await vault.add([join(root, 'one')]);
+    expect(packNames(dir)).toHaveLength(1);
+    await vault.remove(['/one']);
+    expect(packNames(dir)).toEqual([]);
+  });
+
+  it('compacts a pack once most of it is deleted, and keeps the rest readable', async () => {
+    const { vault, dir, root } = await newVault();
+    const files = smallFiles(10, 7);
+    await writeTree(join(root, 'src'), files);
+    await vault.add([join(root, 'src')]);
+    const [before] = packNames(dir);
+
+    // Deleting a little leaves the pack as it is.
+    await vault.remove(['/src/d0/f000.bin']);
+    expect(packNames(dir)).toEqual([before]);
+
+    await vault.remove(['/src/d0', '/src/d1']);
+    const kept = Object.fromEntries(Object.entries(files).filter(([path]) => path.startsWith('d2/')));
+    const after = packNames(dir);
+    expect(after).toHaveLength(1);
+    expect(after[0]).not.toBe(before);
+    const keptBytes = Object.values(kept).reduce((sum, bytes) => sum + bytes.length + 52 + 16, 0);
+    expect(statSync(join(dir, 'packs', after[0] ?? '')).size).toBe(keptBytes);
+    await expectFiles(vault, '/src', kept);
+    vault.close();
+    const reopened = await reopen(dir);
+    await expectFiles(reopened, '/src', kept);
+    expect(await reopened.verify({ readData: true })).toMatchObject({ ok: true, orphansRemoved: 0 });
+  });
+
+  it('sweeps a pack no row names (a crash before the commit) when the vault is opened', async () => {
+    const { vault, dir } = await vaultWithPacks(20);
+    vault.close();
+    const [pack] = packNames(dir);
+    const orphan = `${'ab'.repeat(16)}.pack`;
+    copyFileSync(join(dir, 'packs', pack ?? ''), join(dir, 'packs', orphan));
+    const reopened = await reopen(dir);
+    expect(packNames(dir)).toEqual([pack]);
+    expect((await reopened.verify({ readData: true })).ok).toBe(true);
+  });
+
+  it('reports a pack cut short as truncated contents and restores the other files', async () => {
+    const { vault, dir, files } = await vaultWithPacks(20);
+    vault.close();
+    const [pack] = packNames(dir);
+    const path = join(dir, 'packs', pack ?? '');
+    truncateSync(path, statSync(path).size - 10);
+    const reopened = await reopen(dir);
+    const report = await reopened.verify();
+    expect(report.problems).toEqual([
+      expect.objectContaining({
+        code: 'INTEGRITY',
+        message: expect.stringMatching(/is truncated/) as unknown,
+      }),
+    ]);
+    const dest = tempDir();
+    const restored = await reopened.restore(['/src'], dest);
+    expect(restored.filesRestored).toBe(Object.keys(files).length - 1);
+  });
+});
+
+describe('index schema', () => {
+  it('refuses an index from a newer Coffer, writable or read-only', async () => {
+    const { vault, dir } = await newVault();
+    vault.close();
+    const db = new Database(join(dir, 'index.sqlite'));
+    const version = Buffer.alloc(4);
+    version.writeUInt32LE(3);
+    db.prepare("UPDATE meta SET value = ? WHERE key = 'index_schema'").run(version);
+    db.close();
+    await expect(Vault.open(dir, { sodium: nativeSodium })).rejects.toBeInstanceOf(UnsupportedFormatError);
+    await expect(Vault.open(dir, { sodium: nativeSodium, readOnly: true })).rejects.toThrow(
+      /vault index uses version 3/,
+    );
+  });
+
+  it('reads a schema 1 index (blobs inline) read-only, upgrades it when writable, and adds into packs', async () => {
+    const { vault, dir, root, files } = await vaultWithPacks();
+    vault.close();
+    toSchema1(dir);
+
+    const readOnly = await reopen(dir, true);
+    await expectFiles(readOnly, '/src', files);
+    readOnly.close();
+
+    const upgraded = await reopen(dir);
+    await expectFiles(upgraded, '/src', files);
+    const dest = tempDir();
+    expect(await upgraded.restore(['/src'], dest)).toMatchObject({ filesRestored: COUNT, problems: [] });
+    expect(
+      readFileSync(join(dest, 'src', 'd1', 'f001.bin')).equals(files['d1/f001.bin'] ?? Buffer.alloc(1)),
+    ).toBe(true);
+    const more = smallFiles(150, 3);
+    await writeTree(join(root, 'more'), more);
+    await upgraded.add([join(root, 'more')]);
+    expect(packNames(dir).length).toBeGreaterThan(0);
+    await upgraded.remove(['/src/d0']);
+    expect(await upgraded.verify({ readData: true })).toMatchObject({ ok: true, orphansRemoved: 0 });
+    upgraded.close();
+
+    const db = new Database(join(dir, 'index.sqlite'), { readonly: true });
+    const schema = db.prepare("SELECT value FROM meta WHERE key = 'index_schema'").pluck().get() as Buffer;
+    db.close();
+    expect(schema.readUInt32LE(0)).toBe(2);
+    const last = await reopen(dir);
+    await expectFiles(last, '/more', more);
+  });
+});
+
+/** Rewrites a vault's index as an older Coffer made it: blobs inline, no pack columns, no schema number. */
+function toSchema1(dir: string): void {
+  const db = new Database(join(dir, 'index.sqlite'));
+  const rows = db.prepare('SELECT file_id, pack_id, pack_offset, pack_length FROM contents').all() as {
+    file_id: Buffer;
+    pack_id: Buffer;
+    pack_offset: number;
+    pack_length: number;
+  }[];
+  const update = db.prepare('UPDATE contents SET inline_blob = ? WHERE file_id = ?');
+  for (const row of rows) {
+    const pack = readFileSync(join(dir, 'packs', `${row.pack_id.toString('hex')}.pack`));
+    update.run(pack.subarray(row.pack_offset, row.pack_offset + row.pack_length), row.file_id);
+  }
+  db.exec(`
+    DROP INDEX contents_pack;
+    ALTER TABLE contents DROP COLUMN pack_id;
+    ALTER TABLE contents DROP COLUMN pack_offset;
+    ALTER TABLE contents DROP COLUMN pack_length;
+    DELETE FROM meta WHERE key = 'index_schema';
+  `);
+  db.close();
+  rmSync(join(dir, 'packs'), { recursive: true });
+}

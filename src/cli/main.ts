@@ -13,7 +13,7 @@ export { EXIT } from './errors.js';
 
 /** The package version, read at run time: package.json is outside the compiled tree. */
 function version(): string {
-  // The same relative path works from src/cli (tests) and from dist/cli (the installed command).
+  // The same relative path works from src/cli (tests) and from dist/bundle (the installed command).
   const text = readFileSync(new URL('../../package.json', import.meta.url), 'utf8');
   const parsed = JSON.parse(text) as { version?: unknown };
   return typeof parsed.version === 'string' ? parsed.version : 'unknown';

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 
-import { DEFAULT_KDF_PRESET, KDF_PRESETS } from '../core/index.js';
+// Not from core/index.js, which loads the whole engine: --help and --version load this module too.
+import { DEFAULT_KDF_PRESET, KDF_PRESETS } from '../core/crypto/kdf.js';
 import { UsageError } from './errors.js';
 
 /** The commands, in the order help lists them. */

@@ -1,4 +1,5 @@
-import { CofferError } from '../core/index.js';
+// Not from core/index.js, which loads the whole engine: --help and --version load this module too.
+import { CofferError } from '../core/errors.js';
 
 /** Process exit codes. Scripts branch on them, so a code never changes meaning once released. */
 export const EXIT = {

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { inspect } from 'node:util';
 
-import { CofferError } from '../core/index.js';
+// Not from core/index.js, which loads the whole engine; commands load it below, when they run.
+import { CofferError } from '../core/errors.js';
 import { helpText, parseCommandLine } from './args.js';
-import { HANDLERS } from './commands/index.js';
-import { Context, type CliIo } from './context.js';
+import type { CliIo } from './context.js';
 import { CliError, EXIT, exitCodeFor } from './errors.js';
 import { oneLine, terminalSafe } from './format.js';
 
@@ -13,7 +13,7 @@ export { EXIT } from './errors.js';
 
 /** The package version, read at run time: package.json is outside the compiled tree. */
 function version(): string {
-  // The same relative path works from src/cli (tests) and from dist/cli (the installed command).
+  // The same relative path works from src/cli (tests) and from dist/bundle (the installed command).
   const text = readFileSync(new URL('../../package.json', import.meta.url), 'utf8');
   const parsed = JSON.parse(text) as { version?: unknown };
   return typeof parsed.version === 'string' ? parsed.version : 'unknown';
@@ -56,6 +56,11 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
         io.stdout.write(`coffer ${version()}\n`);
         return EXIT.ok;
       case 'run': {
+        // Imported here rather than at the top, so --help, --version and usage errors skip loading the engine.
+        const [{ HANDLERS }, { Context }] = await Promise.all([
+          import('./commands/index.js'),
+          import('./context.js'),
+        ]);
         const ctx = new Context(io, commandLine.args, commandLine.options, commandLine.flags);
         return await HANDLERS[commandLine.command](ctx);
       }

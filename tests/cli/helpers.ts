@@ -21,7 +21,7 @@ const CHILD_TIMEOUT_MS = 45_000;
 export function requireBuiltCli(): void {
   beforeAll(() => {
     const error = inject('cliBuildError');
-    if (error !== '' && !existsSync(join(REPO, 'dist', 'cli', 'run.js'))) {
+    if (error !== '' && !existsSync(join(REPO, 'dist', 'bundle', 'coffer.js'))) {
       throw new Error(`npm run build failed, so the CLI cannot be tested:\n${error}`);
     }
   });

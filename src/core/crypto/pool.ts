@@ -273,7 +273,12 @@ export function sharedCryptoPool(): Promise<CryptoPool | undefined> {
     if (!Number.isInteger(size) || size < 1) return undefined;
     try {
       return await CryptoPool.start(size);
-    } catch {
+    } catch (error) {
+      // Everything still works on this thread, only slower; a missing worker file is a packaging fault to see.
+      console.warn(
+        `coffer: the crypto worker threads could not be started (${(error as Error).message}); ` +
+          'working on the main thread, more slowly.',
+      );
       return undefined;
     }
   })();

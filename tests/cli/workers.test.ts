@@ -23,12 +23,15 @@ async function tree(dir: string): Promise<Map<string, Buffer>> {
 }
 
 // COFFER_CRYPTO_WORKERS=0 turns the worker pool off: every byte then goes through the calling thread's paths
-// (what runs when worker threads or sodium-native are unavailable). Enough small files that a pooled run would
-// batch them, and a file of several batches.
-describe('coffer without worker threads', () => {
+// (what runs when worker threads or sodium-native are unavailable). With the pool on, the built command must find
+// its worker (beside the bundle) or it warns, failing the empty-stderr checks. Enough small files that a pooled run
+// batches them, and a file of several batches.
+describe.each<{ mode: string; env: Record<string, string> }>([
+  { mode: 'with worker threads', env: {} },
+  { mode: 'without worker threads', env: { COFFER_CRYPTO_WORKERS: '0' } },
+])('coffer $mode', ({ env }) => {
   it('adds, restores and verifies many small files and a large one, byte for byte', async () => {
     const cwd = tempDir();
-    const env = { COFFER_CRYPTO_WORKERS: '0' };
     await mkdir(join(cwd, 'src', 'small'), { recursive: true });
     for (let i = 0; i < 300; i++)
       await writeFile(join(cwd, 'src', 'small', `f${i}.bin`), randomBytes(i * 37));

@@ -8,9 +8,13 @@ import { openStoredBlob } from './read.js';
 import type { Session } from './session.js';
 import type { TreeNode } from './tree.js';
 
-/** Files per batch sent to the worker, and batches out at once. */
-const BATCH_FILES = 64;
-const IN_FLIGHT = 2;
+/**
+ * Files per batch sent to the worker, and batches out at once. Fewer, larger batches than 64 x 2: each post to a
+ * busy 2-core machine's worker cost the main thread up to 2 ms (measured: a 10,000-file restore, in-process,
+ * 0.63-0.70 s -> 0.46-0.56 s warm).
+ */
+const BATCH_FILES = 128;
+const IN_FLIGHT = 3;
 
 /** A small file the workers wrote and published. */
 export interface RestoredFile {

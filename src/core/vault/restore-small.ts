@@ -11,7 +11,7 @@ import type { TreeNode } from './tree.js';
 /**
  * Files per batch sent to the worker, and batches out at once. Fewer, larger batches than 64 x 2: each post to a
  * busy 2-core machine's worker cost the main thread up to 2 ms (measured: a 10,000-file restore, in-process,
- * 0.63-0.70 s -> 0.46-0.56 s warm).
+ * 0.63-0.70 s to 0.46-0.56 s warm).
  */
 const BATCH_FILES = 128;
 const IN_FLIGHT = 3;

@@ -108,6 +108,8 @@ class RestoreJob {
     try {
       await this.#restoreItems(items, root, batch, restorer);
       await restorer?.flush();
+      // A cancel while the last batches were out: what they restored was not all reported.
+      if (this.#options.signal?.aborted) throw new CancelledError();
     } catch (error) {
       await restorer?.abandon();
       await this.#discard(batch.splice(0));

@@ -109,6 +109,35 @@ describe('small files in packs', () => {
     expect(await reopened.verify({ readData: true })).toMatchObject({ ok: true, orphansRemoved: 0 });
   });
 
+  it('verify compacts a pack that a delete left mostly unused', async () => {
+    const { vault, dir, root } = await newVault();
+    const files = smallFiles(10, 3);
+    await writeTree(join(root, 'src'), files);
+    await vault.add([join(root, 'src')]);
+    vault.close();
+    // As if the compaction after a delete had failed: the rows are gone, the pack is as it was.
+    const db = new Database(join(dir, 'index.sqlite'));
+    db.exec("DELETE FROM meta WHERE key = 'tree_snapshot'");
+    const doomed = db.prepare('SELECT node_id FROM contents ORDER BY pack_offset LIMIT 7').pluck().all();
+    for (const id of doomed) db.prepare('DELETE FROM nodes WHERE id = ?').run(id);
+    db.close();
+    const [before] = packNames(dir);
+    const sizeBefore = statSync(join(dir, 'packs', before ?? '')).size;
+
+    const reopened = await reopen(dir);
+    const kept = Object.fromEntries(
+      Object.entries(files).filter(([path]) =>
+        reopened.listRecursive('/').some((e) => e.path === `/src/${path}`),
+      ),
+    );
+    expect(Object.keys(kept)).toHaveLength(3);
+    expect(await reopened.verify()).toMatchObject({ ok: true });
+    const [after] = packNames(dir);
+    expect(after).not.toBe(before);
+    expect(statSync(join(dir, 'packs', after ?? '')).size).toBeLessThan(sizeBefore / 2);
+    await expectFiles(reopened, '/src', kept);
+  });
+
   it('sweeps a pack no row names (a crash before the commit) when the vault is opened', async () => {
     const { vault, dir } = await vaultWithPacks(20);
     vault.close();

@@ -14,6 +14,9 @@ import type { Session } from './session.js';
  */
 export async function reclaimPacks(session: Session, packIds: Iterable<Buffer>): Promise<void> {
   for (const packId of packIds) {
+    // One pack at a time, synchronously (a read, a write and an fsync of a few MiB), then the event loop runs:
+    // deleting a large folder must not freeze a UI.
+    await new Promise((resolve) => setImmediate(resolve));
     const live = session.db.packContents(packId);
     const path = session.packs.path(packId);
     if (live.length === 0) {

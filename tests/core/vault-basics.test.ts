@@ -134,7 +134,7 @@ describe('browsing and organising', () => {
 });
 
 describe('reading', () => {
-  it('reads byte ranges across chunk boundaries, from blobs and inline contents', async () => {
+  it('reads byte ranges across chunk boundaries, from blob files and packs', async () => {
     const { vault, root } = await newVault();
     const big = Buffer.from(Array.from({ length: 300_000 }, (_, i) => (i * 7) % 256));
     const small = Buffer.from('0123456789');

@@ -577,7 +577,7 @@ describe('names', () => {
 });
 
 describe('sizes', () => {
-  it('empty files and files at the inline/blob boundary round-trip byte-identically', async () => {
+  it('empty files and files at the pack/blob-file boundary round-trip byte-identically', async () => {
     const { vault, root } = await newVault();
     const files = {
       'empty.txt': Buffer.alloc(0),

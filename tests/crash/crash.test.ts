@@ -48,7 +48,7 @@ function runAndKill(args: string[], killAfterMs: number): Promise<CliRun> {
   });
 }
 
-/** Random files: many small (inline, batched) and a few large (blob files), so kills land in both paths. */
+/** Random files: many small (packed, batched) and a few large (blob files), so kills land in both paths. */
 function sourceFiles(): Record<string, Buffer> {
   const files: Record<string, Buffer> = {};
   for (let i = 0; i < 300; i++) files[`small/s${i}.bin`] = randomBytes(randomInt(0, 3000));

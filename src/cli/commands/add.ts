@@ -40,7 +40,7 @@ export async function add(ctx: Context): Promise<number> {
   });
 }
 
-/** A folder, or a file too large to be stored inline. */
+/** A folder, or a file too large to go into a pack (it gets a blob file of its own). */
 function isBulk(path: string): boolean {
   try {
     const stats = lstatSync(path);

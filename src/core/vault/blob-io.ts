@@ -28,7 +28,7 @@ export interface CryptoPlace {
   readonly executor: (BatchExecutor & StripeExecutor) | undefined;
 }
 
-/** Reads bytes at a position: a file, or an inline blob held in memory. */
+/** Reads bytes at a position: a file, a blob in a pack, or a blob held in memory. */
 export interface ByteSource {
   readv(views: Uint8Array[], position: number): Promise<number>;
   /**

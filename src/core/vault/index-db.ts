@@ -121,14 +121,16 @@ export class IndexDb {
       db = new Database(path, { readonly: options.readOnly, fileMustExist: !options.create, timeout: 0 });
       // Set before the first access, so the lock is taken then and held until close.
       db.pragma('locking_mode = EXCLUSIVE');
-      // Only takes effect on a new database. The largest page size SQLite has: inline blobs (up to 64 KiB) are most of
-      // the index, and fewer, larger pages mean fewer overflow pages and write calls (measured on 10,000 small
-      // files: about a tenth less CPU for add and restore than with 16 KiB pages, a fifth less than with 4 KiB).
+      // Only takes effect on a new database. The largest page size SQLite has, chosen when inline blobs (up to
+      // 64 KiB, index schema 1) were most of the index: fewer, larger pages meant fewer overflow pages and write
+      // calls (measured on 10,000 small files: about a tenth less CPU for add and restore than with 16 KiB pages,
+      // a fifth less than with 4 KiB).
       if (options.create) db.pragma('page_size = 65536');
       if (!options.readOnly) {
-        // A rollback journal, not WAL: inline blobs make most of the index's bytes, and WAL wrote each of them twice
-        // (log, then checkpoint) and made reading them back markedly slower (measured: restoring 10,000 small files
-        // spent a fifth of its time in WAL page lookups). Also converts an index left in WAL mode by an older build.
+        // A rollback journal, not WAL: every commit lands in the database file itself (one self-contained file to
+        // copy or read from read-only media), and when inline blobs made most of the index's bytes WAL wrote each
+        // twice and slowed reading them back (restoring 10,000 small files spent a fifth of its time in WAL page
+        // lookups). Also converts an index left in WAL mode by an older build.
         db.pragma('journal_mode = DELETE');
         db.pragma('synchronous = FULL');
         if (process.platform === 'darwin') db.pragma('fullfsync = ON');

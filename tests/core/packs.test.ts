@@ -75,6 +75,37 @@ describe('small files in packs', () => {
     expect(await reopened.verify({ readData: true })).toMatchObject({ ok: true, orphansRemoved: 0 });
   });
 
+  it('packs small files that sit between large ones together, with and without the worker pool', async () => {
+    for (const smallCount of [300, 40]) {
+      const { vault, dir, root } = await newVault();
+      const files: Record<string, Buffer> = {};
+      for (let i = 0; i < smallCount; i++) {
+        files[`mixed/f${String(i).padStart(3, '0')}a.bin`] = Buffer.alloc(500 + i, i);
+        if (i % 8 === 0) files[`mixed/f${String(i).padStart(3, '0')}b.bin`] = Buffer.alloc(70_000 + i, i);
+      }
+      await writeTree(join(root, 'src'), files);
+      expect(await vault.add([join(root, 'src', 'mixed')])).toMatchObject({ problems: [] });
+      // 300 files make three pool batches; 40 (no pool) make one pack at the end.
+      expect(packNames(dir).length).toBe(smallCount === 300 ? 3 : 1);
+      await expectFiles(vault, '', files);
+    }
+  });
+
+  it('stores only one of a large and a small file whose names clash, and leaves no blob behind', async () => {
+    const { vault, root } = await newVault();
+    const files: Record<string, Buffer> = {};
+    // Sorted, these fill one pool batch whose last file is the decomposed name, then comes the large file with
+    // the composed name: the batch may be accepted while the large file is written.
+    for (let i = 0; i < 127; i++) files[`a${String(i).padStart(3, '0')}.bin`] = Buffer.alloc(100, i);
+    files['e\u0301.bin'] = Buffer.from('small, decomposed name');
+    files['\u00e9.bin'] = Buffer.alloc(8 * 1024 * 1024, 7);
+    await writeTree(join(root, 'src'), files);
+    const report = await vault.add([join(root, 'src')]);
+    expect(report.filesAdded).toBe(128);
+    expect(report.problems).toEqual([expect.objectContaining({ code: 'ALREADY_EXISTS' })]);
+    expect(await vault.verify({ readData: true })).toMatchObject({ ok: true, orphansRemoved: 0 });
+  });
+
   it('removes a pack once every file in it is deleted', async () => {
     const { vault, dir, root } = await newVault();
     await writeTree(join(root, 'one'), smallFiles(5));

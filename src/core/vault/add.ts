@@ -269,6 +269,13 @@ class AddJob {
 
   /** Reports and skips a file whose name is taken in its vault folder. */
   #alreadyInVault(item: PlannedItem, parent: TreeNode | null, name: string): boolean {
+    if (!this.#nameTaken(item, parent, name)) return false;
+    this.#fileDone(item.size);
+    return true;
+  }
+
+  /** Whether a file's name is taken in its vault folder; if so, reports it. */
+  #nameTaken(item: PlannedItem, parent: TreeNode | null, name: string): boolean {
     const existing = this.#session.tree.child(parent?.id ?? null, name);
     if (!existing) return false;
     this.#problems.push({
@@ -276,7 +283,6 @@ class AddJob {
       code: 'ALREADY_EXISTS',
       message: `Skipped "${item.source}": "${this.#session.tree.pathOf(existing)}" is already in the vault. Delete or rename it first to replace it.`,
     });
-    this.#fileDone(item.size);
     return true;
   }
 
@@ -415,9 +421,10 @@ class AddJob {
    * index row. A crash before the row leaves an orphan blob that the next open sweeps; never a row without data.
    */
   async #addLargeFile(item: PlannedItem, parent: TreeNode | null, name: string): Promise<void> {
-    // Rows of this file's folders must be durable before the file's row can be.
-    await this.#flushSmallFiles();
-    this.#commit();
+    // Rows of this file's folders must be durable before the file's row can be (they are committed with it at the
+    // latest); committing them now also reports them before a long file. Small files still out on the workers or
+    // waiting for a pack carry on: cutting their batches here made a pack per file between large files.
+    this.#commit(false);
     const session = this.#session;
     const handle = await this.#openSource(item);
     const before = await handle.stat().catch((error: unknown) => {
@@ -428,6 +435,7 @@ class AddJob {
     const cipher = new ChunkCipher(session.sodium, key, binding, header);
     const fileIdHex = fileId.toString('hex');
     const temp = join(session.dir, TEMP_DIR, `${fileIdHex}.tmp`);
+    const target = blobPath(session.dir, fileIdHex);
     const source = fileSource(handle, (error) => new SourceReadError(item.source, { cause: error }));
     let read = 0;
     let reported = 0;
@@ -454,7 +462,6 @@ class AddJob {
       } finally {
         await out.close();
       }
-      const target = blobPath(session.dir, fileIdHex);
       await mkdir(dirname(target), { recursive: true });
       await rename(temp, target);
       await fsyncDirectory(dirname(target));
@@ -466,24 +473,29 @@ class AddJob {
       cipher.wipe();
       await handle.close();
     }
-    session.tree.insert(row.node);
-    this.#pending.push({
-      node: row,
-      content: { file_id: fileId, node_id: row.id, location: { kind: 'file' } },
-    });
-    this.#commit();
+    // A small file of the same name (differing in case, say) may have been accepted while this one was written.
+    if (this.#nameTaken(item, parent, name)) await removeQuietly(target);
+    else {
+      session.tree.insert(row.node);
+      this.#pending.push({
+        node: row,
+        content: { file_id: fileId, node_id: row.id, location: { kind: 'file' } },
+      });
+      this.#commit(false);
+    }
     this.#report({ bytesDone: this.#progress.bytesDone + (read - reported) });
     this.#report({ filesDone: this.#progress.filesDone + 1 });
   }
 
   /**
    * Commits pending rows in one transaction, then tells the caller they are durable. Blobs sealed in this thread
-   * are first written as one pack.
+   * are first written as one pack; with `blobsToo` false their rows stay pending instead, to make one pack with
+   * later ones.
    */
-  #commit(): void {
-    if (this.#pending.length === 0) return;
-    const batch = this.#pending.splice(0);
-    this.#pendingBytes = 0;
+  #commit(blobsToo = true): void {
+    const batch = blobsToo ? this.#pending.splice(0) : this.#takeRowsWithoutBlobs();
+    if (batch.length === 0) return;
+    if (blobsToo) this.#pendingBytes = 0;
     const db = this.#session.db;
     try {
       const contents = this.#packBlobs(batch);
@@ -510,6 +522,16 @@ class AddJob {
       const entry: VaultEntry = this.#session.entry(node.node);
       this.#options.onAdded?.(entry);
     }
+  }
+
+  /** Takes the pending rows that need no pack written, leaving the others pending in order. */
+  #takeRowsWithoutBlobs(): PendingRow[] {
+    const holdsBlob = ({ content }: PendingRow): boolean => content !== undefined && 'blob' in content;
+    const ready = this.#pending.filter((row) => !holdsBlob(row));
+    const waiting = this.#pending.filter(holdsBlob);
+    this.#pending.length = 0;
+    this.#pending.push(...waiting);
+    return ready;
   }
 
   /**

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 
 import { beforeEach, describe, expect, it } from 'vitest';
 
+import { SMALL_FILE_LIMIT } from '../../src/core/index.js';
 import { filesBelow, holdVaultOpen, requireBuiltCli, runCli, tempDir, type RunResult } from './helpers.js';
 
 requireBuiltCli();
@@ -134,7 +135,7 @@ describe('failures map to their exit codes', () => {
   });
 
   describe('damaged contents', () => {
-    const big = randomBytes(256 * 1024);
+    const big = randomBytes(SMALL_FILE_LIMIT + 256 * 1024);
 
     /** Adds a large file (stored as a blob file) and two small healthy ones; returns the blob's path. */
     async function vaultWithBlob(): Promise<string> {

@@ -5,15 +5,17 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { main } from '../../src/cli/main.js';
+import { SMALL_FILE_LIMIT } from '../../src/core/index.js';
 import { fakeIo, tempDir } from './helpers.js';
 
-/** A vault and a folder of `count` files of 100 KiB: each large enough to be committed on its own. */
+/** A vault and a folder of `count` files each just large enough for a blob file, so committed on its own. */
 async function setUp(count: number): Promise<{ vault: string; source: string }> {
   const dir = tempDir();
   const vault = join(dir, 'vault');
   const source = join(dir, 'src');
   await mkdir(source);
-  for (let i = 0; i < count; i++) await writeFile(join(source, `f${i}.bin`), randomBytes(100 * 1024));
+  for (let i = 0; i < count; i++)
+    await writeFile(join(source, `f${i}.bin`), randomBytes(SMALL_FILE_LIMIT + 1024));
   expect(await main(['init', vault, '--kdf', 'interactive'], fakeIo().io)).toBe(0);
   return { vault, source };
 }

@@ -1,10 +1,20 @@
-import { copyFileSync, readdirSync, readFileSync, rmSync, statSync, truncateSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 
-import { UnsupportedFormatError, Vault } from '../../src/core/index.js';
+import { SMALL_FILE_LIMIT, UnsupportedFormatError, Vault } from '../../src/core/index.js';
 import { nativeSodium } from '../helpers/backends.js';
 import { collect, newVault, passphrase, tempDir, track, writeTree } from '../helpers/vault.js';
 
@@ -104,6 +114,59 @@ describe('small files in packs', () => {
     expect(report.filesAdded).toBe(128);
     expect(report.problems).toEqual([expect.objectContaining({ code: 'ALREADY_EXISTS' })]);
     expect(await vault.verify({ readData: true })).toMatchObject({ ok: true, orphansRemoved: 0 });
+  });
+
+  it('packs files of several chunks, up to 1 MiB, and restores them through the workers byte for byte', async () => {
+    const { vault, dir, root } = await newVault();
+    const edges = [
+      0,
+      1,
+      65_535,
+      65_536,
+      65_537,
+      131_072,
+      131_073,
+      600_000,
+      SMALL_FILE_LIMIT - 1,
+      SMALL_FILE_LIMIT,
+    ];
+    // A pattern that does not repeat at chunk boundaries, sliced at a different start for each file.
+    const pattern = Buffer.from(Array.from({ length: SMALL_FILE_LIMIT + 256 }, (_, j) => (j * 31) % 251));
+    const files: Record<string, Buffer> = {};
+    for (let i = 0; i < 200; i++) {
+      const size = edges[i % edges.length] ?? 0;
+      files[`m${i % 4}/f${String(i).padStart(3, '0')}.bin`] = pattern.subarray(i, i + size);
+    }
+    await writeTree(join(root, 'src'), files);
+    expect(await vault.add([join(root, 'src')])).toMatchObject({ filesAdded: 200, problems: [] });
+    expect(readdirSync(join(dir, 'blobs'), { recursive: true }).filter((p) => String(p).length > 2)).toEqual(
+      [],
+    );
+
+    // Damage the second chunk of one two-chunk file: only that file fails.
+    vault.close();
+    const db = new Database(join(dir, 'index.sqlite'), { readonly: true });
+    const victim = db
+      .prepare('SELECT pack_id, pack_offset FROM contents WHERE pack_length = ? LIMIT 1')
+      .get(52 + 65_537 + 2 * 16) as { pack_id: Buffer; pack_offset: number };
+    db.close();
+    const packPath = join(dir, 'packs', `${victim.pack_id.toString('hex')}.pack`);
+    const pack = readFileSync(packPath);
+    const inSecondChunk = victim.pack_offset + 52 + 65_536 + 16 + 0;
+    pack.writeUInt8(pack.readUInt8(inSecondChunk) ^ 1, inSecondChunk);
+    writeFileSync(packPath, pack);
+
+    const reopened = await reopen(dir);
+    const dest = tempDir();
+    const report = await reopened.restore(['/src'], dest);
+    expect(report.filesRestored).toBe(199);
+    expect(report.problems).toEqual([expect.objectContaining({ code: 'INTEGRITY' })]);
+    const damaged = (report.problems[0]?.path ?? '').replace(/^\/src\//, '');
+    expect(files[damaged]?.length).toBe(65_537);
+    for (const [path, bytes] of Object.entries(files)) {
+      if (path === damaged) expect(existsSync(join(dest, 'src', path))).toBe(false);
+      else expect(readFileSync(join(dest, 'src', path)).equals(bytes), path).toBe(true);
+    }
   });
 
   it('removes a pack once every file in it is deleted', async () => {
@@ -217,6 +280,10 @@ describe('index schema', () => {
 
   it('reads a schema 1 index (blobs inline) read-only, upgrades it when writable, and adds into packs', async () => {
     const { vault, dir, root, files } = await vaultWithPacks();
+    // Schema 1 kept files over 64 KiB in blob files of their own.
+    files['d1/medium.bin'] = Buffer.alloc(200_000, 9);
+    await writeTree(join(root, 'medium'), { 'medium.bin': files['d1/medium.bin'] });
+    await vault.add([join(root, 'medium', 'medium.bin')], '/src/d1');
     vault.close();
     toSchema1(dir);
 
@@ -227,7 +294,7 @@ describe('index schema', () => {
     const upgraded = await reopen(dir);
     await expectFiles(upgraded, '/src', files);
     const dest = tempDir();
-    expect(await upgraded.restore(['/src'], dest)).toMatchObject({ filesRestored: COUNT, problems: [] });
+    expect(await upgraded.restore(['/src'], dest)).toMatchObject({ filesRestored: COUNT + 1, problems: [] });
     expect(
       readFileSync(join(dest, 'src', 'd1', 'f001.bin')).equals(files['d1/f001.bin'] ?? Buffer.alloc(1)),
     ).toBe(true);
@@ -248,7 +315,10 @@ describe('index schema', () => {
   });
 });
 
-/** Rewrites a vault's index as an older Coffer made it: blobs inline, no pack columns, no schema number. */
+/**
+ * Rewrites a vault's index as an older Coffer made it: blobs up to 64 KiB inline and larger ones in blob files, no
+ * pack columns, no schema number.
+ */
 function toSchema1(dir: string): void {
   const db = new Database(join(dir, 'index.sqlite'));
   const rows = db.prepare('SELECT file_id, pack_id, pack_offset, pack_length FROM contents').all() as {
@@ -260,7 +330,13 @@ function toSchema1(dir: string): void {
   const update = db.prepare('UPDATE contents SET inline_blob = ? WHERE file_id = ?');
   for (const row of rows) {
     const pack = readFileSync(join(dir, 'packs', `${row.pack_id.toString('hex')}.pack`));
-    update.run(pack.subarray(row.pack_offset, row.pack_offset + row.pack_length), row.file_id);
+    const blob = pack.subarray(row.pack_offset, row.pack_offset + row.pack_length);
+    if (blob.length <= 52 + 64 * 1024 + 16) update.run(blob, row.file_id);
+    else {
+      const hex = row.file_id.toString('hex');
+      mkdirSync(join(dir, 'blobs', hex.slice(0, 2)), { recursive: true });
+      writeFileSync(join(dir, 'blobs', hex.slice(0, 2), hex), blob);
+    }
   }
   db.exec(`
     DROP INDEX contents_pack;

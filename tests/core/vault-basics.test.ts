@@ -11,6 +11,7 @@ import {
   CancelledError,
   InvalidArgumentError,
   NotFoundError,
+  SMALL_FILE_LIMIT,
   Vault,
   VaultInUseError,
   VaultLockedError,
@@ -138,8 +139,10 @@ describe('reading', () => {
     const { vault, root } = await newVault();
     const big = Buffer.from(Array.from({ length: 300_000 }, (_, i) => (i * 7) % 256));
     const small = Buffer.from('0123456789');
-    await writeTree(root, { 'big.bin': big, 'small.txt': small });
-    await vault.add([join(root, 'big.bin'), join(root, 'small.txt')]);
+    // The same bytes as a blob file of its own, and packed (several chunks in a pack).
+    const huge = Buffer.concat([big, Buffer.alloc(SMALL_FILE_LIMIT)]);
+    await writeTree(root, { 'big.bin': big, 'huge.bin': huge, 'small.txt': small });
+    await vault.add([join(root, 'big.bin'), join(root, 'huge.bin'), join(root, 'small.txt')]);
     for (const [start, end] of [
       [0, 0],
       [65_535, 65_536],
@@ -148,6 +151,7 @@ describe('reading', () => {
       [0, 299_999],
     ] as const) {
       expect(await collect(vault.read('/big.bin', { start, end }))).toEqual(big.subarray(start, end + 1));
+      expect(await collect(vault.read('/huge.bin', { start, end }))).toEqual(big.subarray(start, end + 1));
     }
     expect((await collect(vault.read('/small.txt', { start: 3, end: 5 }))).toString()).toBe('345');
     expect(() => vault.read('/small.txt', { start: 5, end: 10 })).toThrow(InvalidArgumentError);
@@ -198,7 +202,10 @@ describe('cancelling an add', () => {
     const { vault, dir, root } = await newVault();
     const files: Record<string, Buffer> = {};
     for (let i = 0; i < 40; i++)
-      files[`f${String(i).padStart(2, '0')}.bin`] = Buffer.alloc(i % 3 === 0 ? 150_000 : 1000, i);
+      files[`f${String(i).padStart(2, '0')}.bin`] = Buffer.alloc(
+        i % 3 === 0 ? SMALL_FILE_LIMIT + 1000 : 1000,
+        i,
+      );
     await writeTree(join(root, 'src'), files);
     const controller = new AbortController();
     const added: string[] = [];

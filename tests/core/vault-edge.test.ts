@@ -19,6 +19,7 @@ import {
   NotAVaultError,
   NotFoundError,
   ReadOnlyVaultError,
+  SMALL_FILE_LIMIT,
   UnsupportedFormatError,
   Vault,
   WrongPassphraseError,
@@ -38,7 +39,6 @@ import { collect, newVault, passphrase, tempDir, track, writeTree } from '../hel
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
-const SMALL_FILE_LIMIT = 64 * KiB;
 
 /** Deterministic, non-repeating-looking contents, so a swapped or shifted byte shows. */
 function bytes(length: number, seed = 1): Buffer {
@@ -223,13 +223,13 @@ describe('missing and damaged contents', () => {
     const { vault, dir, root } = await newVault();
     const good = {
       'small.txt': bytes(1000, 1),
-      'big.bin': bytes(100 * KiB, 2),
+      'big.bin': bytes(SMALL_FILE_LIMIT + 100 * KiB, 2),
       'folder/nested.bin': bytes(SMALL_FILE_LIMIT + 1, 3),
     };
     await writeTree(join(root, 'src'), {
       ...good,
-      'missing.bin': bytes(200 * KiB, 4),
-      'damaged.bin': bytes(300 * KiB, 5),
+      'missing.bin': bytes(SMALL_FILE_LIMIT + 200 * KiB, 4),
+      'damaged.bin': bytes(SMALL_FILE_LIMIT + 300 * KiB, 5),
     });
     for (const name of ['small.txt', 'big.bin', 'folder']) {
       expect((await vault.add([join(root, 'src', name)])).problems).toEqual([]);
@@ -582,13 +582,16 @@ describe('sizes', () => {
     const files = {
       'empty.txt': Buffer.alloc(0),
       'one.bin': bytes(1, 1),
-      'exact-64k.bin': bytes(SMALL_FILE_LIMIT, 2),
-      'over-64k.bin': bytes(SMALL_FILE_LIMIT + 1, 3),
+      // One chunk exactly, two chunks (packed), the largest packed file, the smallest with a blob file.
+      'exact-64k.bin': bytes(64 * KiB, 2),
+      'over-64k.bin': bytes(64 * KiB + 1, 3),
+      'exact-limit.bin': bytes(SMALL_FILE_LIMIT, 4),
+      'over-limit.bin': bytes(SMALL_FILE_LIMIT + 1, 5),
     };
     await writeTree(join(root, 'src'), files);
     const report = await vault.add([join(root, 'src')]);
     expect(report.problems).toEqual([]);
-    expect(report.filesAdded).toBe(4);
+    expect(report.filesAdded).toBe(6);
     for (const [name, data] of Object.entries(files)) {
       expect(vault.stat(`/src/${name}`).size).toBe(data.length);
       expect(await collect(vault.read(`/src/${name}`))).toEqual(data);

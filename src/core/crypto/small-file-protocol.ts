@@ -57,11 +57,11 @@ export interface OpenBatch {
   readonly targets: readonly string[];
   readonly replace: readonly boolean[];
   readonly mtimes: readonly number[];
-  /** Per file, the pack holding its blob, and where in it the chunk record (ciphertext and tag) is. */
+  /** Per file, the pack holding its blob, where in it the chunk records (after the header) are, and their size. */
   readonly packs: readonly string[];
   readonly offsets: readonly number[];
   readonly lengths: readonly number[];
-  readonly chunkSize: number;
+  readonly chunkSizes: readonly number[];
   readonly material: Uint8Array;
 }
 
@@ -80,7 +80,15 @@ export type SealedSmallFile =
   | { readonly ok: true; readonly offset: number; readonly length: number; readonly mtimeMs: number }
   | { readonly ok: false; readonly code: string };
 
-/** Bytes a file takes in the batch buffer: header, the expected data plus one byte to notice growth, tag. */
-export function smallBlobSlot(size: number): number {
-  return BLOB_HEADER_BYTES + size + 1 + TAG_BYTES;
+/** How many chunks a file of `size` bytes seals into (FORMAT.md section 5.3). */
+export function chunksOf(size: number, chunkSize: number): number {
+  return Math.max(1, Math.ceil(size / chunkSize));
+}
+
+/**
+ * Bytes a file takes in the batch buffer: its whole blob (header, data, a tag per chunk), which also leaves room
+ * to read one byte more than expected, to notice growth.
+ */
+export function smallBlobSlot(size: number, chunkSize: number): number {
+  return BLOB_HEADER_BYTES + size + chunksOf(size, chunkSize) * TAG_BYTES;
 }

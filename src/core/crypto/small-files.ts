@@ -13,11 +13,12 @@ import { fileChanged } from '../file-stat.js';
 import { writePackSync } from '../pack-file.js';
 import { fsyncDirectorySync, publishFile } from '../publish.js';
 import { ascii } from './bytes.js';
-import { runBatch } from './chunk-batch.js';
+import { plaintextViews, runBatch } from './chunk-batch.js';
 import { LABEL, TAG_BYTES } from './constants.js';
 import { BLOB_HEADER_BYTES } from './content.js';
 import type { SodiumBackend } from './sodium.js';
 import {
+  chunksOf,
   keyMaterialOf,
   smallBlobSlot,
   type OpenBatch,
@@ -40,8 +41,14 @@ aadPrefix.set(ascii(LABEL.content));
 
 type KeyMaterial = ReturnType<typeof keyMaterialOf>;
 
-/** The job for a blob's one and only (final) chunk, whose record is `records`. */
-function onlyChunk(op: 'seal' | 'open', material: KeyMaterial, chunkSize: number, records: Uint8Array) {
+/** The job for all `count` chunks of a blob, whose chunk records are `records` (the blob after its header). */
+function wholeBlob(
+  op: 'seal' | 'open',
+  material: KeyMaterial,
+  chunkSize: number,
+  count: number,
+  records: Uint8Array,
+) {
   aadPrefix.set(material.header, LABEL.content.length);
   return {
     op,
@@ -50,14 +57,17 @@ function onlyChunk(op: 'seal' | 'open', material: KeyMaterial, chunkSize: number
     aadPrefix,
     chunkSize,
     firstIndex: 0,
-    count: 1,
-    lastLength: records.byteLength - TAG_BYTES,
+    count,
+    lastLength: records.byteLength - (count - 1) * (chunkSize + TAG_BYTES) - TAG_BYTES,
     endsWithFinal: true,
     records,
   };
 }
 
-/** Reads the file into its slot (one byte more than expected, to notice growth) and seals it there. */
+/**
+ * Reads the file into its slot (one byte more than expected, to notice growth), spreads its chunks apart to make
+ * room for their tags, and seals it there.
+ */
 function sealOne(
   sodium: SodiumBackend,
   path: string,
@@ -74,9 +84,10 @@ function sealOne(
     return { ok: false, code: (error as NodeJS.ErrnoException).code ?? 'EIO' };
   }
   const dataAt = at + BLOB_HEADER_BYTES;
+  const slotEnd = at + smallBlobSlot(size, chunkSize);
   // Whatever was read of a file that is not stored is wiped, not left in a buffer that is reused.
   const failed = (code: string): SealedSmallFile => {
-    out.fill(0, dataAt, dataAt + size + 1);
+    out.fill(0, dataAt, slotEnd);
     return { ok: false, code };
   };
   try {
@@ -85,9 +96,18 @@ function sealOne(
     for (let n = -1; n !== 0 && got <= size; got += n)
       n = readSync(fd, out, dataAt + got, size + 1 - got, null);
     if (got !== size || before.size !== size || fileChanged(before, fstatSync(fd))) return failed('CHANGED');
+    const count = chunksOf(size, chunkSize);
+    // Last chunk first: each moves right, onto bytes whose chunk has already moved.
+    for (let i = count - 1; i > 0; i--) {
+      out.copyWithin(
+        dataAt + i * (chunkSize + TAG_BYTES),
+        dataAt + i * chunkSize,
+        dataAt + Math.min(size, (i + 1) * chunkSize),
+      );
+    }
     out.set(material.header, at);
-    runBatch(sodium, onlyChunk('seal', material, chunkSize, out.subarray(dataAt, dataAt + got + TAG_BYTES)));
-    return { ok: true, offset: at, length: BLOB_HEADER_BYTES + got + TAG_BYTES, mtimeMs: before.mtimeMs };
+    runBatch(sodium, wholeBlob('seal', material, chunkSize, count, out.subarray(dataAt, slotEnd)));
+    return { ok: true, offset: at, length: slotEnd - at, mtimeMs: before.mtimeMs };
   } catch (error) {
     return failed((error as NodeJS.ErrnoException).code ?? 'EIO');
   } finally {
@@ -100,7 +120,7 @@ function sealOne(
  * and writes them as one pack; see {@link SealBatch}.
  */
 export function sealSmallFiles(sodium: SodiumBackend, batch: SealBatch): SealedBatch {
-  const out = scratchOf(batch.sizes.reduce((sum, size) => sum + smallBlobSlot(size), 0));
+  const out = scratchOf(batch.sizes.reduce((sum, size) => sum + smallBlobSlot(size, batch.chunkSize), 0));
   const files: SealedSmallFile[] = [];
   let slot = 0;
   let packed = 0;
@@ -112,7 +132,7 @@ export function sealSmallFiles(sodium: SodiumBackend, batch: SealBatch): SealedB
       files.push({ ...sealed, offset: packed });
       packed += sealed.length;
     } else files.push(sealed);
-    slot += smallBlobSlot(size);
+    slot += smallBlobSlot(size, batch.chunkSize);
   });
   if (packed === 0) return { ok: true, files };
   try {
@@ -125,11 +145,11 @@ export function sealSmallFiles(sodium: SodiumBackend, batch: SealBatch): SealedB
 }
 
 /** Writes, stamps and fsyncs a new temp file; removes it again if any of that fails. */
-function writeTemp(temp: string, plaintext: Uint8Array, mtime: number): void {
+function writeTemp(temp: string, plaintext: readonly Uint8Array[], mtime: number): void {
   // 0o666 less the user's umask, as `cp` would create it.
   const fd = openSync(temp, 'wx', 0o666);
   try {
-    for (let at = 0; at < plaintext.byteLength;) at += writeSync(fd, plaintext, at);
+    for (const part of plaintext) for (let at = 0; at < part.byteLength;) at += writeSync(fd, part, at);
     futimesSync(fd, new Date(mtime), new Date(mtime));
     fsyncSync(fd);
   } catch (error) {
@@ -146,7 +166,7 @@ function ioFailure(error: unknown, syscall: string): OpenedSmallFile {
 }
 
 /**
- * Opens one blob's chunk in place and only if it authenticates writes the plaintext to its temp file and
+ * Opens a blob's chunks in place and only if all authenticate writes the plaintext to its temp file and
  * publishes that at its target (see {@link publishFile}).
  */
 function openOne(
@@ -156,10 +176,17 @@ function openOne(
   material: KeyMaterial,
   chunkSize: number,
 ): OpenedSmallFile {
-  const outcome = runBatch(sodium, onlyChunk('open', material, chunkSize, records));
+  const job = wholeBlob(
+    'open',
+    material,
+    chunkSize,
+    Math.ceil(records.byteLength / (chunkSize + TAG_BYTES)),
+    records,
+  );
+  const outcome = runBatch(sodium, job);
   if (outcome.failure) return { ok: false, failure: outcome.failure.reason };
   try {
-    writeTemp(file.temp, records.subarray(0, records.byteLength - TAG_BYTES), file.mtime);
+    writeTemp(file.temp, plaintextViews(job), file.mtime);
   } catch (error) {
     return ioFailure(error, 'write');
   }
@@ -211,7 +238,7 @@ function restoreOne(sodium: SodiumBackend, batch: OpenBatch, i: number, packs: B
     mtime: batch.mtimes[i] ?? 0,
   };
   try {
-    return openOne(sodium, file, records, keyMaterialOf(batch.material, i), batch.chunkSize);
+    return openOne(sodium, file, records, keyMaterialOf(batch.material, i), batch.chunkSizes[i] ?? 0);
   } finally {
     records.fill(0);
   }

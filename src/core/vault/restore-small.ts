@@ -75,8 +75,8 @@ export class SmallFileRestorer {
 
   /**
    * Queues a file for the worker.
-   * @returns false when its blob is not a single chunk in a pack (only a foreign writer, or index schema 1,
-   * made those): stage it yourself.
+   * @returns false when its blob is not in a pack (index schema 1 kept small files' blobs inline): stage it
+   * yourself.
    * @throws {@link IoError} from an earlier batch whose files could not be written.
    */
   async add(node: TreeNode, vaultPath: string, target: string, replace: boolean): Promise<boolean> {
@@ -90,7 +90,7 @@ export class SmallFileRestorer {
     }
     try {
       const { cipher, location, layout } = blob;
-      if (layout.chunkCount !== 1 || location.kind !== 'pack') return false;
+      if (location.kind !== 'pack') return false;
       const material = new Uint8Array(MATERIAL_BYTES);
       putKeyMaterial(cipher, material, 0);
       this.#queue.push({
@@ -102,7 +102,7 @@ export class SmallFileRestorer {
         cipher,
         pack: this.#session.packs.path(location.packId),
         offset: location.offset + BLOB_HEADER_BYTES,
-        length: layout.plaintextSize + TAG_BYTES,
+        length: layout.plaintextSize + layout.chunkCount * TAG_BYTES,
         material,
       });
     } finally {
@@ -139,7 +139,7 @@ export class SmallFileRestorer {
       packs: files.map((file) => file.pack),
       offsets: files.map((file) => file.offset),
       lengths: files.map((file) => file.length),
-      chunkSize: files[0]?.cipher.header.chunkSize ?? 0,
+      chunkSizes: files.map((file) => file.cipher.header.chunkSize),
       material: concatAndWipe(files.map((file) => file.material)),
     });
     const taken = Promise.all([opened, this.#lastTaken]).then(([results]) => {

@@ -91,7 +91,8 @@ describe('small files in packs', () => {
       const files: Record<string, Buffer> = {};
       for (let i = 0; i < smallCount; i++) {
         files[`mixed/f${String(i).padStart(3, '0')}a.bin`] = Buffer.alloc(500 + i, i);
-        if (i % 8 === 0) files[`mixed/f${String(i).padStart(3, '0')}b.bin`] = Buffer.alloc(70_000 + i, i);
+        if (i % 8 === 0)
+          files[`mixed/f${String(i).padStart(3, '0')}b.bin`] = Buffer.alloc(SMALL_FILE_LIMIT + 1 + i, i);
       }
       await writeTree(join(root, 'src'), files);
       expect(await vault.add([join(root, 'src', 'mixed')])).toMatchObject({ problems: [] });

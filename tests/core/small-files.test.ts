@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 
-import { CancelledError, IoError, Vault } from '../../src/core/index.js';
+import { CancelledError, IoError, SMALL_FILE_LIMIT, Vault } from '../../src/core/index.js';
 import { nativeSodium } from '../helpers/backends.js';
 import { announceSkip, canMount, mountTmpfs, mountUnavailableReason, unmountAll } from '../helpers/mounts.js';
 import { collect, newVault, passphrase, tempDir, track, writeTree } from '../helpers/vault.js';
@@ -20,8 +20,10 @@ function fileName(i: number): string {
 function manySmallFiles(): Record<string, Buffer> {
   const files: Record<string, Buffer> = {};
   for (let i = 0; i < COUNT; i++) {
-    // Sizes from empty to exactly one chunk (64 KiB), the largest a small file can be.
-    const size = i === 0 ? 0 : i === 1 ? 65_536 : (i * 997) % 20_000;
+    // Sizes from empty to the largest file that goes into a pack (16 chunks), with one and two chunks exactly
+    // and just over; most of a few KiB.
+    const edges = [0, SMALL_FILE_LIMIT, 65_536, 65_537];
+    const size = edges[i] ?? (i * 997) % 20_000;
     files[`d${i % 7}/${fileName(i)}`] = Buffer.alloc(size, i % 251);
   }
   return files;

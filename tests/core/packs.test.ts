@@ -12,8 +12,9 @@ import {
 import { join } from 'node:path';
 
 import Database from 'better-sqlite3';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 
+import { CryptoPool } from '../../src/core/crypto/pool.js';
 import { SMALL_FILE_LIMIT, UnsupportedFormatError, Vault } from '../../src/core/index.js';
 import { nativeSodium } from '../helpers/backends.js';
 import { collect, newVault, passphrase, tempDir, track, writeTree } from '../helpers/vault.js';
@@ -167,6 +168,27 @@ describe('small files in packs', () => {
     for (const [path, bytes] of Object.entries(files)) {
       if (path === damaged) expect(existsSync(join(dest, 'src', path))).toBe(false);
       else expect(readFileSync(join(dest, 'src', path)).equals(bytes), path).toBe(true);
+    }
+  });
+
+  it('sends a few files of up to 1 MiB to the workers, not only many files', async () => {
+    const seal = vi.spyOn(CryptoPool.prototype, 'sealSmallFiles');
+    const open = vi.spyOn(CryptoPool.prototype, 'openSmallFiles');
+    try {
+      const { vault, root } = await newVault();
+      const files: Record<string, Buffer> = {};
+      for (let i = 0; i < 10; i++) files[`f${i}.bin`] = Buffer.alloc(SMALL_FILE_LIMIT - i, i);
+      await writeTree(join(root, 'few'), files);
+      expect(await vault.add([join(root, 'few')])).toMatchObject({ filesAdded: 10, problems: [] });
+      expect(seal).toHaveBeenCalled();
+      const dest = tempDir();
+      expect(await vault.restore(['/few'], dest)).toMatchObject({ filesRestored: 10, problems: [] });
+      expect(open).toHaveBeenCalled();
+      for (const [name, bytes] of Object.entries(files))
+        expect(readFileSync(join(dest, 'few', name)).equals(bytes), name).toBe(true);
+    } finally {
+      seal.mockRestore();
+      open.mockRestore();
     }
   });
 

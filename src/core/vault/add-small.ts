@@ -8,8 +8,14 @@ const BATCH_FILES = 128;
 const BATCH_BYTES = 4 * 1024 * 1024;
 const IN_FLIGHT = 4;
 
-/** An add uses the worker pool for small files when it has more of them than one batch. */
-export const SMALL_FILES_FOR_POOL = BATCH_FILES;
+/**
+ * Whether an add's small files go to the worker pool: when there are more of them, or more bytes, than one batch.
+ * Below that a round trip to a worker costs more than it saves; above it the main thread would spend too long
+ * on crypto (small files run to 1 MiB each).
+ */
+export function smallFilesNeedPool(count: number, bytes: number): boolean {
+  return count > BATCH_FILES || bytes > BATCH_BYTES;
+}
 
 /** A small file to read and seal: its source, its planned size and the cipher for its new blob. */
 export interface SmallFileToSeal {

@@ -10,7 +10,7 @@ import { fileChanged } from '../file-stat.js';
 import { checkName } from '../names.js';
 import { writePackSync } from '../pack-file.js';
 import type { AddOptions, AddReport, Problem, Progress, VaultEntry } from '../types.js';
-import { SMALL_FILES_FOR_POOL, SmallFileSealer, type NewPack, type SmallFileToSeal } from './add-small.js';
+import { smallFilesNeedPool, SmallFileSealer, type NewPack, type SmallFileToSeal } from './add-small.js';
 import { fileSource, sealIntoBlob } from './blob-io.js';
 import { asIoError, fsyncDirectory, removeQuietly } from './durable.js';
 import type { ContentRow, NodeRow } from './index-db.js';
@@ -181,7 +181,9 @@ class AddJob {
       bytesTotal: files.reduce((sum, item) => sum + item.size, 0),
     };
     this.#report();
-    const pool = files.length > SMALL_FILES_FOR_POOL ? await sharedCryptoPool() : undefined;
+    const small = files.filter((item) => item.size <= SMALL_FILE_LIMIT);
+    const smallBytes = small.reduce((sum, item) => sum + item.size, 0);
+    const pool = smallFilesNeedPool(small.length, smallBytes) ? await sharedCryptoPool() : undefined;
     this.#sealer = pool
       ? new SmallFileSealer<QueuedSmallFile>(
           pool,

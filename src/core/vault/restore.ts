@@ -59,6 +59,8 @@ export interface Staged {
 
 /** Small files are staged this many at a time, so their fsyncs run in parallel and each folder is synced once. */
 const STAGE_BATCH = 64;
+/** Past this many bytes of small files (up to 1 MiB each), decrypting them here would hold this thread too long. */
+const SMALL_BYTES_FOR_POOL = 4 * 1024 * 1024;
 
 const fsyncFd = promisify(fsync);
 
@@ -94,7 +96,10 @@ class RestoreJob {
     });
     const batch: Staged[] = [];
     // Many small files: the pool's workers open, write and publish them while this thread reads the index.
-    const pool = files.length > STAGE_BATCH ? await sharedCryptoPool() : undefined;
+    const small = files.filter((item) => item.node.size <= SMALL_FILE_LIMIT);
+    const smallBytes = small.reduce((sum, item) => sum + item.node.size, 0);
+    const pool =
+      small.length > STAGE_BATCH || smallBytes > SMALL_BYTES_FOR_POOL ? await sharedCryptoPool() : undefined;
     const restorer = pool
       ? new SmallFileRestorer(this.#session, pool, {
           problem: (path, error) => {

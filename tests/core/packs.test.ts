@@ -266,6 +266,27 @@ describe('small files in packs', () => {
     expect((await reopened.verify({ readData: true })).ok).toBe(true);
   });
 
+  it('reports every file of a missing pack as missing contents, and restores the files of the other packs', async () => {
+    const { vault, dir, files } = await vaultWithPacks();
+    vault.close();
+    const db = new Database(join(dir, 'index.sqlite'), { readonly: true });
+    const [gone, inGone] = db
+      .prepare('SELECT pack_id, count(*) FROM contents GROUP BY pack_id LIMIT 1')
+      .raw()
+      .get() as [Buffer, number];
+    db.close();
+    rmSync(join(dir, 'packs', `${gone.toString('hex')}.pack`));
+    const reopened = await reopen(dir);
+    const report = await reopened.verify();
+    expect(report.problems).toHaveLength(inGone);
+    expect(
+      report.problems.every((problem) => problem.code === 'INTEGRITY' && /missing/.test(problem.message)),
+    ).toBe(true);
+    const restored = await reopened.restore(['/src'], tempDir());
+    expect(restored.filesRestored).toBe(Object.keys(files).length - inGone);
+    expect(restored.problems).toHaveLength(inGone);
+  });
+
   it('reports a pack cut short as truncated contents and restores the other files', async () => {
     const { vault, dir, files } = await vaultWithPacks(20);
     vault.close();

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 
 import { writePackSync } from '../pack-file.js';
 import { removeQuietly } from './durable.js';
@@ -24,14 +24,14 @@ export async function reclaimPacks(session: Session, packIds: Iterable<Buffer>):
       await removeQuietly(path);
       continue;
     }
-    let pack: Buffer;
+    let size: number;
     try {
-      pack = readFileSync(path);
+      size = statSync(path).size;
     } catch {
       continue; // a missing pack is damage for verify to report, not space to reclaim
     }
-    if (2 * live.reduce((sum, blob) => sum + blob.length, 0) >= pack.length) continue;
-    compact(session, pack, live);
+    if (2 * live.reduce((sum, blob) => sum + blob.length, 0) >= size) continue;
+    compact(session, readFileSync(path), live);
     session.packs.forget(packId);
     await removeQuietly(path);
   }

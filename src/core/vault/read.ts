@@ -218,6 +218,21 @@ async function* rangeChunks(
 }
 
 /**
+ * Authenticates the chunk that holds a file's last byte, which proves its blob exists, belongs to this file and
+ * has the size its record claims, without reading the rest. (No stream: verify calls it for every file.)
+ * @throws {@link IntegrityError} when it does not.
+ */
+export async function authenticateLastChunk(session: Session, node: TreeNode): Promise<void> {
+  const last = Math.max(0, node.size - 1);
+  const chunks = rangeChunks(session, node, last, last);
+  try {
+    await chunks.next();
+  } finally {
+    await chunks.return(undefined);
+  }
+}
+
+/**
  * A file's plaintext as a stream: the whole file, or bytes [start, end] inclusive. Only authenticated bytes are
  * emitted; damage ends the stream with an {@link IntegrityError}.
  * @throws {@link InvalidArgumentError} for a range outside the file.

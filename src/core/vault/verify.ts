@@ -1,14 +1,12 @@
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 
 import { CancelledError, CofferError } from '../errors.js';
 import type { Problem, VerifyOptions, VerifyReport } from '../types.js';
 import type { IndexDb } from './index-db.js';
 import { BLOB_DIR, PACK_DIR } from './layout.js';
 import { reclaimPacks } from './packs.js';
-import { decryptFile, readRange } from './read.js';
+import { authenticateLastChunk, decryptFile } from './read.js';
 import type { Session } from './session.js';
 
 const HEX_ID = /^[0-9a-f]{32}$/;
@@ -73,16 +71,7 @@ export async function verifyVault(session: Session, options: VerifyOptions): Pro
         await decryptFile(session, node, 'discard', options.signal);
         bytesChecked += node.size;
       } else {
-        // Authenticating the chunk that holds the last byte proves the blob exists, belongs to this file and
-        // has the size its record claims.
-        await pipeline(
-          readRange(session, node, { start: node.size - 1, end: node.size - 1 }),
-          new Writable({
-            write: (_chunk, _encoding, done) => {
-              done();
-            },
-          }),
-        );
+        await authenticateLastChunk(session, node);
       }
     } catch (error) {
       if (!(error instanceof CofferError) || error instanceof CancelledError) throw error;

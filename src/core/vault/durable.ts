@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { dirname, sep } from 'node:path';
 
 import { IoError } from '../errors.js';
 
@@ -29,7 +29,10 @@ let tempCounter = 0;
 /** A unique temp-file name beside `target`, so the final rename stays within one filesystem. */
 export function tempPathBeside(target: string, label: string): string {
   tempCounter++;
-  return join(dirname(target), `.coffer-${label}-${TEMP_PREFIX}-${tempCounter.toString(36)}.tmp`);
+  // Concatenated, not joined: dirname() is already normalised (ending in a separator only at a root), and a
+  // restore asks once per file.
+  const dir = dirname(target);
+  return `${dir.endsWith(sep) ? dir : dir + sep}.coffer-${label}-${TEMP_PREFIX}-${tempCounter.toString(36)}.tmp`;
 }
 
 /**

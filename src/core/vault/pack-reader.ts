@@ -15,6 +15,7 @@ export class PackReader {
   readonly #dir: string;
   /** Open packs by hex id, with their sizes (a pack never changes once written). */
   readonly #open = new Map<string, { fd: number; size: number }>();
+  readonly #paths = new Map<string, string>();
 
   constructor(vaultDir: string) {
     this.#dir = vaultDir;
@@ -22,7 +23,14 @@ export class PackReader {
 
   /** The pack file's path. */
   path(packId: Buffer): string {
-    return packPaths(this.#dir, packId.toString('hex')).target;
+    // Asked once per restored file, of a few packs: building the path each time was a visible share of a restore.
+    const hex = packId.toString('hex');
+    let path = this.#paths.get(hex);
+    if (path === undefined) {
+      path = packPaths(this.#dir, hex).target;
+      this.#paths.set(hex, path);
+    }
+    return path;
   }
 
   /**

@@ -30,6 +30,10 @@ function manySmallFiles(): Record<string, Buffer> {
 }
 
 describe('adding many small files (worker pool)', () => {
+  afterAll(() => {
+    unmountAll();
+  });
+
   it('stores every file with its bytes and modification time, and verifies', async () => {
     const { vault, dir, root } = await newVault();
     const files = manySmallFiles();
@@ -118,6 +122,34 @@ describe('adding many small files (worker pool)', () => {
     await reopened.unlock(passphrase());
     expect(await reopened.verify({ readData: true })).toMatchObject({ ok: true, orphansRemoved: 0 });
   });
+
+  it.skipIf(!canMount)(
+    'onto a full disk fails with IoError when a pack cannot be written, keeping exactly what was reported',
+    async () => {
+      const mount = mountTmpfs(2 * 1024 * 1024);
+      const dir = join(mount, 'vault');
+      const vault = track(
+        await Vault.create(dir, passphrase(), { kdf: 'interactive', sodium: nativeSodium }),
+      );
+      const src = join(tempDir(), 'src');
+      const files: Record<string, Buffer> = {};
+      for (let i = 0; i < 300; i++) files[fileName(i)] = Buffer.alloc(20_000, i);
+      await writeTree(src, files);
+      const added: string[] = [];
+      const error = await vault.add([src], '/', { onAdded: (entry) => added.push(entry.path) }).then(
+        () => undefined,
+        (failure: unknown) => failure,
+      );
+      expect(error).toBeInstanceOf(IoError);
+      expect((error as Error).message).toMatch(/^Could not store the files in the vault: the disk is full/);
+      expect(await readdir(join(dir, 'tmp'))).toEqual([]);
+      const listed = vault.listRecursive('/').map((entry) => entry.path);
+      expect(listed).toEqual([...added].sort((a, b) => a.localeCompare(b)));
+      expect(await vault.verify({ readData: true })).toMatchObject({ ok: true, orphansRemoved: 0 });
+    },
+  );
+  if (!canMount)
+    announceSkip('adding many small files onto a full disk', mountUnavailableReason ?? 'mount unavailable');
 });
 
 /** Every file below `dir`, relative to it, with its bytes. */

@@ -1,4 +1,15 @@
-import { closeSync, existsSync, fsyncSync, linkSync, openSync, renameSync, unlinkSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  linkSync,
+  openSync,
+  renameSync,
+  rmSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
+import { dirname } from 'node:path';
 
 /**
  * Puts a finished temp file at `target`. With `replace` (overwriting was asked for, or the folder was created by
@@ -40,4 +51,30 @@ export function fsyncDirectorySync(path: string): void {
   } finally {
     if (fd !== undefined) closeSync(fd);
   }
+}
+
+/**
+ * Writes a new file atomically and durably: `bytes` into a new temp file, fsynced, renamed to `target`, and the
+ * target's folder fsynced, so a crash leaves either nothing or the whole file (packs, FORMAT.md section 8.4; the
+ * vault header). Synchronous: it runs on worker threads too. On failure the temp file is removed and the file
+ * system's error thrown.
+ */
+export function writeFileAtomicSync(paths: { temp: string; target: string }, bytes: Uint8Array): void {
+  const fd = openSync(paths.temp, 'wx', 0o600);
+  try {
+    for (let at = 0; at < bytes.byteLength;) at += writeSync(fd, bytes, at);
+    fsyncSync(fd);
+  } catch (error) {
+    closeSync(fd);
+    rmSync(paths.temp, { force: true });
+    throw error;
+  }
+  closeSync(fd);
+  try {
+    renameSync(paths.temp, paths.target);
+  } catch (error) {
+    rmSync(paths.temp, { force: true });
+    throw error;
+  }
+  fsyncDirectorySync(dirname(paths.target));
 }

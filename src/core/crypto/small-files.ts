@@ -10,8 +10,7 @@ import { closeSync, fstatSync, fsyncSync, futimesSync, openSync, readSync, rmSyn
 import { dirname } from 'node:path';
 
 import { fileChanged } from '../file-stat.js';
-import { writePackSync } from '../pack-file.js';
-import { fsyncDirectorySync, publishFile } from '../publish.js';
+import { fsyncDirectorySync, publishFile, writeFileAtomicSync } from '../publish.js';
 import { ascii } from './bytes.js';
 import { plaintextViews, runBatch } from './chunk-batch.js';
 import { LABEL, TAG_BYTES } from './constants.js';
@@ -136,7 +135,7 @@ export function sealSmallFiles(sodium: SodiumBackend, batch: SealBatch): SealedB
   });
   if (packed === 0) return { ok: true, files };
   try {
-    writePackSync(batch.pack, out.subarray(0, packed));
+    writeFileAtomicSync(batch.pack, out.subarray(0, packed));
   } catch (error) {
     const cause = error as NodeJS.ErrnoException;
     return { ok: false, code: cause.code ?? 'EIO', syscall: cause.syscall ?? 'write' };

@@ -8,7 +8,7 @@ import type { SealedSmallFile } from '../crypto/small-file-protocol.js';
 import { CancelledError, CofferError, InvalidArgumentError, SourceChangedError } from '../errors.js';
 import { fileChanged } from '../file-stat.js';
 import { checkName } from '../names.js';
-import { writePackSync } from '../pack-file.js';
+import { writeFileAtomicSync } from '../publish.js';
 import type { AddOptions, AddReport, Problem, Progress, VaultEntry } from '../types.js';
 import { smallFilesNeedPool, SmallFileSealer, type NewPack, type SmallFileToSeal } from './add-small.js';
 import { fileSource, sealIntoBlob } from './blob-io.js';
@@ -544,7 +544,7 @@ class AddJob {
     const blobs = batch.flatMap(({ content }) => (content && 'blob' in content ? [content.blob] : []));
     if (blobs.length === 0) return batch.map(({ content }) => content as ContentRow | undefined);
     const pack = this.#newPack();
-    writePackSync(pack.paths, Buffer.concat(blobs));
+    writeFileAtomicSync(pack.paths, Buffer.concat(blobs));
     let offset = 0;
     return batch.map(({ node, content }): ContentRow | undefined => {
       if (!content || !('blob' in content)) return content;

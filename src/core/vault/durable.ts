@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { open, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname, sep } from 'node:path';
 
 import { IoError } from '../errors.js';
+import { writeFileAtomicSync } from '../publish.js';
 
 /**
  * fsyncs a directory so a rename or create inside it survives power loss. Windows cannot open directories for
@@ -36,24 +37,14 @@ export function tempPathBeside(target: string, label: string): string {
 }
 
 /**
- * Writes `data` to `target` atomically and durably: temp file, fsync, rename, fsync the directory. A crash leaves
- * either the old file or the new one, never a mix.
+ * Writes `data` to `target` atomically and durably (see {@link writeFileAtomicSync}). A crash leaves either the old
+ * file or the new one, never a mix.
  * @throws {@link IoError} when the disk refuses (full, read-only, permissions); the temp file is removed.
  */
-export async function writeFileAtomic(target: string, data: Uint8Array): Promise<void> {
-  const temp = tempPathBeside(target, 'write');
+export function writeFileAtomic(target: string, data: Uint8Array): void {
   try {
-    const handle = await open(temp, 'wx', 0o600);
-    try {
-      await handle.writeFile(data);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(temp, target);
-    await fsyncDirectory(dirname(target));
+    writeFileAtomicSync({ temp: tempPathBeside(target, 'write'), target }, data);
   } catch (error) {
-    await removeQuietly(temp);
     throw asIoError(error, `Could not write ${target}`);
   }
 }

@@ -1,6 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
 
-import { writePackSync } from '../pack-file.js';
+import { writeFileAtomicSync } from '../publish.js';
 import { removeQuietly } from './durable.js';
 import type { PackedBlob } from './index-db.js';
 import { packPaths } from './layout.js';
@@ -47,7 +47,7 @@ function compact(session: Session, pack: Buffer, live: readonly (PackedBlob & { 
     moved.push({ fileId: blob.fileId, packId: newId, offset, length: blob.length });
     offset += blob.length;
   }
-  writePackSync(
+  writeFileAtomicSync(
     paths,
     Buffer.concat(live.map((blob) => pack.subarray(blob.offset, blob.offset + blob.length))),
   );

@@ -27,7 +27,7 @@ import type {
   VerifyReport,
 } from '../types.js';
 import { addPaths } from './add.js';
-import { asIoError, fsyncDirectory, removeQuietly, writeFileAtomic } from './durable.js';
+import { asIoError, removeQuietly, writeFileAtomic } from './durable.js';
 import { IndexDb } from './index-db.js';
 import { BLOB_DIR, blobPath, HEADER_FILE, INDEX_FILE, PACK_DIR, TEMP_DIR } from './layout.js';
 import { reclaimPacks } from './packs.js';
@@ -114,8 +114,8 @@ export class Vault {
       const db = IndexDb.open(join(dir, INDEX_FILE), { readOnly: false, create: true });
       db.setMeta(VAULT_ID_META, keys.vaultId);
       // The header goes last: a folder without it is not a vault, so a crash mid-create leaves nothing half-made.
-      await writeFileAtomic(join(dir, HEADER_FILE), headerBytes);
-      await fsyncDirectory(dir);
+      // Its write fsyncs the vault folder, which makes the entries made before it durable too.
+      writeFileAtomic(join(dir, HEADER_FILE), headerBytes);
       const vault = new Vault(dir, db, sodium, headerBytes);
       vault.#startSession(keys);
       return vault;

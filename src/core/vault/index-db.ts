@@ -136,8 +136,7 @@ export class IndexDb {
         if (process.platform === 'darwin') db.pragma('fullfsync = ON');
       }
       db.pragma('foreign_keys = ON');
-      if (options.readOnly) refuseNewerSchema(schemaOf(db));
-      else {
+      if (!options.readOnly) {
         const writable = db;
         writable
           .transaction(() => {
@@ -146,7 +145,9 @@ export class IndexDb {
           })
           .immediate();
       }
-      return new IndexDb(db, options.readOnly, schemaOf(db));
+      const schema = schemaOf(db);
+      refuseNewerSchema(schema);
+      return new IndexDb(db, options.readOnly, schema);
     } catch (error) {
       db?.close();
       if (error instanceof UnsupportedFormatError) throw error;

@@ -23,8 +23,11 @@ export class PackReader {
 
   /** The pack file's path. */
   path(packId: Buffer): string {
+    return this.#pathOf(packId.toString('hex'));
+  }
+
+  #pathOf(hex: string): string {
     // Asked once per restored file, of a few packs: building the path each time was a visible share of a restore.
-    const hex = packId.toString('hex');
     let path = this.#paths.get(hex);
     if (path === undefined) {
       path = packPaths(this.#dir, hex).target;
@@ -72,7 +75,7 @@ export class PackReader {
   #pack(hex: string): { fd: number; size: number } {
     let pack = this.#open.get(hex);
     if (pack) return pack;
-    const fd = openSync(packPaths(this.#dir, hex).target, 'r');
+    const fd = openSync(this.#pathOf(hex), 'r');
     try {
       pack = { fd, size: fstatSync(fd).size };
     } catch (error) {

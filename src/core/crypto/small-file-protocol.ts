@@ -30,7 +30,7 @@ export function keyMaterialOf(
 
 /**
  * Small files to read and seal into one-chunk blobs, which are written (those that could be read) to a new pack
- * at `pack` (see pack-file.ts). The worker wipes `material` when done.
+ * at `pack` (see writeFileAtomicSync in publish.ts). The worker wipes `material` when done.
  */
 export interface SealBatch {
   readonly paths: readonly string[];

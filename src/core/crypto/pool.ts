@@ -175,7 +175,7 @@ export class CryptoPool implements BatchExecutor, StripeExecutor {
   }
 
   /**
-   * Reads and seals small files into one-chunk blobs on the least busy worker, which writes them as one new pack
+   * Reads and seals small files into blobs (up to 16 chunks) on the least busy worker, which writes them as one new pack
    * (see small-files.ts). `material` holds each file's key material (`MATERIAL_BYTES` each, see
    * small-file-protocol.ts); it is transferred and wiped in the worker.
    */
@@ -184,7 +184,7 @@ export class CryptoPool implements BatchExecutor, StripeExecutor {
   }
 
   /**
-   * Reads one-chunk blobs from their packs and opens them on the least busy worker, which writes each
+   * Reads blobs of up to 16 chunks from their packs and opens them on the least busy worker, which writes each
    * authenticated plaintext to its temp file, fsynced, and publishes it (see small-files.ts). `material` is
    * transferred and wiped there.
    * @returns per file, in order, how it went.

@@ -1,7 +1,7 @@
 /**
  * Small-file jobs, run on a crypto-pool worker. For an add: read small source files, seal each into a complete
- * one-chunk blob, and write the blobs as one new pack. For a restore: read one-chunk blobs from their packs, open
- * them and write each authenticated plaintext to its temp file, then publish it at its target.
+ * blob (up to 16 chunks), and write the blobs as one new pack. For a restore: read such blobs from their packs,
+ * open them and write each authenticated plaintext to its temp file, then publish it at its target.
  * Either way another core does the system calls and the crypto while the main thread deals with the index and
  * publishing. Never log a batch: it carries content subkeys; the caller wipes `material` after the run.
  */

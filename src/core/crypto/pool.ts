@@ -175,8 +175,8 @@ export class CryptoPool implements BatchExecutor, StripeExecutor {
   }
 
   /**
-   * Reads and seals small files into blobs (up to 16 chunks) on the least busy worker, which writes them as one new pack
-   * (see small-files.ts). `material` holds each file's key material (`MATERIAL_BYTES` each, see
+   * Reads and seals small files into blobs (up to 16 chunks) on the least busy worker, which writes them as one
+   * new pack (see small-files.ts). `material` holds each file's key material (`MATERIAL_BYTES` each, see
    * small-file-protocol.ts); it is transferred and wiped in the worker.
    */
   sealSmallFiles(batch: SealBatch): Promise<SealedBatch> {

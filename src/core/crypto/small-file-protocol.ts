@@ -29,8 +29,8 @@ export function keyMaterialOf(
 }
 
 /**
- * Small files to read and seal into blobs of up to 16 chunks, which are written (those that could be read) to a new pack
- * at `pack` (see writeFileAtomicSync in publish.ts). The worker wipes `material` when done.
+ * Small files to read and seal into blobs of up to 16 chunks, which are written (those that could be read) to a
+ * new pack at `pack` (see writeFileAtomicSync in publish.ts). The worker wipes `material` when done.
  */
 export interface SealBatch {
   readonly paths: readonly string[];
@@ -47,9 +47,9 @@ export type SealedBatch =
   | { readonly ok: false; readonly code: string; readonly syscall: string };
 
 /**
- * Blobs of up to 16 chunks to open, each read from its pack, then written to a new temp file (created exclusively, given
- * its modification time, fsynced and closed) only if it authenticates, and published at its target: renamed over
- * it where `replace` says so, else hard-linked only if nothing is there. Each folder that got a file is fsynced
+ * Blobs of up to 16 chunks to open, each read from its pack, then written to a new temp file (created
+ * exclusively, given its modification time, fsynced and closed) only if it authenticates, and published at its
+ * target: renamed over it where `replace` says so, else hard-linked only if nothing is there. Each folder that got a file is fsynced
  * once. The worker wipes `material` when done.
  */
 export interface OpenBatch {

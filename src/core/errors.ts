@@ -190,3 +190,13 @@ export class SourceChangedError extends CofferError {
 export class IoError extends CofferError {
   readonly code = 'IO';
 }
+
+/** Another operation on the vault is changing what this one would change; it was not started. */
+export class BusyError extends CofferError {
+  readonly code = 'BUSY';
+
+  /** @param doing - What the running operation is doing ("adding files"). */
+  constructor(doing: string) {
+    super(`The vault is busy ${doing}. Try again when that has finished, or cancel it.`);
+  }
+}

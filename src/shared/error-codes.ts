@@ -19,6 +19,7 @@ export const ERROR_CODES = [
   'READ_ONLY',
   'SOURCE_CHANGED',
   'IO',
+  'BUSY',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -57,9 +57,10 @@ export function fileSource(
 
 /**
  * Where opened plaintext goes: a file, written at each chunk's offset in no particular order (worker threads may
- * write it themselves); or a function that receives it batch by batch, in order.
+ * write it themselves); a function that receives it batch by batch, in order, whose views are only valid until
+ * its promise settles (their memory is reused for later batches, or moved to a worker thread); or nowhere
+ * (authenticate only).
  */
-/** Where opened plaintext goes: a file, a function taking batches in order, or nowhere (authenticate only). */
 export type PlaintextSink =
   FileHandle | ((views: Uint8Array[], position: number) => Promise<void>) | 'discard';
 

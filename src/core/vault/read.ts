@@ -1,5 +1,5 @@
 import { open } from 'node:fs/promises';
-import { PassThrough, Readable } from 'node:stream';
+import { PassThrough } from 'node:stream';
 
 import {
   BLOB_HEADER_BYTES,
@@ -164,16 +164,19 @@ export async function decryptSmallFile(session: Session, node: TreeNode): Promis
 }
 
 /** The whole file as a stream, with backpressure; errors (damage) end the stream with the error. */
-function wholeFile(session: Session, node: TreeNode): Readable {
+function wholeFile(session: Session, node: TreeNode, signal: AbortSignal): PassThrough {
   const out = new PassThrough({ highWaterMark: 1024 * 1024 });
   const stopped = new AbortController();
-  out.once('close', () => {
+  const stop = (): void => {
     stopped.abort();
-  });
+  };
+  out.once('close', stop);
+  signal.addEventListener('abort', stop, { once: true });
   const sink = async (views: Uint8Array[]): Promise<void> => {
     for (const view of views) {
       if (out.destroyed) throw new CancelledError();
-      if (!out.write(view)) {
+      // A copy: the stream may hold it after the sink returns, when the batch's memory is reused.
+      if (!out.write(Buffer.from(view))) {
         await new Promise((resolve) => {
           out.once('drain', resolve);
           out.once('close', resolve);
@@ -181,10 +184,14 @@ function wholeFile(session: Session, node: TreeNode): Readable {
       }
     }
   };
-  decryptFile(session, node, sink, stopped.signal).then(
-    () => out.end(),
-    (error: unknown) => out.destroy(error as Error),
-  );
+  decryptFile(session, node, sink, stopped.signal)
+    .then(
+      () => out.end(),
+      (error: unknown) => out.destroy(error as Error),
+    )
+    .finally(() => {
+      signal.removeEventListener('abort', stop);
+    });
   return out;
 }
 
@@ -194,12 +201,14 @@ async function* rangeChunks(
   node: TreeNode,
   start: number,
   end: number,
+  signal?: AbortSignal,
 ): AsyncGenerator<Buffer> {
   const blob = await openStoredBlob(session, node);
   try {
     const { chunkSize } = blob.cipher.header;
     const record = blob.cipher.recordSize;
     for (let index = Math.floor(start / chunkSize); index <= Math.floor(end / chunkSize); index++) {
+      if (signal?.aborted) throw new CancelledError();
       const final = index === blob.layout.chunkCount - 1;
       const bytes = new Uint8Array(
         final ? blob.layout.plaintextSize - index * chunkSize + record - chunkSize : record,
@@ -232,17 +241,17 @@ export async function authenticateLastChunk(session: Session, node: TreeNode): P
   }
 }
 
+/** A byte range of a file: bytes [start, end] inclusive. */
+export interface ByteRange {
+  readonly start: number;
+  readonly end: number;
+}
+
 /**
- * A file's plaintext as a stream: the whole file, or bytes [start, end] inclusive. Only authenticated bytes are
- * emitted; damage ends the stream with an {@link IntegrityError}.
+ * Checks a range against a file before anything is read.
  * @throws {@link InvalidArgumentError} for a range outside the file.
  */
-export function readRange(
-  session: Session,
-  node: TreeNode,
-  range?: { start: number; end: number },
-): Readable {
-  if (!range) return wholeFile(session, node);
+export function checkRange(node: TreeNode, range: ByteRange): void {
   const { start, end } = range;
   if (
     !Number.isSafeInteger(start) ||
@@ -253,5 +262,20 @@ export function readRange(
   ) {
     throw new InvalidArgumentError(`Byte range ${start}-${end} is outside the file (${node.size} bytes).`);
   }
-  return Readable.from(rangeChunks(session, node, start, end));
+}
+
+/**
+ * A file's plaintext, the whole file or a range checked with {@link checkRange}, chunk by chunk. Only
+ * authenticated bytes are yielded; damage ends the sequence with an {@link IntegrityError}, `signal` with a
+ * {@link CancelledError}.
+ */
+export function plaintextChunks(
+  session: Session,
+  node: TreeNode,
+  range: ByteRange | undefined,
+  signal: AbortSignal,
+): AsyncIterable<Buffer> {
+  return range
+    ? rangeChunks(session, node, range.start, range.end, signal)
+    : (wholeFile(session, node, signal) as AsyncIterable<Buffer>);
 }

@@ -1,6 +1,6 @@
 import { access, constants, mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 
 import { FORMAT_VERSION } from '../crypto/constants.js';
 import { DEFAULT_KDF_PRESET, KDF_PRESETS, type KdfPreset } from '../crypto/kdf.js';
@@ -26,12 +26,13 @@ import type {
   VerifyOptions,
   VerifyReport,
 } from '../types.js';
+import { VaultActivity } from './activity.js';
 import { addPaths } from './add.js';
 import { asIoError, removeQuietly, writeFileAtomic } from './durable.js';
 import { IndexDb } from './index-db.js';
 import { BLOB_DIR, blobPath, HEADER_FILE, INDEX_FILE, PACK_DIR, TEMP_DIR } from './layout.js';
 import { reclaimPacks } from './packs.js';
-import { readRange } from './read.js';
+import { checkRange, plaintextChunks, type ByteRange } from './read.js';
 import { restorePaths } from './restore.js';
 import { Session } from './session.js';
 import type { TreeNode } from './tree.js';
@@ -67,6 +68,10 @@ async function isWritable(dir: string): Promise<boolean> {
  * into memory; locking wipes every key and decrypted record; closing releases the lock.
  *
  * Paths are vault paths: "/" is the root, components are separated by "/".
+ *
+ * Operations may be called while others run: restores and reads run together and beside an add; adds run one at a
+ * time; a delete or verify runs alone. One that may not run yet waits its turn (its signal still cancels it);
+ * creating a folder, renaming or moving during an add, delete or verify is refused with {@link BusyError}.
  */
 export class Vault {
   readonly dir: string;
@@ -75,6 +80,9 @@ export class Vault {
   readonly #headerBytes: Buffer;
   #session: Session | undefined;
   #closed = false;
+  readonly #activity = new VaultActivity();
+  /** Settles once the operations a lock or close stopped have ended, the keys are wiped and the index closed. */
+  #released: Promise<void> = Promise.resolve();
 
   private constructor(dir: string, db: IndexDb, sodium: SodiumBackend, headerBytes: Buffer) {
     this.dir = dir;
@@ -224,27 +232,44 @@ export class Vault {
     return this.#db.readOnly;
   }
 
-  /** Wipes every key and decrypted record. The vault stays open (and locked against other processes). */
+  /**
+   * Wipes every key and decrypted record. The vault stays open (and locked against other processes). Running
+   * operations are stopped (they end with {@link CancelledError} at their next batch, keeping what they finished)
+   * and the keys are wiped as soon as they have ended; {@link Vault.released} says when.
+   */
   lock(): void {
     const session = this.#session;
     if (!session) return;
     this.#session = undefined;
-    try {
-      session.saveSnapshot();
-    } catch {
-      // The snapshot is a cache: failing to store it (a full disk, say) only makes the next unlock read every row,
-      // and locking must wipe the keys whatever happens.
-    } finally {
-      session.wipe();
+    if (!this.#activity.busy) {
+      retire(session, true);
+      return;
     }
+    this.#released = this.#activity.stopAll().then(() => {
+      // A session unlocked meanwhile stores its own snapshot; this one's tree may be behind it.
+      retire(session, this.#session === undefined);
+    });
   }
 
-  /** Locks and releases the vault. Idempotent. */
+  /** Locks and releases the vault (after stopping what runs, as {@link Vault.lock} does). Idempotent. */
   close(): void {
     if (this.#closed) return;
-    this.lock();
-    this.#db.close();
     this.#closed = true;
+    this.lock();
+    if (!this.#activity.busy) {
+      this.#db.close();
+      return;
+    }
+    this.#released = this.#released
+      .then(() => this.#activity.stopAll())
+      .then(() => {
+        this.#db.close();
+      });
+  }
+
+  /** Settles once the operations stopped by the last lock or close have ended and the keys are wiped. */
+  released(): Promise<void> {
+    return this.#released;
   }
 
   #requireOpen(): void {
@@ -333,10 +358,12 @@ export class Vault {
   /**
    * Creates a folder (and any missing parents).
    * @throws {@link AlreadyExistsError} when a file has that name; {@link InvalidNameError} for a bad name.
+   * @throws {@link BusyError} while an add, delete or verify runs.
    */
   mkdir(path: string): VaultEntry {
     const session = this.#unlocked();
     session.requireWritable();
+    this.#activity.requireNoChangeRunning();
     const parts = parseVaultPath(path);
     if (parts.length === 0) return this.stat('/');
     let parent: TreeNode | null = null;
@@ -377,10 +404,12 @@ export class Vault {
   /**
    * Renames a file or folder in place.
    * @throws {@link NotFoundError}, {@link AlreadyExistsError}, {@link InvalidNameError}.
+   * @throws {@link BusyError} while an add, delete or verify runs.
    */
   rename(path: string, newName: string): VaultEntry {
     const session = this.#unlocked();
     session.requireWritable();
+    this.#activity.requireNoChangeRunning();
     const node = session.resolve(path);
     if (!node) throw new InvalidArgumentError('The root folder cannot be renamed.');
     return this.#rewrite(session, node, { name: checkName(newName), parent: node.parent });
@@ -389,10 +418,12 @@ export class Vault {
   /**
    * Moves files or folders into another folder, all or nothing.
    * @throws {@link NotFoundError}, {@link AlreadyExistsError}, {@link InvalidArgumentError} (a folder into itself).
+   * @throws {@link BusyError} while an add, delete or verify runs.
    */
   move(paths: readonly string[], destinationFolder: string): VaultEntry[] {
     const session = this.#unlocked();
     session.requireWritable();
+    this.#activity.requireNoChangeRunning();
     const destination = session.resolveFolder(destinationFolder);
     const nodes = paths.map((path) => {
       const node = session.resolve(path);
@@ -443,6 +474,10 @@ export class Vault {
   async remove(paths: readonly string[]): Promise<number> {
     const session = this.#unlocked();
     session.requireWritable();
+    return this.#activity.run('rewrite', 'deleting', undefined, () => this.#remove(session, paths));
+  }
+
+  async #remove(session: Session, paths: readonly string[]): Promise<number> {
     const doomed = new Map<string, TreeNode>();
     for (const path of paths) {
       const node = session.resolve(path);
@@ -485,7 +520,9 @@ export class Vault {
   ): Promise<AddReport> {
     const session = this.#unlocked();
     session.requireWritable();
-    return addPaths(session, sources, destinationFolder, options);
+    return this.#activity.run('change', 'adding files', options.signal, (signal) =>
+      addPaths(session, sources, destinationFolder, { ...options, signal }),
+    );
   }
 
   /** Restores files and folders to a folder on disk. See {@link restorePaths}. */
@@ -494,23 +531,48 @@ export class Vault {
     destinationDir: string,
     options: RestoreOptions = {},
   ): Promise<RestoreReport> {
-    return restorePaths(this.#unlocked(), paths, destinationDir, options);
+    const session = this.#unlocked();
+    return this.#activity.run('read', 'restoring', options.signal, (signal) =>
+      restorePaths(session, paths, destinationDir, { ...options, signal }),
+    );
   }
 
   /**
    * A file's plaintext, or a byte range of it, as a stream; only authenticated bytes are emitted.
    * @throws {@link NotFoundError}, {@link InvalidArgumentError} (a folder, or a range outside the file).
    */
-  read(path: string, range?: { start: number; end: number }): Readable {
+  read(path: string, range?: ByteRange): Readable {
     const session = this.#unlocked();
     const node = session.resolve(path);
     if (node?.type !== 'file') throw new InvalidArgumentError(`"${path}" is not a file.`);
-    return readRange(session, node, range);
+    if (range) checkRange(node, range);
+    return Readable.from(
+      this.#activity.iterate('read', 'reading a file', (signal) =>
+        plaintextChunks(session, node, range, signal),
+      ),
+      // Bytes, not objects: at most about a megabyte is decrypted ahead of the reader.
+      { objectMode: false, highWaterMark: 1024 * 1024 },
+    );
   }
 
   /** Checks the index and every stored file; with `readData`, authenticates every chunk. See {@link verifyVault}. */
   async verify(options: VerifyOptions = {}): Promise<VerifyReport> {
-    return verifyVault(this.#unlocked(), options);
+    const session = this.#unlocked();
+    return this.#activity.run('rewrite', 'verifying', options.signal, (signal) =>
+      verifyVault(session, { ...options, signal }),
+    );
+  }
+}
+
+/** Stores the session's tree snapshot (when asked) and wipes it. */
+function retire(session: Session, saveSnapshot: boolean): void {
+  try {
+    if (saveSnapshot) session.saveSnapshot();
+  } catch {
+    // The snapshot is a cache: failing to store it (a full disk, say) only makes the next unlock read every row,
+    // and locking must wipe the keys whatever happens.
+  } finally {
+    session.wipe();
   }
 }
 

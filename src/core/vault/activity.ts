@@ -1,0 +1,169 @@
+import { BusyError, CancelledError } from '../errors.js';
+
+/**
+ * How an operation uses an unlocked vault, which decides what may run beside it:
+ * - `read` (restore, read streams) reads stored blobs and packs: any number at once, also beside a change;
+ * - `change` (add) writes rows and new packs but never removes one: one at a time, beside reads;
+ * - `rewrite` (delete, verify) removes and compacts packs and rebuilds the tree: alone.
+ */
+export type Access = 'read' | 'change' | 'rewrite';
+
+interface Entry {
+  readonly access: Access;
+  /** What the operation is doing, for {@link BusyError}'s message ("adding files"). */
+  readonly doing: string;
+  /** Aborts when the caller's signal does, or when everything is stopped (lock, close). */
+  readonly controller: AbortController;
+  readonly done: Promise<void>;
+  readonly finish: () => void;
+}
+
+interface Waiter {
+  readonly entry: Entry;
+  readonly admit: () => void;
+}
+
+function newEntry(access: Access, doing: string, signal: AbortSignal | undefined): Entry {
+  const controller = new AbortController();
+  let finish = (): void => undefined;
+  const done = new Promise<void>((resolve) => {
+    finish = resolve;
+  });
+  if (signal) {
+    const forward = (): void => {
+      controller.abort();
+    };
+    signal.addEventListener('abort', forward, { once: true });
+    void done.then(() => {
+      signal.removeEventListener('abort', forward);
+    });
+    if (signal.aborted) controller.abort();
+  }
+  return { access, doing, controller, done, finish };
+}
+
+/**
+ * Admits a vault's operations so that none changes what another is using: reads run together, a change beside
+ * reads, a rewrite alone; an operation that may not run yet waits its turn, in call order (nothing overtakes a
+ * waiting rewrite, which would otherwise starve behind a stream of reads). Locking stops them all.
+ */
+export class VaultActivity {
+  readonly #running = new Set<Entry>();
+  readonly #waiting: Waiter[] = [];
+
+  /**
+   * Runs `work` once its access allows, with a signal that aborts when `signal` does or {@link stopAll} is called.
+   * @throws {@link CancelledError} when stopped or cancelled before its turn came.
+   */
+  async run<T>(
+    access: Access,
+    doing: string,
+    signal: AbortSignal | undefined,
+    work: (signal: AbortSignal) => Promise<T>,
+  ): Promise<T> {
+    const entry = await this.#enter(access, doing, signal);
+    try {
+      return await work(entry.controller.signal);
+    } finally {
+      this.#leave(entry);
+    }
+  }
+
+  /** Like {@link run} for a lazily consumed sequence: its turn is taken when the first item is asked for. */
+  async *iterate<T>(
+    access: Access,
+    doing: string,
+    make: (signal: AbortSignal) => AsyncIterable<T>,
+  ): AsyncGenerator<T> {
+    const entry = await this.#enter(access, doing, undefined);
+    try {
+      yield* make(entry.controller.signal);
+    } finally {
+      this.#leave(entry);
+    }
+  }
+
+  /**
+   * For changes made at once (create a folder, rename, move): refused while an operation that changes the tree
+   * runs, rather than slipped in under it.
+   * @throws {@link BusyError} while an add, delete or verify runs.
+   */
+  requireNoChangeRunning(): void {
+    for (const entry of this.#running) {
+      if (entry.access !== 'read') throw new BusyError(entry.doing);
+    }
+  }
+
+  /** Whether an operation runs or waits. */
+  get busy(): boolean {
+    return this.#running.size > 0 || this.#waiting.length > 0;
+  }
+
+  /**
+   * Stops every running and waiting operation (each ends as cancelled, at its next batch boundary).
+   * @returns a promise that resolves once all of them have ended; at once when none runs.
+   */
+  stopAll(): Promise<void> {
+    const ending = [...this.#running, ...this.#waiting.map((waiter) => waiter.entry)];
+    for (const entry of ending) entry.controller.abort();
+    return Promise.all(ending.map((entry) => entry.done)).then(() => undefined);
+  }
+
+  #enter(access: Access, doing: string, signal: AbortSignal | undefined): Promise<Entry> {
+    const entry = newEntry(access, doing, signal);
+    if (entry.controller.signal.aborted) {
+      entry.finish();
+      return Promise.reject(new CancelledError());
+    }
+    return new Promise<Entry>((resolve, reject) => {
+      const onAbort = (): void => {
+        const at = this.#waiting.findIndex((waiter) => waiter.entry === entry);
+        if (at < 0) return;
+        this.#waiting.splice(at, 1);
+        entry.finish();
+        reject(new CancelledError());
+        // A rewrite that leaves the queue may have been holding back the operations behind it.
+        this.#admit();
+      };
+      entry.controller.signal.addEventListener('abort', onAbort, { once: true });
+      this.#waiting.push({
+        entry,
+        admit: () => {
+          entry.controller.signal.removeEventListener('abort', onAbort);
+          resolve(entry);
+        },
+      });
+      this.#admit();
+    });
+  }
+
+  #leave(entry: Entry): void {
+    this.#running.delete(entry);
+    entry.finish();
+    this.#admit();
+  }
+
+  #allowed(access: Access): boolean {
+    const running = [...this.#running];
+    switch (access) {
+      case 'read':
+        return running.every((entry) => entry.access !== 'rewrite');
+      case 'change':
+        return running.every((entry) => entry.access === 'read');
+      case 'rewrite':
+        return running.length === 0;
+    }
+  }
+
+  #admit(): void {
+    for (const waiter of [...this.#waiting]) {
+      if (this.#allowed(waiter.entry.access)) {
+        this.#waiting.splice(this.#waiting.indexOf(waiter), 1);
+        this.#running.add(waiter.entry);
+        waiter.admit();
+      } else if (waiter.entry.access === 'rewrite') {
+        break;
+      }
+    }
+  }
+}

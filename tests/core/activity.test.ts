@@ -1,0 +1,120 @@
+import { describe, expect, it } from 'vitest';
+
+import { VaultActivity, type Access } from '../../src/core/vault/activity.js';
+import { BusyError, CancelledError } from '../../src/core/errors.js';
+
+/** An operation that runs until the test ends it, recording when it started. */
+function operation(activity: VaultActivity, access: Access, name: string, log: string[]) {
+  let end = (): void => undefined;
+  const ended = new Promise<void>((resolve) => {
+    end = resolve;
+  });
+  const result = activity.run(access, name, undefined, async () => {
+    log.push(name);
+    await ended;
+    return name;
+  });
+  return {
+    end: () => {
+      end();
+    },
+    result,
+  };
+}
+
+const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+describe('VaultActivity', () => {
+  it('runs reads together and beside one change, and a rewrite alone', async () => {
+    const activity = new VaultActivity();
+    const log: string[] = [];
+    const read1 = operation(activity, 'read', 'read 1', log);
+    const change1 = operation(activity, 'change', 'change 1', log);
+    const read2 = operation(activity, 'read', 'read 2', log);
+    const change2 = operation(activity, 'change', 'change 2', log);
+    await turn();
+    expect(log).toEqual(['read 1', 'change 1', 'read 2']);
+    const rewrite = operation(activity, 'rewrite', 'rewrite', log);
+    change1.end();
+    await turn();
+    expect(log).toEqual(['read 1', 'change 1', 'read 2', 'change 2']);
+    change2.end();
+    read1.end();
+    await turn();
+    expect(log).toHaveLength(4);
+    read2.end();
+    await turn();
+    expect(log.at(-1)).toBe('rewrite');
+    rewrite.end();
+    expect(await Promise.all([read1, read2, change1, change2, rewrite].map((op) => op.result))).toHaveLength(
+      5,
+    );
+    expect(activity.busy).toBe(false);
+  });
+
+  it('lets nothing overtake a waiting rewrite, so reads cannot starve it', async () => {
+    const activity = new VaultActivity();
+    const log: string[] = [];
+    const read1 = operation(activity, 'read', 'read 1', log);
+    const rewrite = operation(activity, 'rewrite', 'rewrite', log);
+    const read2 = operation(activity, 'read', 'read 2', log);
+    await turn();
+    expect(log).toEqual(['read 1']);
+    read1.end();
+    await turn();
+    expect(log).toEqual(['read 1', 'rewrite']);
+    rewrite.end();
+    await turn();
+    expect(log).toEqual(['read 1', 'rewrite', 'read 2']);
+    read2.end();
+  });
+
+  it('refuses immediate changes while a change or rewrite runs, not while only reads do', async () => {
+    const activity = new VaultActivity();
+    const log: string[] = [];
+    const read = operation(activity, 'read', 'restoring', log);
+    await turn();
+    expect(() => {
+      activity.requireNoChangeRunning();
+    }).not.toThrow();
+    const change = operation(activity, 'change', 'adding files', log);
+    await turn();
+    expect(() => {
+      activity.requireNoChangeRunning();
+    }).toThrow(new BusyError('adding files'));
+    change.end();
+    read.end();
+    await Promise.all([change.result, read.result]);
+    expect(() => {
+      activity.requireNoChangeRunning();
+    }).not.toThrow();
+  });
+
+  it('stops running and waiting operations through their signals, and lets a cancelled waiter go', async () => {
+    const activity = new VaultActivity();
+    const seen: AbortSignal[] = [];
+    const running = activity.run('rewrite', 'verifying', undefined, async (signal) => {
+      seen.push(signal);
+      await new Promise((resolve) => {
+        signal.addEventListener('abort', resolve);
+      });
+      throw new CancelledError();
+    });
+    const caller = new AbortController();
+    const waiting = activity.run('read', 'restoring', caller.signal, () => Promise.resolve('ran'));
+    const stoppedByLock = activity.run('change', 'adding files', undefined, () => Promise.resolve('ran'));
+    await turn();
+    caller.abort();
+    await expect(waiting).rejects.toBeInstanceOf(CancelledError);
+    expect(activity.busy).toBe(true);
+    const stopped = activity.stopAll();
+    await expect(running).rejects.toBeInstanceOf(CancelledError);
+    await expect(stoppedByLock).rejects.toBeInstanceOf(CancelledError);
+    await stopped;
+    expect(seen[0]?.aborted).toBe(true);
+    expect(activity.busy).toBe(false);
+    await expect(activity.run('read', 'restoring', undefined, () => Promise.resolve('ran'))).resolves.toBe(
+      'ran',
+    );
+  });
+});

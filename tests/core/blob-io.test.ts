@@ -67,7 +67,12 @@ async function seal(
   }
 }
 
-async function unseal(place: CryptoPlace, blobPath: string, targetPath: string): Promise<void> {
+async function unseal(
+  place: CryptoPlace,
+  blobPath: string,
+  targetPath: string,
+  onBytes?: (bytes: number) => void,
+): Promise<void> {
   const source = await open(blobPath, 'r');
   const target = await open(targetPath, 'w');
   const c = cipher();
@@ -79,6 +84,7 @@ async function unseal(place: CryptoPlace, blobPath: string, targetPath: string):
       chunkCount: CHUNKS,
       plaintextSize: SIZE,
       sink: target,
+      ...(onBytes ? { onBytes } : {}),
     });
   } finally {
     c.wipe();
@@ -96,7 +102,7 @@ async function fixture(size = SIZE): Promise<{ dir: string; plain: string; plain
 }
 
 describe('whole files on the worker pool', () => {
-  it('seals to the same bytes as this thread, reports every byte, and opens back into a file', async () => {
+  it('seals to the same bytes as this thread and opens back into a file, reporting every byte both ways', async () => {
     const { dir, plain, plaintext } = await fixture();
     let reported = 0;
     const complete = await seal(workers, plain, join(dir, 'a.blob'), {
@@ -108,8 +114,12 @@ describe('whole files on the worker pool', () => {
     const blob = await readFile(join(dir, 'a.blob'));
     expect(blob.equals(await readFile(join(dir, 'b.blob')))).toBe(true);
 
-    await unseal(workers, join(dir, 'a.blob'), join(dir, 'out.bin'));
-    expect((await readFile(join(dir, 'out.bin'))).equals(plaintext)).toBe(true);
+    for (const place of [workers, here]) {
+      let opened = 0;
+      await unseal(place, join(dir, 'a.blob'), join(dir, 'out.bin'), (bytes) => (opened += bytes));
+      expect(opened).toBe(SIZE);
+      expect((await readFile(join(dir, 'out.bin'))).equals(plaintext)).toBe(true);
+    }
   });
 
   it('names the damaged chunk in a middle batch, as this thread does', async () => {

@@ -691,6 +691,23 @@ describe('large files, which the worker pool reads and writes itself', () => {
     expect(await filesBelow(again)).toEqual([]);
   });
 
+  it('restore and verify report progress through a large file, not only when it is done', async () => {
+    const { vault, root } = await newVault();
+    const size = 20 * MiB;
+    await writeTree(join(root, 'src'), { 'big.bin': bytes(size, 13) });
+    await vault.add([join(root, 'src', 'big.bin')]);
+    const seen = { restore: [] as number[], verify: [] as number[] };
+    await vault.restore(['/big.bin'], join(root, 'out'), {
+      onProgress: (progress) => seen.restore.push(progress.bytesDone),
+    });
+    await vault.verify({ readData: true, onProgress: (progress) => seen.verify.push(progress.bytesDone) });
+    for (const values of Object.values(seen)) {
+      expect(values.filter((done) => done > 0 && done < size).length).toBeGreaterThanOrEqual(3);
+      expect(values).toEqual([...values].sort((a, b) => a - b));
+      expect(values.at(-1)).toBe(size);
+    }
+  });
+
   it('cancelling mid-file, adding or restoring, leaves no trace of that file', async () => {
     const { vault, dir, root } = await newVault();
     const big = join(root, 'src', 'big.bin');

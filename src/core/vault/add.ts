@@ -15,6 +15,7 @@ import { fileSource, sealIntoBlob } from './blob-io.js';
 import { asIoError, fsyncDirectory, removeQuietly } from './durable.js';
 import type { ContentRow, NodeRow } from './index-db.js';
 import { blobPath, packPaths, SMALL_FILE_LIMIT, TEMP_DIR } from './layout.js';
+import { ByteSteps } from './progress.js';
 import type { Session } from './session.js';
 import type { TreeNode } from './tree.js';
 
@@ -35,7 +36,6 @@ async function yieldNow(): Promise<void> {
  */
 const BATCH_MAX_ITEMS = 1000;
 const BATCH_MAX_BYTES = 16 * 1024 * 1024;
-const PROGRESS_STEP_BYTES = 4 * 1024 * 1024;
 
 interface PlannedItem {
   readonly kind: 'file' | 'folder';
@@ -439,8 +439,9 @@ class AddJob {
     const temp = join(session.dir, TEMP_DIR, `${fileIdHex}.tmp`);
     const target = blobPath(session.dir, fileIdHex);
     const source = fileSource(handle, (error) => new SourceReadError(item.source, { cause: error }));
-    let read = 0;
-    let reported = 0;
+    const steps = new ByteSteps((bytes) => {
+      this.#report({ bytesDone: this.#progress.bytesDone + bytes });
+    });
     try {
       const out = await open(temp, 'wx', 0o600);
       try {
@@ -452,11 +453,7 @@ class AddJob {
           target: out,
           ...(this.#options.signal ? { signal: this.#options.signal } : {}),
           onBytes: (bytes) => {
-            read += bytes;
-            if (read - reported >= PROGRESS_STEP_BYTES) {
-              this.#report({ bytesDone: this.#progress.bytesDone + (read - reported) });
-              reported = read;
-            }
+            steps.add(bytes);
           },
         });
         if (!complete || fileChanged(before, await handle.stat())) throw sourceChanged(item.source);
@@ -485,7 +482,7 @@ class AddJob {
       });
       this.#commit(false);
     }
-    this.#report({ bytesDone: this.#progress.bytesDone + (read - reported) });
+    steps.flush();
     this.#report({ filesDone: this.#progress.filesDone + 1 });
   }
 

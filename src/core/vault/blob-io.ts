@@ -243,6 +243,7 @@ export async function openBlob(options: {
   plaintextSize: number;
   sink: PlaintextSink;
   signal?: AbortSignal;
+  onBytes?: (bytes: number) => void;
 }): Promise<void> {
   const { place, cipher, source, chunkCount, plaintextSize, sink } = options;
   const chunkSize = cipher.header.chunkSize;
@@ -282,6 +283,7 @@ export async function openBlob(options: {
         cipher.check(result);
         const job = { ...plan, chunkSize, records: result.records };
         await write(plaintextViews(job), plan.firstIndex * chunkSize);
+        options.onBytes?.((plan.count - 1) * chunkSize + plan.lastLength);
       },
     },
     options.signal,

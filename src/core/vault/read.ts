@@ -122,13 +122,14 @@ async function cryptoPlace(session: Session, chunkCount: number): Promise<Crypto
  * gets it written at its offsets, in any order (by the worker threads, when a pool runs), so it must be a staging
  * file until this returns.
  * @throws {@link IntegrityError} at the first damaged chunk; nothing of its batch reaches the sink.
+ * `onBytes` gets the plaintext bytes of each batch once it authenticated.
  * @throws {@link CancelledError} when `signal` aborts.
  */
 export async function decryptFile(
   session: Session,
   node: TreeNode,
   sink: PlaintextSink,
-  signal?: AbortSignal,
+  options: { signal?: AbortSignal; onBytes?: (bytes: number) => void } = {},
 ): Promise<void> {
   const blob = await openStoredBlob(session, node);
   try {
@@ -139,7 +140,7 @@ export async function decryptFile(
       chunkCount: blob.layout.chunkCount,
       plaintextSize: blob.layout.plaintextSize,
       sink,
-      ...(signal ? { signal } : {}),
+      ...options,
     });
   } finally {
     await blob.close();
@@ -184,7 +185,7 @@ function wholeFile(session: Session, node: TreeNode, signal: AbortSignal): PassT
       }
     }
   };
-  decryptFile(session, node, sink, stopped.signal)
+  decryptFile(session, node, sink, { signal: stopped.signal })
     .then(
       () => out.end(),
       (error: unknown) => out.destroy(error as Error),

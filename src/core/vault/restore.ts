@@ -10,6 +10,7 @@ import { publishFile } from '../publish.js';
 import type { Problem, Progress, RestoreOptions, RestoreReport } from '../types.js';
 import { asIoError, fsyncDirectory, removeQuietly, tempPathBeside } from './durable.js';
 import { SMALL_FILE_LIMIT } from './layout.js';
+import { ByteSteps } from './progress.js';
 import { decryptFile, decryptSmallFile } from './read.js';
 import { SmallFileRestorer, type RestoredFile } from './restore-small.js';
 import type { Session } from './session.js';
@@ -53,6 +54,8 @@ export interface Staged {
   readonly vaultPath: string;
   readonly target: string;
   readonly temp: string;
+  /** Bytes of it already counted in the progress while it was decrypted. */
+  readonly bytesReported?: number;
   sync(): Promise<void>;
   close(): Promise<void>;
 }
@@ -251,14 +254,30 @@ class RestoreJob {
         };
       }
       const out = await open(temp, 'wx', 0o666);
+      const steps = new ByteSteps((bytes) => {
+        this.#report({ bytesDone: this.#progress.bytesDone + bytes });
+      });
       try {
-        await decryptFile(this.#session, node, out, this.#options.signal);
+        await decryptFile(this.#session, node, out, {
+          ...(this.#options.signal ? { signal: this.#options.signal } : {}),
+          onBytes: (bytes) => {
+            steps.add(bytes);
+          },
+        });
         await out.utimes(mtime, mtime);
       } catch (error) {
         await out.close();
         throw error;
       }
-      return { node, vaultPath, target, temp, sync: () => out.sync(), close: () => out.close() };
+      return {
+        node,
+        vaultPath,
+        target,
+        temp,
+        bytesReported: steps.reported,
+        sync: () => out.sync(),
+        close: () => out.close(),
+      };
     } catch (error) {
       await removeQuietly(temp);
       if (error instanceof IntegrityError) {
@@ -311,12 +330,12 @@ class RestoreJob {
   }
 
   /** Accounts for files now at their targets, durably, and tells the caller. */
-  #restored(files: readonly RestoredFile[]): void {
+  #restored(files: readonly (RestoredFile & { readonly bytesReported?: number })[]): void {
     for (const file of files) {
       this.#files++;
       this.#bytes += file.node.size;
       this.#report({
-        bytesDone: this.#progress.bytesDone + file.node.size,
+        bytesDone: this.#progress.bytesDone + file.node.size - (file.bytesReported ?? 0),
         filesDone: this.#progress.filesDone + 1,
       });
       this.#options.onRestored?.(this.#session.entry(file.node), file.target);

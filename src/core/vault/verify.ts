@@ -6,6 +6,7 @@ import type { Problem, VerifyOptions, VerifyReport } from '../types.js';
 import type { IndexDb } from './index-db.js';
 import { BLOB_DIR, PACK_DIR } from './layout.js';
 import { reclaimPacks } from './packs.js';
+import { ByteSteps } from './progress.js';
 import { authenticateLastChunk, decryptFile } from './read.js';
 import type { Session } from './session.js';
 
@@ -55,20 +56,34 @@ export async function verifyVault(session: Session, options: VerifyOptions): Pro
   const files = [...session.tree.values()].filter((node) => node.type === 'file');
   const bytesTotal = files.reduce((sum, node) => sum + (options.readData === true ? node.size : 0), 0);
   let filesChecked = 0;
+  /** Bytes that authenticated, for the report. */
   let bytesChecked = 0;
-  for (const node of files) {
-    if (options.signal?.aborted) throw new CancelledError();
-    const path = session.tree.pathOf(node);
+  /** Bytes read so far, damaged ones too, for the progress. */
+  let bytesDone = 0;
+  const report = (bytes: number, current?: string): void => {
     options.onProgress?.({
       filesDone: filesChecked,
       filesTotal: files.length,
-      bytesDone: bytesChecked,
+      bytesDone: bytes,
       bytesTotal,
-      current: path,
+      ...(current === undefined ? {} : { current }),
     });
+  };
+  for (const node of files) {
+    if (options.signal?.aborted) throw new CancelledError();
+    const path = session.tree.pathOf(node);
+    report(bytesDone, path);
     try {
       if (options.readData === true || node.size === 0) {
-        await decryptFile(session, node, 'discard', options.signal);
+        const steps = new ByteSteps(() => {
+          report(bytesDone + steps.reported, path);
+        });
+        await decryptFile(session, node, 'discard', {
+          ...(options.signal ? { signal: options.signal } : {}),
+          onBytes: (bytes) => {
+            steps.add(bytes);
+          },
+        });
         bytesChecked += node.size;
       } else {
         await authenticateLastChunk(session, node);
@@ -77,8 +92,10 @@ export async function verifyVault(session: Session, options: VerifyOptions): Pro
       if (!(error instanceof CofferError) || error instanceof CancelledError) throw error;
       problems.push({ path, code: error.code, message: error.message });
     }
+    if (options.readData === true) bytesDone += node.size;
     filesChecked++;
   }
+  report(bytesDone);
   let orphansRemoved = 0;
   if (!session.db.readOnly) {
     orphansRemoved = await sweepOrphans(session.dir, session.db);

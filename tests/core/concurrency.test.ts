@@ -165,7 +165,7 @@ describe('operations called while others run', () => {
     }
   });
 
-  it('stops a read stream on lock, and a delete waits for an open stream to end', async () => {
+  it('a delete waits for an open read stream to end or be destroyed, and lock stops one', async () => {
     const big = Buffer.alloc(24 * 1024 * 1024, 9);
     const { vault, source } = await vaultWith({ src: { 'big.bin': big, 'other.bin': big } });
     await vault.add([source('src')]);
@@ -184,6 +184,15 @@ describe('operations called while others run', () => {
     expect(Buffer.concat([firstChunk, rest]).equals(big)).toBe(true);
     await remove;
     expect(removed).toBe(true);
+
+    const abandoned = vault.read('/src/big.bin');
+    await new Promise((resolve) => abandoned.once('data', resolve));
+    abandoned.pause();
+    const removeAfterDestroy = vault.remove(['/src/big.bin']);
+    abandoned.destroy();
+    await removeAfterDestroy;
+    expect(vault.list('/src')).toEqual([]);
+    await vault.add([join(source('src'), 'big.bin')], '/src');
 
     const stopped = vault.read('/src/big.bin');
     await new Promise((resolve) => stopped.once('data', resolve));

@@ -538,7 +538,9 @@ export class Vault {
   }
 
   /**
-   * A file's plaintext, or a byte range of it, as a stream; only authenticated bytes are emitted.
+   * A file's plaintext, or a byte range of it, as a stream; only authenticated bytes are emitted. From its first
+   * read until it ends or is destroyed it counts as a running read: a delete or verify waits for it, so destroy a
+   * stream that will not be read to the end. Locking ends it with {@link CancelledError}.
    * @throws {@link NotFoundError}, {@link InvalidArgumentError} (a folder, or a range outside the file).
    */
   read(path: string, range?: ByteRange): Readable {

@@ -120,9 +120,8 @@ async function cryptoPlace(session: Session, chunkCount: number): Promise<Crypto
 /**
  * Decrypts a whole file into `sink`: a function gets the authenticated plaintext batch by batch, in order; a file
  * gets it written at its offsets, in any order (by the worker threads, when a pool runs), so it must be a staging
- * file until this returns.
+ * file until this returns. `onBytes` gets the plaintext bytes of each batch once it authenticated.
  * @throws {@link IntegrityError} at the first damaged chunk; nothing of its batch reaches the sink.
- * `onBytes` gets the plaintext bytes of each batch once it authenticated.
  * @throws {@link CancelledError} when `signal` aborts.
  */
 export async function decryptFile(

@@ -227,6 +227,7 @@ class RestoreJob {
   ): Promise<Staged | undefined> {
     const temp = tempPathBeside(target, 'restore');
     const mtime = new Date(node.mtime);
+    const file = { node, vaultPath, target, temp };
     try {
       if (small) {
         // Small files are written with synchronous calls: a thread-pool round trip each would cost more than
@@ -242,10 +243,7 @@ class RestoreJob {
           throw error;
         }
         return {
-          node,
-          vaultPath,
-          target,
-          temp,
+          ...file,
           sync: () => fsyncFd(fd),
           close: () => {
             closeSync(fd);
@@ -269,15 +267,7 @@ class RestoreJob {
         await out.close();
         throw error;
       }
-      return {
-        node,
-        vaultPath,
-        target,
-        temp,
-        bytesReported: steps.reported,
-        sync: () => out.sync(),
-        close: () => out.close(),
-      };
+      return { ...file, bytesReported: steps.reported, sync: () => out.sync(), close: () => out.close() };
     } catch (error) {
       await removeQuietly(temp);
       if (error instanceof IntegrityError) {

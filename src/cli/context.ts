@@ -117,7 +117,9 @@ export class Context {
    */
   async createVault(dir: string, kdf: KdfPreset | undefined): Promise<void> {
     const source = choosePassphraseSource(this.#passphraseContext());
-    const sodium = await loadSodium();
+    const sodium = await loadSodium((message) => {
+      this.warn(message);
+    });
     const passphrase = await readPassphrase(sodium, source, this.#passphraseContext(), true);
     let vault: Vault;
     try {
@@ -135,7 +137,9 @@ export class Context {
    */
   async withVault<T>(dir: string, work: (vault: Vault) => Promise<T> | T): Promise<T> {
     const source = choosePassphraseSource(this.#passphraseContext());
-    const sodium: SodiumBackend = await loadSodium();
+    const sodium: SodiumBackend = await loadSodium((message) => {
+      this.warn(message);
+    });
     const vault = await Vault.open(dir, { sodium });
     try {
       const passphrase = await readPassphrase(sodium, source, this.#passphraseContext(), false);

@@ -8,6 +8,7 @@ import type { BatchExecutor, BatchResult } from './content.js';
 import type { WorkerRequest } from './crypto-worker.js';
 import type { StripeExecutor, StripeJob, StripeOutcome, StripeRequest } from './file-stripe.js';
 import type { OpenBatch, OpenedSmallFile, SealBatch, SealedBatch } from './small-file-protocol.js';
+import { loadNativeSodium } from './sodium.js';
 
 /** 16 chunks of 64 KiB: large enough that a worker round trip costs little, small enough to keep 2 cores busy. */
 const BATCH_CHUNKS = 16;
@@ -271,6 +272,8 @@ export function sharedCryptoPool(): Promise<CryptoPool | undefined> {
     const size =
       configured === undefined ? Math.min(MAX_WORKERS, availableParallelism()) : Number(configured);
     if (!Number.isInteger(size) || size < 1) return undefined;
+    // The workers run on sodium-native only; without it, loadSodium has already warned about the slower build.
+    if (loadNativeSodium() === null) return undefined;
     try {
       return await CryptoPool.start(size);
     } catch (error) {

@@ -332,15 +332,20 @@ export function loadWasmSodium(): Promise<SodiumBackend> {
 let warnedFallback = false;
 
 /**
- * The fastest backend available: sodium-native, else the WebAssembly build with a single warning, because the
- * fallback is about four times slower and runs Argon2id on the calling thread.
+ * The fastest backend available: sodium-native, else the WebAssembly build with a single warning per process,
+ * because the fallback is about four times slower, runs Argon2id on the calling thread and has no worker threads.
+ * `warn` receives the message without a program name (by default it goes to stderr as "coffer: …").
  */
-export async function loadSodium(warn: (message: string) => void = console.warn): Promise<SodiumBackend> {
+export async function loadSodium(
+  warn: (message: string) => void = (message) => {
+    console.warn(`coffer: ${message}`);
+  },
+): Promise<SodiumBackend> {
   const native = loadNativeSodium();
   if (native) return native;
   if (!warnedFallback) {
     warnedFallback = true;
-    warn('coffer: the native libsodium module could not be loaded; using the slower WebAssembly build.');
+    warn('the native libsodium module could not be loaded; using the slower WebAssembly build.');
   }
   return loadWasmSodium();
 }

@@ -102,6 +102,13 @@ export class Context {
     }
   }
 
+  /** The libsodium backend; the warning about a fallback to the slower build comes out as this command's own. */
+  #loadSodium(): Promise<SodiumBackend> {
+    return loadSodium((message) => {
+      this.warn(message);
+    });
+  }
+
   #passphraseContext(): PassphraseContext {
     return {
       env: this.io.env,
@@ -117,9 +124,7 @@ export class Context {
    */
   async createVault(dir: string, kdf: KdfPreset | undefined): Promise<void> {
     const source = choosePassphraseSource(this.#passphraseContext());
-    const sodium = await loadSodium((message) => {
-      this.warn(message);
-    });
+    const sodium = await this.#loadSodium();
     const passphrase = await readPassphrase(sodium, source, this.#passphraseContext(), true);
     let vault: Vault;
     try {
@@ -137,9 +142,7 @@ export class Context {
    */
   async withVault<T>(dir: string, work: (vault: Vault) => Promise<T> | T): Promise<T> {
     const source = choosePassphraseSource(this.#passphraseContext());
-    const sodium: SodiumBackend = await loadSodium((message) => {
-      this.warn(message);
-    });
+    const sodium = await this.#loadSodium();
     const vault = await Vault.open(dir, { sodium });
     try {
       const passphrase = await readPassphrase(sodium, source, this.#passphraseContext(), false);

@@ -272,11 +272,12 @@ export function sharedCryptoPool(): Promise<CryptoPool | undefined> {
     const size =
       configured === undefined ? Math.min(MAX_WORKERS, availableParallelism()) : Number(configured);
     if (!Number.isInteger(size) || size < 1) return undefined;
-    // The workers run on sodium-native only; without it, loadSodium has already warned about the slower build.
-    if (loadNativeSodium() === null) return undefined;
     try {
       return await CryptoPool.start(size);
     } catch (error) {
+      // The workers run on sodium-native only; without it, loadSodium has already warned about the slower build.
+      // (Asked only here, so loading the module does not delay starting the workers.)
+      if (loadNativeSodium() === null) return undefined;
       // Everything still works on this thread, only slower; a missing worker file is a packaging fault to see.
       console.warn(
         `coffer: the crypto worker threads could not be started (${(error as Error).message}); ` +

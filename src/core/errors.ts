@@ -66,11 +66,16 @@ export class IntegrityError extends CofferError {
   readonly fileId: string | undefined;
   readonly chunkIndex: number | undefined;
 
-  constructor(reason: IntegrityReason, location: IntegrityLocation) {
+  /** `remedy` replaces the default advice (restore from a backup) when there is something better to do. */
+  constructor(
+    reason: IntegrityReason,
+    location: IntegrityLocation,
+    remedy = 'Restore the affected data from a backup.',
+  ) {
     const where = location.chunkIndex === undefined ? '' : ` (chunk ${location.chunkIndex})`;
     super(
       `Integrity check failed: the ${location.subject}${where} ${INTEGRITY_DESCRIPTIONS[reason]}. ` +
-        'Nothing unauthenticated was released. Restore the affected data from a backup.',
+        `Nothing unauthenticated was released. ${remedy}`,
     );
     this.reason = reason;
     this.subject = location.subject;

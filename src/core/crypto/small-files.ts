@@ -11,6 +11,7 @@ import { dirname } from 'node:path';
 
 import { fileChanged } from '../file-stat.js';
 import { fsyncDirectorySync, publishFile, writeFileAtomicSync } from '../publish.js';
+import { VAULT_READ_FLAGS } from '../vault/layout.js';
 import { ascii } from './bytes.js';
 import { plaintextViews, runBatch } from './chunk-batch.js';
 import { LABEL, TAG_BYTES } from './constants.js';
@@ -207,7 +208,8 @@ class BatchPacks {
   read(path: string, offset: number, into: Uint8Array): number {
     let fd = this.#fds.get(path);
     if (fd === undefined) {
-      fd = openSync(path, 'r');
+      // As the main thread opens packs: never through a link planted since it checked (FORMAT.md section 8.1).
+      fd = openSync(path, VAULT_READ_FLAGS);
       this.#fds.set(path, fd);
     }
     let got = 0;

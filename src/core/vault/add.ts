@@ -14,7 +14,7 @@ import { smallFilesNeedPool, SmallFileSealer, type NewPack, type SmallFileToSeal
 import { fileSource, sealIntoBlob } from './blob-io.js';
 import { asIoError, fsyncDirectory, removeQuietly } from './durable.js';
 import type { ContentRow, NodeRow } from './index-db.js';
-import { blobPath, packPaths, SMALL_FILE_LIMIT, TEMP_DIR } from './layout.js';
+import { blobPaths, packPaths, SMALL_FILE_LIMIT } from './layout.js';
 import { ByteSteps } from './progress.js';
 import type { Session } from './session.js';
 import type { TreeNode } from './tree.js';
@@ -209,7 +209,7 @@ class AddJob {
       throw error;
     } finally {
       for (const packId of this.#unnamedPacks)
-        await removeQuietly(packPaths(this.#session.dir, packId).target);
+        await removeQuietly(packPaths(this.#session.dir, Buffer.from(packId, 'hex')).target);
     }
     return {
       filesAdded: this.#filesAdded,
@@ -325,7 +325,7 @@ class AddJob {
     const id = this.#session.newId();
     const hex = id.toString('hex');
     this.#unnamedPacks.add(hex);
-    return { id, paths: packPaths(this.#session.dir, hex) };
+    return { id, paths: packPaths(this.#session.dir, id) };
   }
 
   /** Queues a file's committed-to-be row; commits when the batch is full. */
@@ -435,9 +435,7 @@ class AddJob {
     const { fileId, header, key, binding } = this.#newContent();
     const row = this.#fileRow(parent, name, before.size, before.mtimeMs, fileId);
     const cipher = new ChunkCipher(session.sodium, key, binding, header);
-    const fileIdHex = fileId.toString('hex');
-    const temp = join(session.dir, TEMP_DIR, `${fileIdHex}.tmp`);
-    const target = blobPath(session.dir, fileIdHex);
+    const { temp, target } = blobPaths(session.dir, fileId);
     const source = fileSource(handle, (error) => new SourceReadError(item.source, { cause: error }));
     const steps = new ByteSteps((bytes) => {
       this.#report({ bytesDone: this.#progress.bytesDone + bytes });

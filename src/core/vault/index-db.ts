@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 
+import { ID_BYTES } from '../crypto/constants.js';
 import { IntegrityError, UnsupportedFormatError, VaultInUseError } from '../errors.js';
 
 /** Version of the index schema below (FORMAT.md section 8.2); bumped with a migration when it changes. */
@@ -78,6 +79,28 @@ function isCorrupt(error: unknown): boolean {
 }
 
 const INDEX_SUBJECT = 'vault index (index.sqlite)';
+
+/**
+ * Whether a value read from the index is an id: a 16-byte BLOB. SQLite's CHECK (length(...) = 16) also passes a
+ * 16-character TEXT such as "../../victim/abc", so the type is checked here, where the value leaves the database.
+ */
+function isId(value: unknown): value is Buffer {
+  return Buffer.isBuffer(value) && value.length === ID_BYTES;
+}
+
+/** Whether a value read from the index is a byte offset or length: a non-negative safe integer. */
+function isCount(value: unknown): value is number {
+  return Number.isSafeInteger(value) && (value as number) >= 0;
+}
+
+/** The error for a contents row whose columns are not what a writer stores (a damaged or modified index). */
+function malformedRow(fileId: unknown): IntegrityError {
+  const id = Buffer.isBuffer(fileId) ? fileId.toString('hex') : '(not an id)';
+  return new IntegrityError('malformed', {
+    subject: `contents row of file id ${id} in the ${INDEX_SUBJECT}`,
+    fileId: id,
+  });
+}
 const SCHEMA_META = 'index_schema';
 const GENERATION_META = 'generation';
 const SNAPSHOT_META = 'tree_snapshot';
@@ -207,16 +230,36 @@ export class IndexDb {
     return this.#sql('SELECT count(*) FROM nodes').pluck().get() as number;
   }
 
-  /** Every node row, for building the in-memory tree at unlock. */
-  nodes(): NodeRow[] {
+  /**
+   * Every node row, for building the in-memory tree at unlock. A row whose columns are not what a writer stores (an
+   * id that is not a 16-byte blob, say) is left out and handed to `malformed` with the hex of its id's bytes.
+   */
+  nodes(malformed: (id: string, error: IntegrityError) => void): NodeRow[] {
     // Raw rows are arrays: building an object per row was a third of unlocking a 100,000-entry vault.
-    const rows = this.#sql('SELECT id, key_id, record FROM nodes').raw().all() as [Buffer, number, Buffer][];
-    return rows.map(([id, key_id, record]) => ({ id, key_id, record }));
+    const rows = this.#sql('SELECT id, key_id, record FROM nodes').raw().all() as [
+      unknown,
+      unknown,
+      unknown,
+    ][];
+    const out: NodeRow[] = [];
+    for (const [id, key_id, record] of rows) {
+      if (isId(id) && isCount(key_id) && Buffer.isBuffer(record)) out.push({ id, key_id, record });
+      else {
+        const hex = (Buffer.isBuffer(id) ? id : Buffer.from(String(id))).toString('hex');
+        malformed(
+          hex,
+          new IntegrityError('malformed', { subject: `node row ${hex} in the ${INDEX_SUBJECT}` }),
+        );
+      }
+    }
+    return out;
   }
 
   /**
    * Where a file id's blob is, or `undefined` when no row names it. Reads only that row's blob columns:
    * restoring many small files calls this per file.
+   * @throws {@link IntegrityError} when the row's columns are not what a writer stores (its pack id not a 16-byte
+   * blob, say): that file's contents cannot be found, the rest of the vault is unaffected.
    */
   blobOf(fileId: Buffer): BlobLocation | undefined {
     const row = this.#sql(
@@ -225,11 +268,16 @@ export class IndexDb {
         : 'SELECT NULL, NULL, NULL, inline_blob FROM contents WHERE file_id = ?',
     )
       .raw()
-      .get(fileId) as [Buffer | null, number | null, number | null, Buffer | null] | undefined;
+      .get(fileId) as [unknown, unknown, unknown, unknown] | undefined;
     if (!row) return undefined;
     const [packId, offset, length, inline] = row;
-    if (packId) return { kind: 'pack', packId, offset: offset ?? 0, length: length ?? 0 };
-    return inline ? { kind: 'inline', bytes: inline } : { kind: 'file' };
+    if (packId !== null) {
+      if (!isId(packId) || !isCount(offset) || !isCount(length)) throw malformedRow(fileId);
+      return { kind: 'pack', packId, offset, length };
+    }
+    if (inline === null) return { kind: 'file' };
+    if (!Buffer.isBuffer(inline)) throw malformedRow(fileId);
+    return { kind: 'inline', bytes: inline };
   }
 
   /**
@@ -245,12 +293,13 @@ export class IndexDb {
     );
   }
 
-  /** Every pack some row names. */
+  /** Every pack some row names. Values that are not ids name no pack: {@link IndexDb.blobOf} reports their rows. */
   packIds(): Buffer[] {
     if (!this.#hasPacks) return [];
     return this.#sql('SELECT DISTINCT pack_id FROM contents WHERE pack_id IS NOT NULL')
       .pluck()
-      .all() as Buffer[];
+      .all()
+      .filter(isId);
   }
 
   /** Whether any row names this pack, for sweeping orphans. */
@@ -261,15 +310,21 @@ export class IndexDb {
     );
   }
 
-  /** Every blob a pack's rows name, in pack order. */
+  /**
+   * Every blob a pack's rows name, in pack order.
+   * @throws {@link IntegrityError} when one of those rows is not what a writer stores.
+   */
   packContents(packId: Buffer): (PackedBlob & { fileId: Buffer })[] {
     if (!this.#hasPacks) return [];
     const rows = this.#sql(
       'SELECT file_id, pack_offset, pack_length FROM contents WHERE pack_id = ? ORDER BY pack_offset',
     )
       .raw()
-      .all(packId) as [Buffer, number, number][];
-    return rows.map(([fileId, offset, length]) => ({ fileId, packId, offset, length }));
+      .all(packId) as [unknown, unknown, unknown][];
+    return rows.map(([fileId, offset, length]) => {
+      if (!isId(fileId) || !isCount(offset) || !isCount(length)) throw malformedRow(fileId);
+      return { fileId, packId, offset, length };
+    });
   }
 
   /** Points a blob's row at its new place (after compaction copied it there). */

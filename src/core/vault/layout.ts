@@ -1,4 +1,10 @@
+import { constants } from 'node:fs';
+import { lstat, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+
+import { ID_BYTES } from '../crypto/constants.js';
+import { IntegrityError } from '../errors.js';
+import { asIoError } from './durable.js';
 
 /** Names inside a vault folder (FORMAT.md section 8). */
 export const HEADER_FILE = 'coffer.header';
@@ -14,14 +20,123 @@ export const TEMP_DIR = 'tmp';
  */
 export const SMALL_FILE_LIMIT = 1024 * 1024;
 
-export function blobPath(vaultDir: string, fileIdHex: string): string {
-  return join(vaultDir, BLOB_DIR, fileIdHex.slice(0, 2), fileIdHex);
+/**
+ * The name a file or pack id gets in the vault folder: the lowercase hex of its 16 bytes. Every path inside the
+ * vault is built here, from bytes, so no value read from the index or a record can steer a path elsewhere.
+ */
+function idName(id: Buffer): string {
+  if (!Buffer.isBuffer(id) || id.length !== ID_BYTES)
+    throw new Error('internal error: a vault file name is built only from a 16-byte id');
+  return id.toString('hex');
+}
+
+/** Where a large file's blob lives, and where it is written before it is renamed there. */
+export function blobPaths(vaultDir: string, fileId: Buffer): { temp: string; target: string } {
+  const name = idName(fileId);
+  return {
+    temp: join(vaultDir, TEMP_DIR, `${name}.tmp`),
+    target: join(vaultDir, BLOB_DIR, name.slice(0, 2), name),
+  };
+}
+
+export function blobPath(vaultDir: string, fileId: Buffer): string {
+  return blobPaths(vaultDir, fileId).target;
 }
 
 /** Where a pack lives, and where it is written before it is renamed there. */
-export function packPaths(vaultDir: string, packIdHex: string): { temp: string; target: string } {
+export function packPaths(vaultDir: string, packId: Buffer): { temp: string; target: string } {
+  const name = idName(packId);
   return {
-    temp: join(vaultDir, TEMP_DIR, `${packIdHex}.tmp`),
-    target: join(vaultDir, PACK_DIR, `${packIdHex}.pack`),
+    temp: join(vaultDir, TEMP_DIR, `${name}.tmp`),
+    target: join(vaultDir, PACK_DIR, `${name}.pack`),
   };
+}
+
+/**
+ * Flags for opening a pack or blob file to read: never through a symbolic link, and never waiting on a FIFO planted
+ * in its place (FORMAT.md section 8.1). Windows has neither flag; there {@link checkVaultFolder} and the
+ * regular-file check after opening are what refuse them.
+ */
+export const VAULT_READ_FLAGS =
+  constants.O_RDONLY | platformFlag(constants.O_NOFOLLOW) | platformFlag(constants.O_NONBLOCK);
+
+/** An `fs.constants` flag, or none where the platform lacks it (Node's types claim every platform has them all). */
+function platformFlag(flag: number | undefined): number {
+  return flag ?? 0;
+}
+
+/**
+ * Refuses a pack or blob file that is not a regular file (a directory, a device, a FIFO), with the code
+ * {@link NOT_REGULAR} that callers turn into an {@link IntegrityError}.
+ */
+export function requireRegularFile(stats: { isFile(): boolean }, path: string): void {
+  if (!stats.isFile())
+    throw Object.assign(new Error(`${path} is not a regular file`), { code: NOT_REGULAR, path });
+}
+
+/** The error code of {@link requireRegularFile} ("inappropriate file type", as BSD names it). */
+export const NOT_REGULAR = 'EFTYPE';
+
+/** Whether a read failed because the file is a symbolic link or not a regular file. */
+export function isNotRegular(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return code === 'ELOOP' || code === NOT_REGULAR || code === 'EISDIR';
+}
+
+const SHARD_NAME = /^[0-9a-f]{2}$/;
+
+/** SQLite's own files beside the index: a link there would have SQLite write through it. */
+const INDEX_SIDE_FILES = ['-journal', '-wal', '-shm'].map((suffix) => INDEX_FILE + suffix);
+
+/**
+ * Checks the rule of FORMAT.md section 8.1 (at open, and again before each add, delete and verify: a sync service
+ * may deliver a link while the vault is open): the vault's own files (header, index and SQLite's files beside it) are
+ * regular files and its folders (blobs/ and each shard in it, packs/, tmp/) real folders, never symbolic links, so
+ * nothing Coffer reads, writes or deletes there can be redirected outside the vault folder. Missing ones pass (the
+ * caller decides what a missing one means).
+ * @throws {@link IntegrityError} naming the first one that breaks the rule and saying what to do.
+ * @throws {@link IoError} when the folder cannot be read.
+ */
+export async function checkVaultFolder(vaultDir: string): Promise<void> {
+  try {
+    await checkEntries(vaultDir);
+  } catch (error) {
+    throw asIoError(error, `Could not check the vault folder "${vaultDir}"`);
+  }
+}
+
+async function checkEntries(vaultDir: string): Promise<void> {
+  for (const name of [HEADER_FILE, INDEX_FILE, ...INDEX_SIDE_FILES]) await expectKind(vaultDir, name, 'file');
+  for (const name of [PACK_DIR, TEMP_DIR, BLOB_DIR]) await expectKind(vaultDir, name, 'folder');
+  const shards = await readdir(join(vaultDir, BLOB_DIR), { withFileTypes: true }).catch((error: unknown) => {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  });
+  for (const shard of shards) {
+    if (SHARD_NAME.test(shard.name) && !shard.isDirectory())
+      await expectKind(vaultDir, join(BLOB_DIR, shard.name), 'folder');
+  }
+}
+
+async function expectKind(vaultDir: string, name: string, kind: 'file' | 'folder'): Promise<void> {
+  let stats;
+  try {
+    stats = await lstat(join(vaultDir, name));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw error;
+  }
+  if (kind === 'file' ? stats.isFile() : stats.isDirectory()) return;
+  const link = stats.isSymbolicLink();
+  throw new IntegrityError(
+    'malformed',
+    {
+      subject: `${kind === 'file' ? 'file' : 'folder'} "${name}" in the vault folder "${vaultDir}" (it is ${
+        link ? 'a symbolic link' : kind === 'file' ? 'not a regular file' : 'not a folder'
+      })`,
+    },
+    link
+      ? `Coffer never follows a link inside a vault. Put the real ${kind} there in place of the link, then open the vault again.`
+      : `Move it out of the vault folder and put the vault's own ${kind} back (from a backup if need be), then open the vault again.`,
+  );
 }

@@ -2,7 +2,7 @@ import { closeSync, fstatSync, openSync, readvSync } from 'node:fs';
 
 import type { ByteSource } from './blob-io.js';
 import type { PackedBlob } from './index-db.js';
-import { packPaths } from './layout.js';
+import { packPaths, requireRegularFile, VAULT_READ_FLAGS } from './layout.js';
 
 /** Packs kept open at once: enough for the packs one restore batch reads from, few enough to spare descriptors. */
 const MAX_OPEN = 16;
@@ -23,14 +23,11 @@ export class PackReader {
 
   /** The pack file's path. */
   path(packId: Buffer): string {
-    return this.#pathOf(packId.toString('hex'));
-  }
-
-  #pathOf(hex: string): string {
     // Asked once per restored file, of a few packs: building the path each time was a visible share of a restore.
+    const hex = packId.toString('hex');
     let path = this.#paths.get(hex);
     if (path === undefined) {
-      path = packPaths(this.#dir, hex).target;
+      path = packPaths(this.#dir, packId).target;
       this.#paths.set(hex, path);
     }
     return path;
@@ -39,10 +36,11 @@ export class PackReader {
   /**
    * A byte source over one blob in its pack, and how many of the blob's bytes the pack holds (fewer than its
    * length when the pack was cut short). Reads stop at the blob's end.
-   * @throws the file system's error (ENOENT for a missing pack) when the pack cannot be opened.
+   * @throws the file system's error (ENOENT for a missing pack, ELOOP for a symbolic link, see
+   * {@link requireRegularFile} for anything else but a regular file) when the pack cannot be opened.
    */
   source(blob: PackedBlob): { source: ByteSource; size: number } {
-    const pack = this.#pack(blob.packId.toString('hex'));
+    const pack = this.#pack(blob.packId);
     const size = Math.max(0, Math.min(blob.length, pack.size - blob.offset));
     const source: ByteSource = {
       readv: (views, position) => {
@@ -72,12 +70,16 @@ export class PackReader {
     this.#open.clear();
   }
 
-  #pack(hex: string): { fd: number; size: number } {
+  #pack(packId: Buffer): { fd: number; size: number } {
+    const hex = packId.toString('hex');
     let pack = this.#open.get(hex);
     if (pack) return pack;
-    const fd = openSync(this.#pathOf(hex), 'r');
+    const path = this.path(packId);
+    const fd = openSync(path, VAULT_READ_FLAGS);
     try {
-      pack = { fd, size: fstatSync(fd).size };
+      const stats = fstatSync(fd);
+      requireRegularFile(stats, path);
+      pack = { fd, size: stats.size };
     } catch (error) {
       closeSync(fd);
       throw error;

@@ -1,9 +1,11 @@
-import { readFileSync, statSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
+
+import { IntegrityError } from '../errors.js';
 
 import { writeFileAtomicSync } from '../publish.js';
 import { removeQuietly } from './durable.js';
 import type { PackedBlob } from './index-db.js';
-import { packPaths } from './layout.js';
+import { packPaths, VAULT_READ_FLAGS } from './layout.js';
 import type { Session } from './session.js';
 
 /**
@@ -17,30 +19,54 @@ export async function reclaimPacks(session: Session, packIds: Iterable<Buffer>):
     // One pack at a time, synchronously (a read, a write and an fsync of a few MiB), then the event loop runs:
     // deleting a large folder must not freeze a UI.
     await new Promise((resolve) => setImmediate(resolve));
-    const live = session.db.packContents(packId);
+    let live;
+    try {
+      live = session.db.packContents(packId);
+    } catch (error) {
+      // A damaged row may still name bytes in this pack: keep all of it; verify reports the row.
+      if (error instanceof IntegrityError) continue;
+      throw error;
+    }
     const path = session.packs.path(packId);
     if (live.length === 0) {
       session.packs.forget(packId);
       await removeQuietly(path);
       continue;
     }
-    let size: number;
-    try {
-      size = statSync(path).size;
-    } catch {
-      continue; // a missing pack is damage for verify to report, not space to reclaim
-    }
-    if (2 * live.reduce((sum, blob) => sum + blob.length, 0) >= size) continue;
-    compact(session, readFileSync(path), live);
+    const pack = packToCompact(path, live);
+    if (!pack) continue;
+    compact(session, pack, live);
     session.packs.forget(packId);
     await removeQuietly(path);
+  }
+}
+
+/**
+ * A pack's bytes when its live blobs fill less than half of it. Never through a symbolic link or from anything but
+ * a regular file (FORMAT.md section 8.1): such a pack, like a missing one, is damage for verify to report, not
+ * space to reclaim.
+ */
+function packToCompact(path: string, live: readonly PackedBlob[]): Buffer | undefined {
+  let fd: number;
+  try {
+    fd = openSync(path, VAULT_READ_FLAGS);
+  } catch {
+    return undefined;
+  }
+  try {
+    const stats = fstatSync(fd);
+    if (!stats.isFile() || 2 * live.reduce((sum, blob) => sum + blob.length, 0) >= stats.size)
+      return undefined;
+    return readFileSync(fd);
+  } finally {
+    closeSync(fd);
   }
 }
 
 /** Copies a pack's live blobs (unchanged) into a new pack and points their rows at it, in one transaction. */
 function compact(session: Session, pack: Buffer, live: readonly (PackedBlob & { fileId: Buffer })[]): void {
   const newId = session.newId();
-  const paths = packPaths(session.dir, newId.toString('hex'));
+  const paths = packPaths(session.dir, newId);
   const moved: (PackedBlob & { fileId: Buffer })[] = [];
   let offset = 0;
   for (const blob of live) {

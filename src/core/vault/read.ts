@@ -20,7 +20,7 @@ import {
   type PlaintextSink,
 } from './blob-io.js';
 import type { BlobLocation } from './index-db.js';
-import { blobPath } from './layout.js';
+import { blobPath, requireRegularFile, VAULT_READ_FLAGS } from './layout.js';
 import type { Session } from './session.js';
 import type { TreeNode } from './tree.js';
 
@@ -70,11 +70,19 @@ export async function openStoredBlob(session: Session, node: TreeNode): Promise<
     if (size < location.length)
       throw new IntegrityError('truncated', { subject: bind.label ?? '', fileId: node.fileId ?? '' });
   } else {
-    const handle = await open(blobPath(session.dir, node.fileId ?? ''), 'r').catch((error: unknown) => {
+    const path = blobPath(session.dir, bind.fileId);
+    const handle = await open(path, VAULT_READ_FLAGS).catch((error: unknown) => {
       throw session.missingBlob(node, error);
     });
+    try {
+      const stats = await handle.stat();
+      requireRegularFile(stats, path);
+      size = stats.size;
+    } catch (error) {
+      await handle.close();
+      throw session.missingBlob(node, error);
+    }
     source = fileSource(handle);
-    size = (await handle.stat()).size;
     closeFile = () => handle.close();
   }
   try {

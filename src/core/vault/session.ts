@@ -11,6 +11,7 @@ import {
 } from '../errors.js';
 import { checkName, parseVaultPath } from '../names.js';
 import type { Problem, VaultEntry } from '../types.js';
+import { isNotRegular } from './layout.js';
 import { PackReader } from './pack-reader.js';
 import type { IndexDb, NodeRow } from './index-db.js';
 import { openSnapshot, sealSnapshot, snapshotGeneration, type SnapshotKeys } from './snapshot.js';
@@ -155,7 +156,10 @@ export class Session {
   /** Decrypts every index row into the tree. Damaged rows are recorded in {@link Session.damaged}. */
   #loadRows(): void {
     const pending: TreeNode[] = [];
-    for (const row of this.db.nodes()) {
+    const rows = this.db.nodes((id, error) => {
+      this.damaged.push({ path: `(index row ${id})`, code: error.code, message: error.message });
+    });
+    for (const row of rows) {
       const id = row.id.toString('hex');
       try {
         const record = decodeRecord(
@@ -238,8 +242,17 @@ export class Session {
     });
   }
 
-  /** Maps "the blob file is not there" to {@link Session.missingContents}; other errors pass through. */
+  /**
+   * Maps "the blob or pack file is not there" to {@link Session.missingContents}, and "it is a symbolic link or not
+   * a regular file" (never read, FORMAT.md section 8.1) to an {@link IntegrityError}; other errors pass through.
+   */
   missingBlob(node: TreeNode, error: unknown): unknown {
+    if (isNotRegular(error)) {
+      return new IntegrityError('malformed', {
+        subject: `stored contents of "${this.tree.pathOf(node)}" (a symbolic link or not a regular file, which Coffer does not read)`,
+        fileId: node.fileId ?? '',
+      });
+    }
     return (error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT'
       ? this.missingContents(node)
       : error;

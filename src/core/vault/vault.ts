@@ -30,7 +30,16 @@ import { VaultActivity } from './activity.js';
 import { addPaths } from './add.js';
 import { asIoError, removeQuietly, writeFileAtomic } from './durable.js';
 import { IndexDb } from './index-db.js';
-import { BLOB_DIR, blobPath, HEADER_FILE, INDEX_FILE, PACK_DIR, TEMP_DIR } from './layout.js';
+import {
+  BLOB_DIR,
+  blobPath,
+  checkVaultFolder,
+  HEADER_FILE,
+  INDEX_FILE,
+  PACK_DIR,
+  TEMP_DIR,
+  VAULT_READ_FLAGS,
+} from './layout.js';
 import { reclaimPacks } from './packs.js';
 import { checkRange, plaintextChunks, type ByteRange } from './read.js';
 import { restorePaths } from './restore.js';
@@ -138,7 +147,8 @@ export class Vault {
    * @throws {@link NotFoundError} when the folder does not exist.
    * @throws {@link NotAVaultError} when it is not a Coffer vault.
    * @throws {@link UnsupportedFormatError} for a vault from a newer Coffer.
-   * @throws {@link IntegrityError} when the header or the index is damaged.
+   * @throws {@link IntegrityError} when the header or the index is damaged, or a file or folder of the vault is a
+   * symbolic link or of the wrong kind (FORMAT.md section 8.1).
    * @throws {@link VaultInUseError} when another process has it open.
    */
   static async open(dir: string, options: OpenOptions = {}): Promise<Vault> {
@@ -155,9 +165,11 @@ export class Vault {
       }
       throw asIoError(error, `Could not open "${dir}"`);
     }
+    // Before anything in the folder is read, written or deleted: nothing of it may lead outside.
+    await checkVaultFolder(dir);
     let headerBytes: Buffer;
     try {
-      headerBytes = await readFile(join(dir, HEADER_FILE));
+      headerBytes = await readFile(join(dir, HEADER_FILE), { flag: VAULT_READ_FLAGS });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
         throw new NotAVaultError(
@@ -470,11 +482,15 @@ export class Vault {
    * Deletes files and folders (folders with everything in them): the index first, in one transaction, then the
    * space is reclaimed, so a crash never leaves an entry whose contents are gone.
    * @throws {@link NotFoundError} when a path does not exist (nothing is deleted then).
+   * @throws {@link IntegrityError} when the vault folder breaks FORMAT.md section 8.1 (nothing is deleted then).
    */
   async remove(paths: readonly string[]): Promise<number> {
     const session = this.#unlocked();
     session.requireWritable();
-    return this.#activity.run('rewrite', 'deleting', undefined, () => this.#remove(session, paths));
+    return this.#activity.run('rewrite', 'deleting', undefined, async () => {
+      await checkVaultFolder(this.dir);
+      return this.#remove(session, paths);
+    });
   }
 
   async #remove(session: Session, paths: readonly string[]): Promise<number> {
@@ -488,10 +504,19 @@ export class Vault {
     const nodes = [...doomed.values()];
     const blobFiles: string[] = [];
     const packs = new Map<string, Buffer>();
-    for (const { fileId } of nodes) {
-      const location = fileId ? this.#db.blobOf(Buffer.from(fileId, 'hex')) : undefined;
+    for (const { fileId: hex } of nodes) {
+      if (hex === undefined) continue;
+      const fileId = Buffer.from(hex, 'hex');
+      let location;
+      try {
+        location = this.#db.blobOf(fileId);
+      } catch (error) {
+        // A damaged contents row goes with its entry; what it pointed at is left alone.
+        if (error instanceof IntegrityError) continue;
+        throw error;
+      }
       if (location?.kind === 'pack') packs.set(location.packId.toString('hex'), location.packId);
-      if (fileId && location?.kind === 'file') blobFiles.push(blobPath(this.dir, fileId));
+      if (location?.kind === 'file') blobFiles.push(blobPath(this.dir, fileId));
     }
     try {
       this.#db.transaction(() => {
@@ -520,9 +545,10 @@ export class Vault {
   ): Promise<AddReport> {
     const session = this.#unlocked();
     session.requireWritable();
-    return this.#activity.run('change', 'adding files', options.signal, (signal) =>
-      addPaths(session, sources, destinationFolder, { ...options, signal }),
-    );
+    return this.#activity.run('change', 'adding files', options.signal, async (signal) => {
+      await checkVaultFolder(this.dir);
+      return addPaths(session, sources, destinationFolder, { ...options, signal });
+    });
   }
 
   /** Restores files and folders to a folder on disk. See {@link restorePaths}. */
@@ -560,9 +586,10 @@ export class Vault {
   /** Checks the index and every stored file; with `readData`, authenticates every chunk. See {@link verifyVault}. */
   async verify(options: VerifyOptions = {}): Promise<VerifyReport> {
     const session = this.#unlocked();
-    return this.#activity.run('rewrite', 'verifying', options.signal, (signal) =>
-      verifyVault(session, { ...options, signal }),
-    );
+    return this.#activity.run('rewrite', 'verifying', options.signal, async (signal) => {
+      await checkVaultFolder(this.dir);
+      return verifyVault(session, { ...options, signal });
+    });
   }
 }
 

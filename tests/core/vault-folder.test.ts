@@ -179,8 +179,13 @@ describe('symbolic links inside the vault folder', () => {
     expect(error).toBeInstanceOf(IntegrityError);
     expect((error as Error).message).toMatch(/blobs\/ab.*symbolic link.*never follows/s);
     await expectIntact(victim);
-    // Once the link is gone the vault opens as before.
+    // Nor under a name that is not a shard's.
     await rm(join(dir, 'blobs', 'ab'));
+    await symlink(victim.dir, join(dir, 'blobs', 'not-a-shard'));
+    expect(await failure(() => openVault(dir))).toBeInstanceOf(IntegrityError);
+    await expectIntact(victim);
+    // Once the link is gone the vault opens as before.
+    await rm(join(dir, 'blobs', 'not-a-shard'));
     expect((await (await unlocked(dir)).verify()).ok).toBe(true);
   });
 

@@ -90,10 +90,10 @@ const INDEX_SIDE_FILES = ['-journal', '-wal', '-shm'].map((suffix) => INDEX_FILE
 
 /**
  * Checks the rule of FORMAT.md section 8.1 (at open, and again before each add, delete and verify: a sync service
- * may deliver a link while the vault is open): the vault's own files (header, index and SQLite's files beside it) are
- * regular files and its folders (blobs/ and each shard in it, packs/, tmp/) real folders, never symbolic links, so
- * nothing Coffer reads, writes or deletes there can be redirected outside the vault folder. Missing ones pass (the
- * caller decides what a missing one means).
+ * may deliver a link while the vault is open): the vault's own files (header, index and SQLite's files beside it)
+ * are regular files, its folders (blobs/ and each shard in it, packs/, tmp/) real folders, and blobs/ holds no
+ * symbolic link, so nothing Coffer reads, writes or deletes there can be redirected outside the vault folder.
+ * Missing ones pass (the caller decides what a missing one means).
  * @throws {@link IntegrityError} naming the first one that breaks the rule and saying what to do.
  * @throws {@link IoError} when the folder cannot be read.
  */
@@ -112,8 +112,10 @@ async function checkEntries(vaultDir: string): Promise<void> {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw error;
   });
+  // Any link here, whatever its name, since a sweep of blobs/ may look inside every folder it lists; other files
+  // (a .DS_Store, say) are left alone.
   for (const shard of shards) {
-    if (SHARD_NAME.test(shard.name) && !shard.isDirectory())
+    if (shard.isSymbolicLink() || (SHARD_NAME.test(shard.name) && !shard.isDirectory()))
       await expectKind(vaultDir, join(BLOB_DIR, shard.name), 'folder');
   }
 }

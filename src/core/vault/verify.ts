@@ -135,13 +135,14 @@ function checkPackShapes(session: Session): Problem[] {
     const name = `${PACK_DIR}/${packId.toString('hex')}.pack`;
     for (const range of unnamed) {
       for (const other of walkPack(session, pack, range.offset, range.offset + range.length).other) {
-        const where = other.offset + other.length === size ? 'at its end' : `at offset ${other.offset}`;
+        const where = other.offset + other.length === size ? 'at its end' : `from offset ${other.offset}`;
         problems.push({
           path: name,
           code: 'INTEGRITY',
           message:
-            `Pack ${name} has ${other.length} bytes ${where} that are not a complete blob of this vault: data was ` +
-            'appended to it or damaged there. The files the index names in it are checked on their own.',
+            `Pack ${name} is not as Coffer wrote it: the ${other.length} bytes ${where} that no entry names are ` +
+            'not a sequence of complete blobs of this vault (data was appended there, or damaged). The files the ' +
+            'index names in it are checked on their own.',
         });
       }
     }

@@ -37,16 +37,32 @@ describe("an index that is not this vault's own", () => {
   });
 
   const cases: [string, (index: string) => void, RegExp][] = [
-    ['an empty index', (index) => writeFileSync(index, ''), /vault index \(index\.sqlite\) is empty/u],
-    ['a deleted index', (index) => rmSync(index), /vault index \(index\.sqlite\) is missing/u],
+    [
+      'an empty index',
+      (index) => {
+        writeFileSync(index, '');
+      },
+      /vault index \(index\.sqlite\) is empty/u,
+    ],
+    [
+      'a deleted index',
+      (index) => {
+        rmSync(index);
+      },
+      /vault index \(index\.sqlite\) is missing/u,
+    ],
     [
       'a file that is not SQLite',
-      (index) => writeFileSync(index, 'this is not a database, just some text in its place\n'.repeat(100)),
+      (index) => {
+        writeFileSync(index, 'this is not a database, just some text in its place\n'.repeat(100));
+      },
       /index\.sqlite, not a SQLite database/u,
     ],
     [
       "another vault's index",
-      (index) => cpSync(join(cwd, 'Other', 'index.sqlite'), index),
+      (index) => {
+        cpSync(join(cwd, 'Other', 'index.sqlite'), index);
+      },
       /vault index \(index\.sqlite\) belongs to a different file or vault/u,
     ],
   ];
@@ -94,5 +110,32 @@ describe("an index that is not this vault's own", () => {
     const full = await cli('verify', 'V', '--read-data');
     expect(full.code, full.stderr).toBe(0);
     expect(full.stdout).toMatch(/^OK: 52 files checked/mu);
+  });
+
+  it('verify --repair brings unreferenced data back; --delete-unreferenced does nothing without --yes', async () => {
+    expect((await cli('init', 'R', '--kdf', 'interactive')).code).toBe(0);
+    await writeFile(join(cwd, 'first.txt'), 'first');
+    expect((await cli('add', 'R', 'first.txt')).code).toBe(0);
+    const oldIndex = readFileSync(join(cwd, 'R', 'index.sqlite'));
+    await writeFile(join(cwd, 'second.txt'), 'second, to be recovered');
+    expect((await cli('add', 'R', 'second.txt')).code).toBe(0);
+    writeFileSync(join(cwd, 'R', 'index.sqlite'), oldIndex);
+    const before = await stored(join(cwd, 'R'));
+
+    const unconfirmed = await cli('verify', 'R', '--delete-unreferenced');
+    expect(unconfirmed.code).toBe(2);
+    expect(unconfirmed.stderr).toMatch(/add --yes to confirm/u);
+    expect(await stored(join(cwd, 'R'))).toEqual(before);
+
+    const repaired = await cli('verify', 'R', '--repair');
+    expect(repaired.code, repaired.stderr).toBe(0);
+    expect(repaired.stdout).toMatch(/^recovered \/lost\+found\/recovered-[0-9a-f]{32} \(23 B\)$/mu);
+    expect(repaired.stdout).toMatch(/^Recovered 1 file into \/lost\+found\.$/mu);
+    const restored = await cli('restore', 'R', '/lost+found', '--to', 'out-r');
+    expect(restored.code).toBe(0);
+    const [name = ''] = await filesBelow(join(cwd, 'out-r'));
+    expect(readFileSync(join(cwd, 'out-r', name), 'utf8')).toBe('second, to be recovered');
+    expect((await cli('verify', 'R')).code).toBe(0);
+    expect(await stored(join(cwd, 'R'))).toEqual(before);
   });
 });

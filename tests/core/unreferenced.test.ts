@@ -20,7 +20,7 @@ import { describe, expect, it } from 'vitest';
 
 import { ReadOnlyVaultError, Vault } from '../../src/core/index.js';
 import { nativeSodium } from '../helpers/backends.js';
-import { collect, leftBehind, newVault, passphrase, tempDir, track, writeTree } from '../helpers/vault.js';
+import { collect, leftBehind, newVault, passphrase, track, writeTree } from '../helpers/vault.js';
 
 async function reopen(dir: string, readOnly = false): Promise<Vault> {
   const vault = track(await Vault.open(dir, { sodium: nativeSodium, readOnly }));

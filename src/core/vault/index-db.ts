@@ -480,7 +480,7 @@ function refuseOtherIndex(db: Database.Database, vaultId: Buffer): void {
     .pluck()
     .all() as string[];
   if (tables.length !== COFFER_TABLES) throw indexDamaged('malformed', ', which has no Coffer tables');
-  const stored = db.prepare('SELECT value FROM meta WHERE key = ?').pluck().get(VAULT_ID_META) as unknown;
+  const stored = db.prepare('SELECT value FROM meta WHERE key = ?').pluck().get(VAULT_ID_META);
   if (!Buffer.isBuffer(stored)) throw indexDamaged('malformed', ', which records no vault id');
   if (!stored.equals(vaultId)) throw indexDamaged('wrong-file');
 }

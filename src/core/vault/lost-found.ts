@@ -13,8 +13,8 @@ import type { Session } from './session.js';
 
 /** The vault folder recovered files go into. */
 export const LOST_FOUND = 'lost+found';
-/** Never follow a symlink put where a pack or blob file was found. */
-const NO_FOLLOW = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0);
+/** Never follow a symlink put where a pack or blob file was found. (Windows has no O_NOFOLLOW: `| undefined` is 0.) */
+const NO_FOLLOW = constants.O_RDONLY | constants.O_NOFOLLOW;
 /** Packs are written up to a few MiB; anything far larger is not one of this vault's, and is not read whole. */
 const MAX_PACK_BYTES = 256 * 1024 * 1024;
 

@@ -8,7 +8,6 @@ import { loadSodium, type SodiumBackend } from '../crypto/sodium.js';
 import { createVaultKeys, parseVaultHeader, unlockVaultKeys } from '../crypto/vault-header.js';
 import {
   AlreadyExistsError,
-  IntegrityError,
   InvalidArgumentError,
   NotAVaultError,
   NotFoundError,

@@ -131,6 +131,10 @@ export const COMMANDS: Readonly<Record<CommandName, CommandSpec>> = {
   verify: {
     synopsis: '<vault-dir>',
     summary: 'Check the vault for damage (exit code 4 when any is found).',
+    details:
+      'Stored files (packs, blob files) that no entry names are listed and kept, with exit code 1: they may ' +
+      'belong to an index that has not arrived yet, or to another copy of the index. --repair brings their ' +
+      'contents back as /lost+found/recovered-<id> files; --delete-unreferenced --yes deletes them.',
     minArgs: 1,
     maxArgs: 1,
     options: {
@@ -138,6 +142,17 @@ export const COMMANDS: Readonly<Record<CommandName, CommandSpec>> = {
         type: 'boolean',
         description: 'Also decrypt and authenticate every byte of every file (reads the whole vault).',
       },
+      repair: {
+        type: 'boolean',
+        description:
+          'Bring the contents of stored files no entry names back into the vault, under /lost+found.',
+      },
+      'delete-unreferenced': {
+        type: 'boolean',
+        description:
+          'Delete the stored files no entry names (after --repair, those it could not bring back).',
+      },
+      yes: { type: 'boolean', description: 'Confirm --delete-unreferenced.' },
     },
   },
   info: {

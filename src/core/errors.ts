@@ -29,6 +29,7 @@ export type IntegrityReason =
   | 'tampered'
   | 'truncated'
   | 'missing'
+  | 'empty'
   | 'trailing-data'
   | 'wrong-file'
   | 'unknown-key'
@@ -40,6 +41,7 @@ const INTEGRITY_DESCRIPTIONS: Record<IntegrityReason, string> = {
   tampered: 'failed authentication: it was damaged or modified',
   truncated: 'is truncated: its end is missing',
   missing: 'is missing',
+  empty: 'is empty',
   'trailing-data': 'has unexpected data after its final chunk',
   'wrong-file': 'belongs to a different file or vault (swapped or copied in)',
   'unknown-key': 'names an encryption key this vault does not have',
@@ -56,6 +58,8 @@ export interface IntegrityLocation {
   readonly fileId?: string;
   /** Index of the chunk that failed, when known. */
   readonly chunkIndex?: number;
+  /** What to do, when restoring from a backup is not the right advice. */
+  readonly advice?: string;
 }
 
 /** Stored data did not authenticate or is not laid out as the format requires. Never retried, never ignored. */
@@ -66,16 +70,11 @@ export class IntegrityError extends CofferError {
   readonly fileId: string | undefined;
   readonly chunkIndex: number | undefined;
 
-  /** `remedy` replaces the default advice (restore from a backup) when there is something better to do. */
-  constructor(
-    reason: IntegrityReason,
-    location: IntegrityLocation,
-    remedy = 'Restore the affected data from a backup.',
-  ) {
+  constructor(reason: IntegrityReason, location: IntegrityLocation) {
     const where = location.chunkIndex === undefined ? '' : ` (chunk ${location.chunkIndex})`;
     super(
       `Integrity check failed: the ${location.subject}${where} ${INTEGRITY_DESCRIPTIONS[reason]}. ` +
-        `Nothing unauthenticated was released. ${remedy}`,
+        (location.advice ?? 'Nothing unauthenticated was released. Restore the affected data from a backup.'),
     );
     this.reason = reason;
     this.subject = location.subject;

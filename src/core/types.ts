@@ -66,6 +66,22 @@ export interface RestoreReport {
 export interface VerifyOptions extends JobOptions {
   /** Also decrypt and authenticate every chunk of every file (slow: reads the whole vault). */
   readonly readData?: boolean;
+  /**
+   * Bring the contents of unreferenced packs and blob files back into the vault, as files under /lost+found
+   * (FORMAT.md section 8.5). Needs a writable vault.
+   */
+  readonly repair?: boolean;
+  /** Delete the unreferenced packs and blob files still left (after `repair`, if asked). Ask the user first. */
+  readonly deleteUnreferenced?: boolean;
+}
+
+/** A pack or blob file in the vault folder. */
+export interface StoredFile {
+  /** Path relative to the vault folder, "/"-separated: "packs/<id>.pack", "blobs/ab/<id>". */
+  readonly path: string;
+  readonly size: number;
+  /** Why `verify` with `repair` left it where it is. */
+  readonly note?: string;
 }
 
 export interface VerifyReport {
@@ -74,8 +90,15 @@ export interface VerifyReport {
   readonly bytesChecked: number;
   /** Damage found; empty when ok. */
   readonly problems: readonly Problem[];
-  /** Stored contents no index row refers to (left by a crash); removed by verify. */
-  readonly orphansRemoved: number;
+  /**
+   * Packs and blob files no index row names (from another copy of the index, a sync service that delivered them
+   * before their index, or damage): kept, unless `deleteUnreferenced` removed them.
+   */
+  readonly unreferenced: readonly StoredFile[];
+  /** With `repair`: the files brought back under /lost+found. */
+  readonly recovered: readonly VaultEntry[];
+  /** With `deleteUnreferenced`: what was deleted. */
+  readonly deleted: readonly StoredFile[];
 }
 
 export interface VaultInfo {

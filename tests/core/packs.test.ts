@@ -16,6 +16,7 @@ import { describe, expect, it, vi } from 'vitest';
 
 import { CryptoPool } from '../../src/core/crypto/pool.js';
 import { SMALL_FILE_LIMIT, UnsupportedFormatError, Vault } from '../../src/core/index.js';
+import { INDEX_SCHEMA_VERSION } from '../../src/core/vault/index-db.js';
 import { nativeSodium } from '../helpers/backends.js';
 import { collect, newVault, passphrase, tempDir, track, writeTree } from '../helpers/vault.js';
 
@@ -83,7 +84,7 @@ describe('small files in packs', () => {
     const reopened = await reopen(dir);
     await expectFiles(reopened, '/src', files);
     await expectFiles(reopened, '/few', few);
-    expect(await reopened.verify({ readData: true })).toMatchObject({ ok: true, orphansRemoved: 0 });
+    expect(await reopened.verify({ readData: true })).toMatchObject({ ok: true, unreferenced: [] });
   });
 
   it('packs small files that sit between large ones together, with and without the worker pool', async () => {
@@ -115,7 +116,7 @@ describe('small files in packs', () => {
     const report = await vault.add([join(root, 'src')]);
     expect(report.filesAdded).toBe(128);
     expect(report.problems).toEqual([expect.objectContaining({ code: 'ALREADY_EXISTS' })]);
-    expect(await vault.verify({ readData: true })).toMatchObject({ ok: true, orphansRemoved: 0 });
+    expect(await vault.verify({ readData: true })).toMatchObject({ ok: true, unreferenced: [] });
   });
 
   it('packs files of several chunks, up to 1 MiB, and restores them through the workers byte for byte', async () => {
@@ -223,7 +224,7 @@ describe('small files in packs', () => {
     vault.close();
     const reopened = await reopen(dir);
     await expectFiles(reopened, '/src', kept);
-    expect(await reopened.verify({ readData: true })).toMatchObject({ ok: true, orphansRemoved: 0 });
+    expect(await reopened.verify({ readData: true })).toMatchObject({ ok: true, unreferenced: [] });
   });
 
   it('verify compacts a pack that a delete left mostly unused', async () => {
@@ -255,15 +256,20 @@ describe('small files in packs', () => {
     await expectFiles(reopened, '/src', kept);
   });
 
-  it('sweeps a pack no row names (a crash before the commit) when the vault is opened', async () => {
+  it('keeps a pack no row names when the vault is opened, and verify lists it without removing it', async () => {
     const { vault, dir } = await vaultWithPacks(20);
     vault.close();
     const [pack] = packNames(dir);
-    const orphan = `${'ab'.repeat(16)}.pack`;
-    copyFileSync(join(dir, 'packs', pack ?? ''), join(dir, 'packs', orphan));
+    const unnamed = `${'ab'.repeat(16)}.pack`;
+    copyFileSync(join(dir, 'packs', pack ?? ''), join(dir, 'packs', unnamed));
     const reopened = await reopen(dir);
-    expect(packNames(dir)).toEqual([pack]);
-    expect((await reopened.verify({ readData: true })).ok).toBe(true);
+    expect(packNames(dir)).toEqual([pack, unnamed].sort());
+    const report = await reopened.verify({ readData: true });
+    expect(report).toMatchObject({
+      ok: true,
+      unreferenced: [{ path: `packs/${unnamed}`, size: statSync(join(dir, 'packs', unnamed)).size }],
+    });
+    expect(packNames(dir)).toEqual([pack, unnamed].sort());
   });
 
   it('reports every file of a missing pack as missing contents, and restores the files of the other packs', async () => {
@@ -313,12 +319,12 @@ describe('index schema', () => {
     vault.close();
     const db = new Database(join(dir, 'index.sqlite'));
     const version = Buffer.alloc(4);
-    version.writeUInt32LE(3);
+    version.writeUInt32LE(INDEX_SCHEMA_VERSION + 1);
     db.prepare("UPDATE meta SET value = ? WHERE key = 'index_schema'").run(version);
     db.close();
     await expect(Vault.open(dir, { sodium: nativeSodium })).rejects.toBeInstanceOf(UnsupportedFormatError);
     await expect(Vault.open(dir, { sodium: nativeSodium, readOnly: true })).rejects.toThrow(
-      /vault index uses version 3/,
+      `vault index uses version ${INDEX_SCHEMA_VERSION + 1}`,
     );
   });
 
@@ -347,13 +353,13 @@ describe('index schema', () => {
     await upgraded.add([join(root, 'more')]);
     expect(packNames(dir).length).toBeGreaterThan(0);
     await upgraded.remove(['/src/d0']);
-    expect(await upgraded.verify({ readData: true })).toMatchObject({ ok: true, orphansRemoved: 0 });
+    expect(await upgraded.verify({ readData: true })).toMatchObject({ ok: true, unreferenced: [] });
     upgraded.close();
 
     const db = new Database(join(dir, 'index.sqlite'), { readonly: true });
     const schema = db.prepare("SELECT value FROM meta WHERE key = 'index_schema'").pluck().get() as Buffer;
     db.close();
-    expect(schema.readUInt32LE(0)).toBe(2);
+    expect(schema.readUInt32LE(0)).toBe(INDEX_SCHEMA_VERSION);
     const last = await reopen(dir);
     await expectFiles(last, '/more', more);
   });

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { mkdir, readFile, stat, utimes, writeFile } from 'node:fs/promises';
+import { readdirSync, readFileSync, statSync, symlinkSync } from 'node:fs';
+import { mkdir, readFile, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 
@@ -56,7 +56,11 @@ describe('vault lifecycle', () => {
   });
 
   it('runs the index with the durability settings the commit protocol relies on', () => {
-    const db = IndexDb.open(join(tempDir(), 'index.sqlite'), { readOnly: false, create: true });
+    const db = IndexDb.open(join(tempDir(), 'index.sqlite'), {
+      readOnly: false,
+      create: true,
+      vaultId: Buffer.alloc(16, 1),
+    });
     expect(db.pragmas()).toEqual({ journalMode: 'delete', synchronous: 2, foreignKeys: 1 });
     db.close();
   });
@@ -227,27 +231,46 @@ describe('cancelling an add', () => {
     await reopened.unlock(passphrase());
     expect(reopened.listRecursive('/').map((e) => e.path)).toEqual(listed);
     const report = await reopened.verify({ readData: true });
-    expect(report).toMatchObject({ ok: true, orphansRemoved: 0 });
+    expect(report).toMatchObject({ ok: true, unreferenced: [] });
     expect(readdirSync(join(dir, 'tmp'))).toEqual([]);
   });
 });
 
 describe('crash leftovers', () => {
-  it('sweeps orphaned blobs and temp files on open, and verify sweeps any found later', async () => {
+  it('keeps a blob file no row names at open and in verify, which lists it with its size', async () => {
     const { vault, dir } = await newVault();
     vault.close();
     await mkdir(join(dir, 'blobs', 'ab'), { recursive: true });
-    const orphan = join(dir, 'blobs', 'ab', 'ab'.padEnd(32, '0'));
-    await writeFile(orphan, 'left by a crash');
-    await writeFile(join(dir, 'tmp', 'deadbeef.tmp'), 'partial');
+    const unnamed = join(dir, 'blobs', 'ab', 'ab'.padEnd(32, '0'));
+    await writeFile(unnamed, 'not named by this index');
     const reopened = track(await Vault.open(dir, { sodium: nativeSodium }));
-    await expect(stat(orphan)).rejects.toThrow();
-    expect(readdirSync(join(dir, 'tmp'))).toEqual([]);
     await reopened.unlock(passphrase());
-    await writeFile(orphan, 'another');
-    expect(await reopened.verify()).toMatchObject({ ok: true, orphansRemoved: 1 });
+    expect(await reopened.verify()).toMatchObject({
+      ok: true,
+      unreferenced: [{ path: `blobs/ab/${'ab'.padEnd(32, '0')}`, size: 23 }],
+    });
+    expect(await readFile(unnamed, 'utf8')).toBe('not named by this index');
     expect(statSync(join(dir, 'coffer.header')).size).toBe(272);
     expect((await readFile(join(dir, 'coffer.header'))).subarray(0, 8).toString()).toBe('COFFERVH');
+  });
+
+  it('removes only the temp files Coffer names in tmp/ at open: not other names, folders or symlinks', async () => {
+    const { vault, dir, root } = await newVault();
+    vault.close();
+    const outside = join(root, 'outside');
+    await mkdir(outside);
+    await writeFile(join(outside, `${'cd'.repeat(16)}.tmp`), "not the vault's");
+    await writeFile(join(dir, 'tmp', `${'ef'.repeat(16)}.tmp`), 'partial blob');
+    await writeFile(join(dir, 'tmp', 'notes.txt'), "someone else's");
+    await mkdir(join(dir, 'tmp', `${'01'.repeat(16)}.tmp`));
+    symlinkSync(join(outside, `${'cd'.repeat(16)}.tmp`), join(dir, 'tmp', `${'cd'.repeat(16)}.tmp`));
+    track(await Vault.open(dir, { sodium: nativeSodium })).close();
+    expect(readdirSync(join(dir, 'tmp')).sort()).toEqual([
+      `${'01'.repeat(16)}.tmp`,
+      `${'cd'.repeat(16)}.tmp`,
+      'notes.txt',
+    ]);
+    expect(readdirSync(outside)).toEqual([`${'cd'.repeat(16)}.tmp`]);
   });
 });
 

@@ -13,7 +13,7 @@ import { describe, expect, it } from 'vitest';
 
 import { Vault } from '../../src/core/index.js';
 import { nativeSodium } from '../helpers/backends.js';
-import { collect, passphrase, PASSPHRASE, tempDir, track, writeTree } from '../helpers/vault.js';
+import { collect, leftBehind, passphrase, PASSPHRASE, tempDir, track, writeTree } from '../helpers/vault.js';
 
 const TRIALS = Number(process.env.COFFER_CRASH_TRIALS ?? 60);
 const CLI = join(import.meta.dirname, '..', '..', 'bin', 'coffer.js');
@@ -103,10 +103,15 @@ describe('crash safety (SIGKILL during operations)', () => {
       }
       if (!run.completed) killed++;
 
+      // Opening recovers: it removes what the killed operation wrote under an intent and never committed, and
+      // nothing else, so no pack, blob file, temp file or intent is left behind.
+      (await Vault.open(dir, { sodium: nativeSodium })).close();
+      expect(leftBehind(dir), `trial ${trial} (${operation})`).toEqual({ files: [], intents: 0 });
       const vault = track(await Vault.open(dir, { sodium: nativeSodium }));
       expect(await vault.unlock(passphrase()), `trial ${trial} (${operation})`).toEqual([]);
       const report = await vault.verify({ readData: true });
       expect(report.problems, `trial ${trial} (${operation})`).toEqual([]);
+      expect(report.unreferenced, `trial ${trial} (${operation})`).toEqual([]);
       const paths = new Set(vault.listRecursive('/').map((entry) => entry.path));
 
       if (operation === 'add') {

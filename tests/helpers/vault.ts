@@ -1,9 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 
+import Database from 'better-sqlite3';
 import { afterEach } from 'vitest';
 
 import { encodePassphrase, Vault } from '../../src/core/index.js';
@@ -54,4 +55,40 @@ export async function collect(stream: Readable): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of stream) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks);
+}
+
+/**
+ * Straight from a closed vault's folder and index (no Vault.open, which would recover): the packs and blob files
+ * no contents row names, and how many intents are recorded. Both empty when nothing was left behind.
+ */
+export function leftBehind(dir: string): { files: string[]; intents: number } {
+  const db = new Database(join(dir, 'index.sqlite'), { readonly: true });
+  try {
+    const packs = new Set(
+      (
+        db
+          .prepare('SELECT DISTINCT pack_id FROM contents WHERE pack_id IS NOT NULL')
+          .pluck()
+          .all() as Buffer[]
+      ).map((id) => `${id.toString('hex')}.pack`),
+    );
+    const blobs = new Set(
+      (db.prepare('SELECT file_id FROM contents WHERE pack_id IS NULL').pluck().all() as Buffer[]).map((id) =>
+        id.toString('hex'),
+      ),
+    );
+    const files = [
+      ...readdirSync(join(dir, 'packs'))
+        .filter((name) => !packs.has(name))
+        .map((name) => `packs/${name}`),
+      ...readdirSync(join(dir, 'blobs'), { recursive: true, withFileTypes: true })
+        .filter((entry) => entry.isFile() && !blobs.has(entry.name))
+        .map((entry) => `blobs/${entry.name}`),
+      ...readdirSync(join(dir, 'tmp')).map((name) => `tmp/${name}`),
+    ];
+    const intents = db.prepare('SELECT count(*) FROM intents').pluck().get() as number;
+    return { files, intents };
+  } finally {
+    db.close();
+  }
 }

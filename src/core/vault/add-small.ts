@@ -1,7 +1,7 @@
 import type { ChunkCipher } from '../crypto/content.js';
 import type { CryptoPool } from '../crypto/pool.js';
 import { MATERIAL_BYTES, putKeyMaterial, type SealedSmallFile } from '../crypto/small-file-protocol.js';
-import { asIoError, removeQuietly } from './durable.js';
+import { asIoError } from './durable.js';
 
 /** Small files go to the worker pool in batches this large (one pack each), with at most this many out at once. */
 const BATCH_FILES = 128;
@@ -80,8 +80,8 @@ export class SmallFileSealer<T extends SmallFileToSeal> {
   }
 
   /**
-   * After an error or a cancel: wipes what is queued, waits for the batches out there to settle and removes the
-   * packs of those not accepted yet (nothing will name them).
+   * After an error or a cancel: wipes what is queued and waits for the batches out there to settle; those not
+   * accepted yet are dropped (the caller removes their packs, which nothing will name).
    */
   async abandon(): Promise<void> {
     this.#abandoned = true;
@@ -101,13 +101,13 @@ export class SmallFileSealer<T extends SmallFileToSeal> {
       material: keyMaterial(batch),
       pack: pack.paths,
     });
-    const accepted = Promise.all([sealed, this.#lastAccepted]).then(async ([result]) => {
+    const accepted = Promise.all([sealed, this.#lastAccepted]).then(([result]) => {
       if (!result.ok) {
         const cause = Object.assign(new Error(`${result.syscall} ${result.code}`), result);
         throw asIoError(cause, 'Could not store the files in the vault');
       }
-      if (this.#abandoned) await removeQuietly(pack.paths.target);
-      else this.#accept(batch, result.files, pack.id);
+      // An abandoned batch's pack is removed with the add's other packs that no row names.
+      if (!this.#abandoned) this.#accept(batch, result.files, pack.id);
     });
     this.#lastAccepted = accepted.catch(() => undefined);
     accepted.catch(() => undefined); // surfaced by the await below or in flush

@@ -12,9 +12,10 @@ import { writeFileAtomicSync } from '../publish.js';
 import type { AddOptions, AddReport, Problem, Progress, VaultEntry } from '../types.js';
 import { smallFilesNeedPool, SmallFileSealer, type NewPack, type SmallFileToSeal } from './add-small.js';
 import { fileSource, sealIntoBlob } from './blob-io.js';
-import { asIoError, fsyncDirectory, removeQuietly } from './durable.js';
-import type { ContentRow, NodeRow } from './index-db.js';
+import { asIoError, fsyncDirectory } from './durable.js';
+import type { ContentRow, Intent, NodeRow } from './index-db.js';
 import { blobPaths, packPaths, SMALL_FILE_LIMIT } from './layout.js';
+import { settleIntents } from './leftovers.js';
 import { ByteSteps } from './progress.js';
 import type { Session } from './session.js';
 import type { TreeNode } from './tree.js';
@@ -162,8 +163,8 @@ class AddJob {
   readonly #folders = new Map<string, TreeNode | null>();
   /** Seals small files on the worker pool, when this add has enough of them. */
   #sealer: SmallFileSealer<QueuedSmallFile> | undefined;
-  /** Packs written by this add that no committed row names yet (hex ids): removed if the add ends that way. */
-  readonly #unnamedPacks = new Set<string>();
+  /** Packs written by this add that no committed row names yet, by hex id: removed if the add ends that way. */
+  readonly #unnamedPacks = new Map<string, Buffer>();
 
   constructor(session: Session, destination: TreeNode | null, options: AddOptions) {
     this.#session = session;
@@ -208,8 +209,7 @@ class AddJob {
       this.#discardPending();
       throw error;
     } finally {
-      for (const packId of this.#unnamedPacks)
-        await removeQuietly(packPaths(this.#session.dir, Buffer.from(packId, 'hex')).target);
+      await this.#discard([...this.#unnamedPacks.values()].map((id) => ({ kind: 'pack' as const, id })));
     }
     return {
       filesAdded: this.#filesAdded,
@@ -217,6 +217,15 @@ class AddJob {
       bytesAdded: this.#bytesAdded,
       problems: this.#problems,
     };
+  }
+
+  /**
+   * Removes files this add wrote that no committed row names, and forgets their intents. Cleanup only: what it
+   * cannot do now (the index refusing to change, say), the next open does from the intents left recorded.
+   */
+  async #discard(intents: readonly Intent[]): Promise<void> {
+    if (intents.length === 0) return;
+    await settleIntents(this.#session.dir, this.#session.db, intents).catch(() => undefined);
   }
 
   #throwIfCancelled(): void {
@@ -320,11 +329,12 @@ class AddJob {
     });
   }
 
-  /** A new pack, not yet named by any row. */
+  /** A new pack, not yet named by any row; its intent is durable before any of it is written. */
   #newPack(): NewPack {
     const id = this.#session.newId();
     const hex = id.toString('hex');
-    this.#unnamedPacks.add(hex);
+    this.#session.db.recordIntents([{ kind: 'pack', id }]);
+    this.#unnamedPacks.set(hex, id);
     return { id, paths: packPaths(this.#session.dir, id) };
   }
 
@@ -419,8 +429,9 @@ class AddJob {
   }
 
   /**
-   * Streams a large file into a blob: temp file, fsync, rename into place, fsync the folder, and only then the
-   * index row. A crash before the row leaves an orphan blob that the next open sweeps; never a row without data.
+   * Streams a large file into a blob: intent, temp file, fsync, rename into place, fsync the folder, and only then
+   * the index row. A crash before the row leaves a blob that the next open removes (its intent says this add wrote
+   * it); never a row without data.
    */
   async #addLargeFile(item: PlannedItem, parent: TreeNode | null, name: string): Promise<void> {
     // Rows of this file's folders must be durable before the file's row can be (they are committed with it at the
@@ -440,7 +451,9 @@ class AddJob {
     const steps = new ByteSteps((bytes) => {
       this.#report({ bytesDone: this.#progress.bytesDone + bytes });
     });
+    const intent: Intent = { kind: 'blob', id: fileId };
     try {
+      session.db.recordIntents([intent]);
       const out = await open(temp, 'wx', 0o600);
       try {
         const complete = await sealIntoBlob({
@@ -463,7 +476,7 @@ class AddJob {
       await rename(temp, target);
       await fsyncDirectory(dirname(target));
     } catch (error) {
-      await removeQuietly(temp);
+      await this.#discard([intent]);
       if (error instanceof SourceReadError || error instanceof CofferError) throw error;
       throw asIoError(error, `Could not store "${item.source}" in the vault`);
     } finally {
@@ -471,7 +484,7 @@ class AddJob {
       await handle.close();
     }
     // A small file of the same name (differing in case, say) may have been accepted while this one was written.
-    if (this.#nameTaken(item, parent, name)) await removeQuietly(target);
+    if (this.#nameTaken(item, parent, name)) await this.#discard([intent]);
     else {
       session.tree.insert(row.node);
       this.#pending.push({
@@ -496,17 +509,25 @@ class AddJob {
     const db = this.#session.db;
     try {
       const contents = this.#packBlobs(batch);
+      const settled = contents.flatMap((content): Intent[] => {
+        if (!content) return [];
+        const { location } = content;
+        return [
+          location.kind === 'pack'
+            ? { kind: 'pack', id: location.packId }
+            : { kind: 'blob', id: content.file_id },
+        ];
+      });
       db.transaction(() => {
         batch.forEach(({ node }, i) => {
           db.putNode(node);
           const content = contents[i];
           if (content) db.putContent(content);
         });
+        // A file a committed row names is no longer the add's to remove.
+        db.clearIntents(settled);
       });
-      for (const content of contents) {
-        if (content?.location.kind === 'pack')
-          this.#unnamedPacks.delete(content.location.packId.toString('hex'));
-      }
+      for (const { kind, id } of settled) if (kind === 'pack') this.#unnamedPacks.delete(id.toString('hex'));
     } catch (error) {
       for (const { node } of batch) this.#session.tree.remove(node.node.id);
       throw asIoError(error, 'Could not update the vault index');

@@ -1,10 +1,12 @@
+import { statSync } from 'node:fs';
+
 import Database from 'better-sqlite3';
 
 import { ID_BYTES } from '../crypto/constants.js';
-import { IntegrityError, UnsupportedFormatError, VaultInUseError } from '../errors.js';
+import { IntegrityError, UnsupportedFormatError, VaultInUseError, type IntegrityReason } from '../errors.js';
 
 /** Version of the index schema below (FORMAT.md section 8.2); bumped with a migration when it changes. */
-export const INDEX_SCHEMA_VERSION = 2;
+export const INDEX_SCHEMA_VERSION = 3;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value BLOB NOT NULL) WITHOUT ROWID;
@@ -23,6 +25,13 @@ CREATE TABLE IF NOT EXISTS contents (
   pack_offset INTEGER,
   pack_length INTEGER
 );
+-- Schema 3: files an operation is about to write, or has just stopped naming, so that recovery after a crash
+-- removes exactly those no committed row names, and nothing else (FORMAT.md section 8.5).
+CREATE TABLE IF NOT EXISTS intents (
+  kind TEXT NOT NULL CHECK (kind IN ('blob', 'pack')),
+  id BLOB NOT NULL CHECK (typeof(id) = 'blob' AND length(id) = 16),
+  PRIMARY KEY (kind, id)
+) WITHOUT ROWID;
 `;
 
 /** Schema 1 to 2: small files' blobs move from inline_blob to packs (old inline blobs stay, and are read). */
@@ -32,8 +41,17 @@ ALTER TABLE contents ADD COLUMN pack_offset INTEGER;
 ALTER TABLE contents ADD COLUMN pack_length INTEGER;
 `;
 
-/** Finding a pack's rows: sweeping orphans and reclaiming space after a delete. */
+/** Finding a pack's rows: recovery, finding packs no row names and reclaiming space after a delete. */
 const PACK_INDEX = 'CREATE INDEX IF NOT EXISTS contents_pack ON contents(pack_id) WHERE pack_id IS NOT NULL';
+
+/** What an intent names: a blob file (`blobs/xx/<id>`) or a pack (`packs/<id>.pack`). */
+export type IntentKind = 'blob' | 'pack';
+
+/** A file an operation is about to write or has just stopped naming (the intents table, FORMAT.md section 8.5). */
+export interface Intent {
+  readonly kind: IntentKind;
+  readonly id: Buffer;
+}
 
 /** One row of the nodes table: a sealed metadata record and the key id it was sealed under. */
 export interface NodeRow {
@@ -78,6 +96,23 @@ function isCorrupt(error: unknown): boolean {
   );
 }
 
+const VAULT_ID_META = 'vault_id';
+/** How many of the tables every Coffer index has had since schema 1 (meta, nodes, contents) a database must have. */
+const COFFER_TABLES = 3;
+
+/**
+ * The error for an index that is not this vault's. Never answered with a new, empty index: that would show the
+ * vault as empty and its stored files as unreferenced.
+ */
+function indexDamaged(reason: IntegrityReason, detail = ''): IntegrityError {
+  return new IntegrityError(reason, {
+    subject: `vault index (index.sqlite${detail})`,
+    advice:
+      "Nothing in the vault folder was changed, and its stored files are still there. Put back this vault's " +
+      "own index.sqlite (from a backup, or from your sync service's file history), then try again.",
+  });
+}
+
 const INDEX_SUBJECT = 'vault index (index.sqlite)';
 
 /**
@@ -101,6 +136,7 @@ function malformedRow(fileId: unknown): IntegrityError {
     fileId: id,
   });
 }
+
 const SCHEMA_META = 'index_schema';
 const GENERATION_META = 'generation';
 const SNAPSHOT_META = 'tree_snapshot';
@@ -116,11 +152,14 @@ export class IndexDb {
 
   /** False for a schema 1 index opened read-only (it cannot be upgraded): it has no pack columns. */
   readonly #hasPacks: boolean;
+  /** False for an index older than schema 3 opened read-only: it has no intents table (and needs none). */
+  readonly #hasIntents: boolean;
 
   private constructor(db: Database.Database, readOnly: boolean, schema: number) {
     this.#db = db;
     this.readOnly = readOnly;
     this.#hasPacks = schema >= 2;
+    this.#hasIntents = schema >= 3;
   }
 
   /** A prepared statement, compiled once per connection: preparing per call cost more than running it. */
@@ -134,16 +173,20 @@ export class IndexDb {
   }
 
   /**
-   * Opens (or, with `create`, creates) the index and takes the vault lock.
+   * Opens the index of the vault `vaultId` and takes the vault lock; with `create`, creates it (only a new vault
+   * does). Anything but this vault's own index is refused before anything is written to it.
    * @throws {@link VaultInUseError} when another process holds the vault.
-   * @throws {@link IntegrityError} (`malformed`) when the file is not a usable SQLite database.
+   * @throws {@link IntegrityError} when the index is missing (`missing`), empty (`empty`), not a Coffer index
+   * (`malformed`), or another vault's (`wrong-file`).
    */
-  static open(path: string, options: { readOnly: boolean; create: boolean }): IndexDb {
+  static open(path: string, options: { readOnly: boolean; create: boolean; vaultId: Buffer }): IndexDb {
     let db: Database.Database | undefined;
     try {
+      if (!options.create) refuseMissingOrEmpty(path);
       db = new Database(path, { readonly: options.readOnly, fileMustExist: !options.create, timeout: 0 });
       // Set before the first access, so the lock is taken then and held until close.
       db.pragma('locking_mode = EXCLUSIVE');
+      if (!options.create) refuseOtherIndex(db, options.vaultId);
       // Only takes effect on a new database. The largest page size SQLite has, chosen when inline blobs (up to
       // 64 KiB, index schema 1) were most of the index: fewer, larger pages meant fewer overflow pages and write
       // calls (measured on 10,000 small files: about a tenth less CPU for add and restore than with 16 KiB pages,
@@ -165,6 +208,10 @@ export class IndexDb {
           .transaction(() => {
             writable.exec(SCHEMA);
             upgradeSchema(writable);
+            if (options.create)
+              writable
+                .prepare('INSERT INTO meta (key, value) VALUES (?, ?)')
+                .run(VAULT_ID_META, options.vaultId);
           })
           .immediate();
       }
@@ -173,11 +220,9 @@ export class IndexDb {
       return new IndexDb(db, options.readOnly, schema);
     } catch (error) {
       db?.close();
-      if (error instanceof UnsupportedFormatError) throw error;
+      if (error instanceof UnsupportedFormatError || error instanceof IntegrityError) throw error;
       if (isBusy(error)) throw new VaultInUseError();
-      if (isCorrupt(error)) {
-        throw new IntegrityError('malformed', { subject: INDEX_SUBJECT });
-      }
+      if (isCorrupt(error)) throw indexDamaged('malformed', ', not a SQLite database');
       throw error;
     }
   }
@@ -281,8 +326,8 @@ export class IndexDb {
   }
 
   /**
-   * Whether a contents row keeps this file id's blob as a file under blobs/, for sweeping orphans. One lookup per
-   * blob file found: listing every row instead read the whole contents table, blobs and all, at every open.
+   * Whether a contents row keeps this file id's blob as a file under blobs/, for recovery and for finding blob
+   * files no row names. One lookup per blob file: listing every row instead read the whole contents table.
    */
   hasExternalBlob(fileId: Buffer): boolean {
     const packed = this.#hasPacks ? ' AND pack_id IS NULL' : '';
@@ -302,7 +347,7 @@ export class IndexDb {
       .filter(isId);
   }
 
-  /** Whether any row names this pack, for sweeping orphans. */
+  /** Whether any row names this pack, for recovery and for finding packs no row names. */
   hasPack(packId: Buffer): boolean {
     return (
       this.#hasPacks &&
@@ -336,6 +381,45 @@ export class IndexDb {
       to.length,
       fileId,
     );
+  }
+
+  /**
+   * Records that these files are about to be written, or are no longer named (FORMAT.md section 8.5). Durable on
+   * return when called outside a transaction (its own commit, which leaves the generation alone: no row changed);
+   * inside one, it commits with that transaction's rows.
+   */
+  recordIntents(intents: Iterable<Intent>): void {
+    const statement = this.#sql('INSERT OR IGNORE INTO intents (kind, id) VALUES (?, ?)');
+    this.#db
+      .transaction(() => {
+        for (const { kind, id } of intents) statement.run(kind, id);
+      })
+      .immediate();
+  }
+
+  /** Forgets intents that are settled: committed with rows that name their files, or their files removed. */
+  clearIntents(intents: Iterable<Intent>): void {
+    if (!this.#hasIntents) return;
+    const statement = this.#sql('DELETE FROM intents WHERE kind = ? AND id = ?');
+    this.#db
+      .transaction(() => {
+        for (const { kind, id } of intents) statement.run(kind, id);
+      })
+      .immediate();
+  }
+
+  /** Every recorded intent, for recovery. Ids that are not 16 bytes are left out: no path is built from them. */
+  intents(): Intent[] {
+    if (!this.#hasIntents) return [];
+    const rows = this.#sql('SELECT kind, id FROM intents').raw().all() as [unknown, unknown][];
+    return rows.flatMap(([kind, id]) =>
+      (kind === 'blob' || kind === 'pack') && Buffer.isBuffer(id) && id.length === 16 ? [{ kind, id }] : [],
+    );
+  }
+
+  /** Whether a committed row names this intent's file (its blob file or its pack). */
+  names({ kind, id }: Intent): boolean {
+    return kind === 'pack' ? this.hasPack(id) : this.hasExternalBlob(id);
   }
 
   /** Inserts or updates a node row. An upsert, not REPLACE: REPLACE deletes first, cascading to its contents. */
@@ -422,11 +506,39 @@ function upgradeSchema(db: Database.Database): void {
   const schema = schemaOf(db);
   refuseNewerSchema(schema);
   if (schema === INDEX_SCHEMA_VERSION) return;
-  // A new index already has the pack columns (from SCHEMA); a schema 1 index gets them.
+  // A new index already has the pack columns (from SCHEMA); a schema 1 index gets them. The intents table of
+  // schema 3 comes from SCHEMA for every index.
   const columns = db.prepare("SELECT name FROM pragma_table_info('contents')").pluck().all() as string[];
   if (!columns.includes('pack_id')) db.exec(ADD_PACK_COLUMNS);
   db.exec(PACK_INDEX);
   const version = Buffer.alloc(4);
   version.writeUInt32LE(INDEX_SCHEMA_VERSION);
   db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)').run(SCHEMA_META, version);
+}
+
+/** @throws {@link IntegrityError} (`missing`, `empty`) before SQLite could take a missing or empty file for new. */
+function refuseMissingOrEmpty(path: string): void {
+  let size: number;
+  try {
+    size = statSync(path).size;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw indexDamaged('missing');
+    throw error;
+  }
+  if (size === 0) throw indexDamaged('empty');
+}
+
+/**
+ * Checks, before anything is written, that a database is a Coffer index and records `vaultId` as its vault.
+ * @throws {@link IntegrityError} (`malformed`, `wrong-file`) when it is not this vault's index.
+ */
+function refuseOtherIndex(db: Database.Database, vaultId: Buffer): void {
+  const tables = db
+    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('contents', 'meta', 'nodes')")
+    .pluck()
+    .all() as string[];
+  if (tables.length !== COFFER_TABLES) throw indexDamaged('malformed', ', which has no Coffer tables');
+  const stored = db.prepare('SELECT value FROM meta WHERE key = ?').pluck().get(VAULT_ID_META);
+  if (!Buffer.isBuffer(stored)) throw indexDamaged('malformed', ', which records no vault id');
+  if (!stored.equals(vaultId)) throw indexDamaged('wrong-file');
 }

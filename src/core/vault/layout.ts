@@ -130,15 +130,12 @@ async function expectKind(vaultDir: string, name: string, kind: 'file' | 'folder
   }
   if (kind === 'file' ? stats.isFile() : stats.isDirectory()) return;
   const link = stats.isSymbolicLink();
-  throw new IntegrityError(
-    'malformed',
-    {
-      subject: `${kind === 'file' ? 'file' : 'folder'} "${name}" in the vault folder "${vaultDir}" (it is ${
-        link ? 'a symbolic link' : kind === 'file' ? 'not a regular file' : 'not a folder'
-      })`,
-    },
-    link
+  throw new IntegrityError('malformed', {
+    subject: `${kind === 'file' ? 'file' : 'folder'} "${name}" in the vault folder "${vaultDir}" (it is ${
+      link ? 'a symbolic link' : kind === 'file' ? 'not a regular file' : 'not a folder'
+    })`,
+    advice: link
       ? `Coffer never follows a link inside a vault. Put the real ${kind} there in place of the link, then open the vault again.`
       : `Move it out of the vault folder and put the vault's own ${kind} back (from a backup if need be), then open the vault again.`,
-  );
+  });
 }

@@ -3,16 +3,17 @@ import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
 import { IntegrityError } from '../errors.js';
 
 import { writeFileAtomicSync } from '../publish.js';
-import { removeQuietly } from './durable.js';
-import type { PackedBlob } from './index-db.js';
+import type { Intent, PackedBlob } from './index-db.js';
 import { packPaths, VAULT_READ_FLAGS } from './layout.js';
+import { settleIntents } from './leftovers.js';
 import type { Session } from './session.js';
 
 /**
- * Reclaims the space of deleted files' blobs in these packs (FORMAT.md section 8.4): a pack no row names is
- * removed; a pack whose rows name less than half of its bytes is compacted into a new pack.
+ * Reclaims the space of deleted files' blobs in these packs (FORMAT.md section 8.4): a pack whose rows name less
+ * than half of its bytes is compacted into a new pack. A pack no row names is never removed here: only through an
+ * intent, which the delete that stopped naming it recorded (section 8.5).
  * @throws the file system's or the index's error when a compaction fails; the vault is unchanged then (the new
- * pack, if written, is swept as an orphan).
+ * pack, if written, is removed now or, through its intent, at the next open).
  */
 export async function reclaimPacks(session: Session, packIds: Iterable<Buffer>): Promise<void> {
   for (const packId of packIds) {
@@ -27,17 +28,10 @@ export async function reclaimPacks(session: Session, packIds: Iterable<Buffer>):
       if (error instanceof IntegrityError) continue;
       throw error;
     }
-    const path = session.packs.path(packId);
-    if (live.length === 0) {
-      session.packs.forget(packId);
-      await removeQuietly(path);
-      continue;
-    }
-    const pack = packToCompact(path, live);
+    if (live.length === 0) continue;
+    const pack = packToCompact(session.packs.path(packId), live);
     if (!pack) continue;
-    compact(session, pack, live);
-    session.packs.forget(packId);
-    await removeQuietly(path);
+    await compact(session, packId, pack, live);
   }
 }
 
@@ -63,9 +57,20 @@ function packToCompact(path: string, live: readonly PackedBlob[]): Buffer | unde
   }
 }
 
-/** Copies a pack's live blobs (unchanged) into a new pack and points their rows at it, in one transaction. */
-function compact(session: Session, pack: Buffer, live: readonly (PackedBlob & { fileId: Buffer })[]): void {
+/**
+ * Copies a pack's live blobs (unchanged) into a new pack, points their rows at it in one transaction, then removes
+ * the old pack. Intents make each step recoverable: the new pack's before it is written, the old pack's in the
+ * transaction that stops naming it.
+ */
+async function compact(
+  session: Session,
+  oldId: Buffer,
+  pack: Buffer,
+  live: readonly (PackedBlob & { fileId: Buffer })[],
+): Promise<void> {
   const newId = session.newId();
+  const written: Intent = { kind: 'pack', id: newId };
+  const released: Intent = { kind: 'pack', id: oldId };
   const paths = packPaths(session.dir, newId);
   const moved: (PackedBlob & { fileId: Buffer })[] = [];
   let offset = 0;
@@ -73,11 +78,21 @@ function compact(session: Session, pack: Buffer, live: readonly (PackedBlob & { 
     moved.push({ fileId: blob.fileId, packId: newId, offset, length: blob.length });
     offset += blob.length;
   }
-  writeFileAtomicSync(
-    paths,
-    Buffer.concat(live.map((blob) => pack.subarray(blob.offset, blob.offset + blob.length))),
-  );
-  session.db.transaction(() => {
-    for (const blob of moved) session.db.moveBlob(blob.fileId, blob);
-  });
+  session.db.recordIntents([written]);
+  try {
+    writeFileAtomicSync(
+      paths,
+      Buffer.concat(live.map((blob) => pack.subarray(blob.offset, blob.offset + blob.length))),
+    );
+    session.db.transaction(() => {
+      for (const blob of moved) session.db.moveBlob(blob.fileId, blob);
+      session.db.clearIntents([written]);
+      session.db.recordIntents([released]);
+    });
+  } catch (error) {
+    await settleIntents(session.dir, session.db, [written]).catch(() => undefined);
+    throw error;
+  }
+  session.packs.forget(oldId);
+  await settleIntents(session.dir, session.db, [released]);
 }

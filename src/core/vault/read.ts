@@ -86,20 +86,14 @@ export async function openStoredBlob(session: Session, node: TreeNode): Promise<
     closeFile = () => handle.close();
   }
   try {
-    const headerBytes = new Uint8Array(BLOB_HEADER_BYTES);
-    const got = await source.readv([headerBytes], 0);
-    const header = parseBlobHeader(Buffer.from(headerBytes.subarray(0, got)), bind);
-    const layout = blobLayout(size, header.chunkSize, bind);
+    const { cipher, layout } = await openBlobFrom(session, source, size, bind);
     if (layout.plaintextSize !== node.size) {
+      cipher.wipe();
       throw new IntegrityError('malformed', {
         subject: `${bind.label ?? ''} (its size differs from the index)`,
         fileId: node.fileId ?? '',
       });
     }
-    const dek = session.keys.keyring.find(header.keyId);
-    if (!dek)
-      throw new IntegrityError('unknown-key', { subject: bind.label ?? '', fileId: node.fileId ?? '' });
-    const cipher = new ChunkCipher(session.sodium, dek, bind, header);
     return {
       source,
       cipher,
@@ -117,10 +111,35 @@ export async function openStoredBlob(session: Session, node: TreeNode): Promise<
 }
 
 /**
+ * Opens the `size` bytes `source` holds as the blob of `bind`'s file: checks its header and its size, and finds
+ * its key. The caller wipes the cipher.
+ * @throws {@link IntegrityError} when it is malformed, truncated, another file's or under a key the vault lacks.
+ */
+export async function openBlobFrom(
+  session: Session,
+  source: ByteSource,
+  size: number,
+  bind: ContentBinding,
+): Promise<{ cipher: ChunkCipher; layout: BlobLayout }> {
+  const headerBytes = new Uint8Array(BLOB_HEADER_BYTES);
+  const got = await source.readv([headerBytes], 0);
+  const header = parseBlobHeader(Buffer.from(headerBytes.subarray(0, got)), bind);
+  const layout = blobLayout(size, header.chunkSize, bind);
+  const dek = session.keys.keyring.find(header.keyId);
+  if (!dek) {
+    throw new IntegrityError('unknown-key', {
+      subject: bind.label ?? '',
+      fileId: bind.fileId.toString('hex'),
+    });
+  }
+  return { cipher: new ChunkCipher(session.sodium, dek, bind, header), layout };
+}
+
+/**
  * Where to run a blob's crypto: the shared worker pool when the blob spans several batches, else this thread
  * (for one batch a round trip to a worker costs more than it saves).
  */
-async function cryptoPlace(session: Session, chunkCount: number): Promise<CryptoPlace> {
+export async function cryptoPlace(session: Session, chunkCount: number): Promise<CryptoPlace> {
   const pool = chunkCount > POOL_MIN_CHUNKS ? await sharedCryptoPool() : undefined;
   return { sodium: session.sodium, executor: pool };
 }

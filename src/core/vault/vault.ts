@@ -1,4 +1,4 @@
-import { access, constants, mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { access, constants, mkdir, readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 
@@ -28,11 +28,10 @@ import type {
 } from '../types.js';
 import { VaultActivity } from './activity.js';
 import { addPaths } from './add.js';
-import { asIoError, removeQuietly, writeFileAtomic } from './durable.js';
-import { IndexDb } from './index-db.js';
+import { asIoError, writeFileAtomic } from './durable.js';
+import { IndexDb, type Intent } from './index-db.js';
 import {
   BLOB_DIR,
-  blobPath,
   checkVaultFolder,
   HEADER_FILE,
   INDEX_FILE,
@@ -40,14 +39,13 @@ import {
   TEMP_DIR,
   VAULT_READ_FLAGS,
 } from './layout.js';
+import { recoverFromCrash, settleIntents } from './leftovers.js';
 import { reclaimPacks } from './packs.js';
 import { checkRange, plaintextChunks, type ByteRange } from './read.js';
 import { restorePaths } from './restore.js';
 import { Session } from './session.js';
 import type { TreeNode } from './tree.js';
-import { sweepOrphans, verifyVault } from './verify.js';
-
-const VAULT_ID_META = 'vault_id';
+import { verifyVault } from './verify.js';
 
 export interface CreateOptions {
   /** Argon2id strength; default {@link DEFAULT_KDF_PRESET}. */
@@ -128,8 +126,12 @@ export class Vault {
       await mkdir(join(dir, BLOB_DIR), { recursive: true });
       await mkdir(join(dir, PACK_DIR), { recursive: true });
       await mkdir(join(dir, TEMP_DIR), { recursive: true });
-      const db = IndexDb.open(join(dir, INDEX_FILE), { readOnly: false, create: true });
-      db.setMeta(VAULT_ID_META, keys.vaultId);
+      // The only place an index is created: opening never makes one (an empty index would show the vault empty).
+      const db = IndexDb.open(join(dir, INDEX_FILE), {
+        readOnly: false,
+        create: true,
+        vaultId: keys.vaultId,
+      });
       // The header goes last: a folder without it is not a vault, so a crash mid-create leaves nothing half-made.
       // Its write fsyncs the vault folder, which makes the entries made before it durable too.
       writeFileAtomic(join(dir, HEADER_FILE), headerBytes);
@@ -143,12 +145,14 @@ export class Vault {
   }
 
   /**
-   * Opens a vault folder (locked) and takes its lock. Sweeps temp files and orphaned contents left by a crash.
+   * Opens a vault folder (locked) and takes its lock. When writable, removes what a crashed operation provably
+   * left (FORMAT.md section 8.5); nothing else.
    * @throws {@link NotFoundError} when the folder does not exist.
    * @throws {@link NotAVaultError} when it is not a Coffer vault.
    * @throws {@link UnsupportedFormatError} for a vault from a newer Coffer.
-   * @throws {@link IntegrityError} when the header or the index is damaged, or a file or folder of the vault is a
-   * symbolic link or of the wrong kind (FORMAT.md section 8.1).
+   * @throws {@link IntegrityError} when the header is damaged, the index is missing, empty, damaged, not a Coffer
+   * index or another vault's, or a file or folder of the vault is a symbolic link or of the wrong kind (FORMAT.md
+   * section 8.1).
    * @throws {@link VaultInUseError} when another process has it open.
    */
   static async open(dir: string, options: OpenOptions = {}): Promise<Vault> {
@@ -178,25 +182,16 @@ export class Vault {
       }
       throw asIoError(error, `Could not read the vault header in "${dir}"`);
     }
-    parseVaultHeader(sodium, headerBytes);
-    try {
-      await stat(join(dir, INDEX_FILE));
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
-        throw asIoError(error, `Could not open "${dir}"`);
-      // Never recreate it: an empty index would present the vault as empty while its contents sit unreachable.
-      throw new IntegrityError('missing', { subject: `vault index (${INDEX_FILE}) of "${dir}"` });
-    }
+    const { vaultId } = parseVaultHeader(sodium, headerBytes);
     const readOnly = options.readOnly === true || !(await isWritable(dir));
-    const db = IndexDb.open(join(dir, INDEX_FILE), { readOnly, create: false });
+    // Refuses a missing, empty or foreign index (IntegrityError) rather than starting a new one.
+    const db = IndexDb.open(join(dir, INDEX_FILE), { readOnly, create: false, vaultId });
     const vault = new Vault(dir, db, sodium, headerBytes);
     if (!readOnly) {
       try {
-        await rm(join(dir, TEMP_DIR), { recursive: true, force: true });
-        await mkdir(join(dir, TEMP_DIR), { recursive: true });
         // A vault made before packs has no packs/ folder yet.
         await mkdir(join(dir, PACK_DIR), { recursive: true });
-        await sweepOrphans(dir, db);
+        await recoverFromCrash(dir, db);
       } catch (error) {
         db.close();
         throw asIoError(error, `Could not tidy the vault in "${dir}"`);
@@ -213,14 +208,8 @@ export class Vault {
   async unlock(passphrase: Uint8Array): Promise<readonly Problem[]> {
     this.#requireOpen();
     if (this.#session) return this.#session.damaged;
+    // The index's vault id was checked against this header when the vault was opened.
     const keys = await unlockVaultKeys(this.#sodium, this.#headerBytes, passphrase);
-    const stored = this.#db.getMeta(VAULT_ID_META);
-    if (stored && !stored.equals(keys.vaultId)) {
-      keys.wipe();
-      throw new NotAVaultError(
-        'The index in this folder belongs to a different vault than its header. The folder was assembled from two vaults.',
-      );
-    }
     return this.#startSession(keys).damaged;
   }
 
@@ -502,35 +491,41 @@ export class Vault {
       for (const at of session.tree.subtree(node)) doomed.set(at.id, at);
     }
     const nodes = [...doomed.values()];
-    const blobFiles: string[] = [];
+    // The blob files and packs these nodes' rows name: once the rows are gone, removing whichever no row names is
+    // provably safe, and their intents let the next open finish that if this process does not.
+    const released: Intent[] = [];
     const packs = new Map<string, Buffer>();
     for (const { fileId: hex } of nodes) {
       if (hex === undefined) continue;
-      const fileId = Buffer.from(hex, 'hex');
+      const id = Buffer.from(hex, 'hex');
       let location;
       try {
-        location = this.#db.blobOf(fileId);
+        location = this.#db.blobOf(id);
       } catch (error) {
         // A damaged contents row goes with its entry; what it pointed at is left alone.
         if (error instanceof IntegrityError) continue;
         throw error;
       }
       if (location?.kind === 'pack') packs.set(location.packId.toString('hex'), location.packId);
-      if (location?.kind === 'file') blobFiles.push(blobPath(this.dir, fileId));
+      if (location?.kind === 'file') released.push({ kind: 'blob', id });
     }
+    for (const id of packs.values()) released.push({ kind: 'pack', id });
     try {
       this.#db.transaction(() => {
         this.#db.deleteNodes(nodes.map((node) => Buffer.from(node.id, 'hex')));
+        this.#db.recordIntents(released);
       });
     } catch (error) {
       throw asIoError(error, 'Could not delete');
     }
     for (const node of nodes) session.tree.remove(node.id);
-    for (const path of blobFiles) await removeQuietly(path);
+    for (const id of packs.values()) session.packs.forget(id);
     try {
+      await settleIntents(this.dir, this.#db, released);
       await reclaimPacks(session, packs.values());
     } catch {
-      // The delete itself is done and durable; space a failed compaction left is reclaimed by `verify`.
+      // The delete itself is done and durable; the next open removes what is left (through the intents), and
+      // `verify` reclaims space a failed compaction left.
     }
     return nodes.length;
   }

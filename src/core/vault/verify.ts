@@ -1,58 +1,34 @@
-import { readdir, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readFileSync, statSync } from 'node:fs';
 
 import { CancelledError, CofferError } from '../errors.js';
-import type { Problem, VerifyOptions, VerifyReport } from '../types.js';
-import type { IndexDb } from './index-db.js';
-import { BLOB_DIR, PACK_DIR } from './layout.js';
+import type { Problem, StoredFile, VaultEntry, VerifyOptions, VerifyReport } from '../types.js';
+import type { PackedBlob } from './index-db.js';
+import { PACK_DIR } from './layout.js';
+import { findUnreferenced, removeStoredFiles, settleIntents } from './leftovers.js';
+import { recoverUnreferenced } from './lost-found.js';
+import { walkPack, type ByteRange } from './pack-walk.js';
 import { reclaimPacks } from './packs.js';
 import { ByteSteps } from './progress.js';
 import { authenticateLastChunk, decryptFile } from './read.js';
 import type { Session } from './session.js';
 
-const HEX_ID = /^[0-9a-f]{32}$/;
-const PACK_NAME = /^([0-9a-f]{32})\.pack$/;
-
-/**
- * Removes blob files and packs no index row refers to: what a crash between writing them and committing their rows
- * leaves. Runs only while this process holds the vault lock, so no add is in flight.
- * @returns how many were removed.
- */
-export async function sweepOrphans(vaultDir: string, db: IndexDb): Promise<number> {
-  let removed = 0;
-  const packs = join(vaultDir, PACK_DIR);
-  for (const name of await readdir(packs).catch(() => [] as string[])) {
-    // Only names Coffer writes are touched; anything else in the folder is left for the user to see.
-    const packId = PACK_NAME.exec(name)?.[1];
-    if (packId === undefined || db.hasPack(Buffer.from(packId, 'hex'))) continue;
-    await rm(join(packs, name), { force: true });
-    removed++;
-  }
-  const root = join(vaultDir, BLOB_DIR);
-  for (const shard of await readdir(root).catch(() => [] as string[])) {
-    for (const name of await readdir(join(root, shard)).catch(() => [] as string[])) {
-      // Only names Coffer writes are touched; anything else in the folder is left for the user to see.
-      if (HEX_ID.test(name) ? db.hasExternalBlob(Buffer.from(name, 'hex')) : !name.endsWith('.tmp')) continue;
-      await rm(join(root, shard, name), { force: true });
-      removed++;
-    }
-  }
-  return removed;
-}
-
 /**
  * Checks the vault: SQLite's integrity check, every index row decrypts and has a parent, every file's contents
- * exist and have the size the index records (by authenticating the chunk that holds the last byte), orphans are
- * swept and the space of deleted files' blobs in packs reclaimed; with `readData`, every chunk of every file is
- * authenticated.
+ * exist and have the size the index records (by authenticating the chunk that holds the last byte), every pack's
+ * bytes that no row names are complete blobs (deleted files'); lists the packs and blob files no row names, and
+ * keeps them unless asked to bring them back (`repair`) or delete them (`deleteUnreferenced`); reclaims the space of
+ * deleted files' blobs in packs. With `readData`, every chunk of every file is authenticated.
+ * @throws {@link ReadOnlyVaultError} when `repair` or `deleteUnreferenced` is asked of a read-only vault.
  */
 export async function verifyVault(session: Session, options: VerifyOptions): Promise<VerifyReport> {
+  if (options.repair === true || options.deleteUnreferenced === true) session.requireWritable();
   const snapshotProblems = session.reloadFromRows();
   const problems: Problem[] = [...session.damaged, ...snapshotProblems];
   for (const line of session.db.integrityCheck()) {
     if (line !== 'ok')
       problems.push({ path: '(index)', code: 'INTEGRITY', message: `SQLite integrity check: ${line}` });
   }
+  const { unreferenced, recovered, deleted } = await unreferencedFiles(session, options);
   const files = [...session.tree.values()].filter((node) => node.type === 'file');
   const bytesTotal = files.reduce((sum, node) => sum + (options.readData === true ? node.size : 0), 0);
   let filesChecked = 0;
@@ -96,16 +72,92 @@ export async function verifyVault(session: Session, options: VerifyOptions): Pro
     filesChecked++;
   }
   report(bytesDone);
-  let orphansRemoved = 0;
-  if (!session.db.readOnly) {
-    orphansRemoved = await sweepOrphans(session.dir, session.db);
-    await reclaimPacks(session, session.db.packIds());
-  }
+  problems.push(...checkPackShapes(session));
+  if (!session.db.readOnly) await reclaimPacks(session, session.db.packIds());
   options.onProgress?.({
     filesDone: filesChecked,
     filesTotal: files.length,
     bytesDone: bytesChecked,
     bytesTotal,
   });
-  return { ok: problems.length === 0, filesChecked, bytesChecked, problems, orphansRemoved };
+  return {
+    ok: problems.length === 0,
+    filesChecked,
+    bytesChecked,
+    problems,
+    unreferenced,
+    recovered,
+    deleted,
+  };
+}
+
+/**
+ * Settles what crashed operations left (when writable), then finds the packs and blob files no row names and, as
+ * asked, brings their contents back into the vault or deletes them.
+ */
+async function unreferencedFiles(
+  session: Session,
+  options: VerifyOptions,
+): Promise<{ unreferenced: StoredFile[]; recovered: VaultEntry[]; deleted: StoredFile[] }> {
+  if (!session.db.readOnly) await settleIntents(session.dir, session.db, session.db.intents());
+  let unreferenced = await findUnreferenced(session.dir, session.db);
+  let recovered: VaultEntry[] = [];
+  if (options.repair === true && unreferenced.length > 0) {
+    ({ recovered, left: unreferenced } = await recoverUnreferenced(session, unreferenced, options.signal));
+  }
+  let deleted: StoredFile[] = [];
+  if (options.deleteUnreferenced === true && unreferenced.length > 0) {
+    deleted = await removeStoredFiles(session.dir, unreferenced);
+    const gone = new Set(deleted.map((file) => file.path));
+    unreferenced = unreferenced.filter((file) => !gone.has(file.path));
+  }
+  return { unreferenced, recovered, deleted };
+}
+
+/**
+ * Checks the shape of every pack (FORMAT.md section 8.4): a pack is complete blobs one after another, so the bytes
+ * no row names (deleted files' blobs, until compaction) must be complete blobs of this vault too. Bytes that are
+ * not, after the last blob or between blobs, were appended or damaged.
+ */
+function checkPackShapes(session: Session): Problem[] {
+  const problems: Problem[] = [];
+  for (const packId of session.db.packIds()) {
+    const path = session.packs.path(packId);
+    let size: number;
+    try {
+      size = statSync(path).size;
+    } catch {
+      continue; // a missing pack is reported by its files' checks
+    }
+    const unnamed = bytesNoRowNames(session.db.packContents(packId), size);
+    if (unnamed.length === 0) continue;
+    const pack = readFileSync(path);
+    const name = `${PACK_DIR}/${packId.toString('hex')}.pack`;
+    for (const range of unnamed) {
+      for (const other of walkPack(session, pack, range.offset, range.offset + range.length).other) {
+        const where = other.offset + other.length === size ? 'at its end' : `from offset ${other.offset}`;
+        problems.push({
+          path: name,
+          code: 'INTEGRITY',
+          message:
+            `Pack ${name} is not as Coffer wrote it: the ${other.length} bytes ${where} that no entry names are ` +
+            'not a sequence of complete blobs of this vault (data was appended there, or damaged). The files the ' +
+            'index names in it are checked on their own.',
+        });
+      }
+    }
+  }
+  return problems;
+}
+
+/** The byte ranges of a pack of `size` bytes that none of its rows (in offset order) covers. */
+function bytesNoRowNames(rows: readonly PackedBlob[], size: number): ByteRange[] {
+  const ranges: ByteRange[] = [];
+  let covered = 0;
+  for (const { offset, length } of rows) {
+    if (offset > covered) ranges.push({ offset: covered, length: Math.min(offset, size) - covered });
+    covered = Math.max(covered, offset + length);
+  }
+  if (size > covered) ranges.push({ offset: covered, length: size - covered });
+  return ranges.filter((range) => range.length > 0);
 }

@@ -1,0 +1,169 @@
+import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { join } from 'node:path';
+
+import { AlreadyExistsError, CancelledError, CofferError } from '../errors.js';
+import type { StoredFile, VaultEntry } from '../types.js';
+import { fileSource, openBlob } from './blob-io.js';
+import type { ContentRow } from './index-db.js';
+import { PACK_DIR } from './layout.js';
+import { walkPack } from './pack-walk.js';
+import { cryptoPlace, openBlobFrom } from './read.js';
+import type { Session } from './session.js';
+
+/** The vault folder recovered files go into. */
+export const LOST_FOUND = 'lost+found';
+/** Never follow a symlink put where a pack or blob file was found. (Windows has no O_NOFOLLOW: `| undefined` is 0.) */
+const NO_FOLLOW = constants.O_RDONLY | constants.O_NOFOLLOW;
+/** Packs are written up to a few MiB; anything far larger is not one of this vault's, and is not read whole. */
+const MAX_PACK_BYTES = 256 * 1024 * 1024;
+
+/** A blob found in an unreferenced file, authenticated, with the row that would name it. */
+interface FoundBlob {
+  readonly fileId: Buffer;
+  readonly plaintextSize: number;
+  readonly location: ContentRow['location'];
+}
+
+/**
+ * Brings the contents of unreferenced packs and blob files back into the vault (FORMAT.md section 8.5): each
+ * complete blob of this vault in them, authenticated with the file id in its own header, becomes the file
+ * `/lost+found/recovered-<file id>`, named by a new row that points at the blob where it is (nothing is copied), so
+ * the pack or blob file is referenced again. All rows for one pack or blob file go in one transaction.
+ * @returns the recovered entries, and the files left unreferenced with the reason.
+ * @throws {@link CancelledError} when `signal` aborts (what was recovered before stays).
+ */
+export async function recoverUnreferenced(
+  session: Session,
+  files: readonly StoredFile[],
+  signal?: AbortSignal,
+): Promise<{ recovered: VaultEntry[]; left: StoredFile[] }> {
+  const recovered: VaultEntry[] = [];
+  const left: StoredFile[] = [];
+  for (const file of files) {
+    if (signal?.aborted) throw new CancelledError();
+    try {
+      const found = file.path.startsWith(`${PACK_DIR}/`)
+        ? blobsInPack(session, file)
+        : [await blobInFile(session, file, signal)];
+      const fresh = found.filter(({ fileId }) => session.db.blobOf(fileId) === undefined);
+      if (fresh.length === 0) {
+        left.push({
+          ...file,
+          note:
+            found.length === 0
+              ? 'it holds no complete blob of this vault'
+              : 'everything in it is already in the vault (a leftover copy)',
+        });
+        continue;
+      }
+      recovered.push(...adopt(session, fresh, mtimeOf(session, file)));
+    } catch (error) {
+      if (!(error instanceof CofferError) || error instanceof CancelledError) throw error;
+      left.push({ ...file, note: `it could not be recovered: ${error.message}` });
+    }
+  }
+  return { recovered, left };
+}
+
+function mtimeOf(session: Session, file: StoredFile): number {
+  const fd = openSync(join(session.dir, file.path), NO_FOLLOW);
+  try {
+    return fstatSync(fd).mtimeMs;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Every complete blob of this vault in an unreferenced pack. */
+function blobsInPack(session: Session, file: StoredFile): FoundBlob[] {
+  const packId = Buffer.from(file.path.slice(PACK_DIR.length + 1, PACK_DIR.length + 33), 'hex');
+  if (file.size > MAX_PACK_BYTES) return [];
+  const fd = openSync(join(session.dir, file.path), NO_FOLLOW);
+  let pack: Buffer;
+  try {
+    pack = readFileSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  return walkPack(session, pack, 0, pack.length).blobs.map(({ fileId, plaintextSize, offset, length }) => ({
+    fileId,
+    plaintextSize,
+    location: { kind: 'pack', packId, offset, length },
+  }));
+}
+
+/** An unreferenced blob file, authenticated whole as the blob of the file id its name gives. */
+async function blobInFile(session: Session, file: StoredFile, signal?: AbortSignal): Promise<FoundBlob> {
+  const fileId = Buffer.from(file.path.slice(-32), 'hex');
+  const handle = await open(join(session.dir, file.path), NO_FOLLOW);
+  try {
+    const source = fileSource(handle);
+    const bind = { vaultId: session.keys.vaultId, fileId, label: `unreferenced blob file ${file.path}` };
+    const { cipher, layout } = await openBlobFrom(session, source, (await handle.stat()).size, bind);
+    try {
+      await openBlob({
+        place: await cryptoPlace(session, layout.chunkCount),
+        cipher,
+        source,
+        chunkCount: layout.chunkCount,
+        plaintextSize: layout.plaintextSize,
+        sink: 'discard',
+        ...(signal ? { signal } : {}),
+      });
+    } finally {
+      cipher.wipe();
+    }
+    return { fileId, plaintextSize: layout.plaintextSize, location: { kind: 'file' } };
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Names found blobs with new rows under /lost+found (created when missing), in one transaction.
+ * @throws {@link AlreadyExistsError} when /lost+found is a file.
+ */
+function adopt(session: Session, found: readonly FoundBlob[], mtime: number): VaultEntry[] {
+  const existing = session.tree.child(null, LOST_FOUND);
+  if (existing && existing.type !== 'folder') {
+    throw new AlreadyExistsError(
+      `"/${LOST_FOUND}" is a file; rename it so that recovered files can be put in a folder of that name.`,
+    );
+  }
+  const folderRow = existing
+    ? undefined
+    : session.seal(session.newId(), {
+        type: 'folder',
+        name: LOST_FOUND,
+        parent: null,
+        size: 0,
+        mtime: Date.now(),
+      });
+  const folder = existing ?? folderRow?.node;
+  const rows = found.flatMap(({ fileId, plaintextSize, location }) => {
+    const name = `recovered-${fileId.toString('hex')}`;
+    if (existing && session.tree.child(existing.id, name)) return [];
+    const row = session.seal(session.newId(), {
+      type: 'file',
+      name,
+      parent: folder?.id ?? null,
+      size: plaintextSize,
+      mtime,
+      fileId: fileId.toString('hex'),
+    });
+    return [{ row, content: { file_id: fileId, node_id: row.id, location } }];
+  });
+  session.db.transaction(() => {
+    if (folderRow) session.db.putNode(folderRow);
+    for (const { row, content } of rows) {
+      session.db.putNode(row);
+      session.db.putContent(content);
+    }
+  });
+  if (folderRow) session.tree.insert(folderRow.node);
+  return rows.map(({ row }) => {
+    session.tree.insert(row.node);
+    return session.entry(row.node);
+  });
+}

@@ -1,4 +1,4 @@
-import { constants } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
 import { lstat, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -81,6 +81,25 @@ export const NOT_REGULAR = 'EFTYPE';
 export function isNotRegular(error: unknown): boolean {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   return code === 'ELOOP' || code === NOT_REGULAR || code === 'EISDIR';
+}
+
+/**
+ * A pack's or blob file's bytes when `wanted(size)` says they are needed; undefined when it is missing, a symbolic
+ * link or not a regular file (FORMAT.md section 8.1: damage for verify to report, never followed).
+ */
+export function readStoredFile(path: string, wanted: (size: number) => boolean): Buffer | undefined {
+  let fd: number;
+  try {
+    fd = openSync(path, VAULT_READ_FLAGS);
+  } catch {
+    return undefined;
+  }
+  try {
+    const stats = fstatSync(fd);
+    return stats.isFile() && wanted(stats.size) ? readFileSync(fd) : undefined;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 const SHARD_NAME = /^[0-9a-f]{2}$/;

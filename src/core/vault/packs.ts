@@ -1,10 +1,8 @@
-import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
-
 import { IntegrityError } from '../errors.js';
 
 import { writeFileAtomicSync } from '../publish.js';
 import type { Intent, PackedBlob } from './index-db.js';
-import { packPaths, VAULT_READ_FLAGS } from './layout.js';
+import { packPaths, readStoredFile } from './layout.js';
 import { settleIntents } from './leftovers.js';
 import type { Session } from './session.js';
 
@@ -29,31 +27,12 @@ export async function reclaimPacks(session: Session, packIds: Iterable<Buffer>):
       throw error;
     }
     if (live.length === 0) continue;
-    const pack = packToCompact(session.packs.path(packId), live);
+    // Never through a link or from anything but a regular file: such a pack, like a missing one, is damage for
+    // verify to report, not space to reclaim.
+    const liveBytes = live.reduce((sum, blob) => sum + blob.length, 0);
+    const pack = readStoredFile(session.packs.path(packId), (size) => 2 * liveBytes < size);
     if (!pack) continue;
     await compact(session, packId, pack, live);
-  }
-}
-
-/**
- * A pack's bytes when its live blobs fill less than half of it. Never through a symbolic link or from anything but
- * a regular file (FORMAT.md section 8.1): such a pack, like a missing one, is damage for verify to report, not
- * space to reclaim.
- */
-function packToCompact(path: string, live: readonly PackedBlob[]): Buffer | undefined {
-  let fd: number;
-  try {
-    fd = openSync(path, VAULT_READ_FLAGS);
-  } catch {
-    return undefined;
-  }
-  try {
-    const stats = fstatSync(fd);
-    if (!stats.isFile() || 2 * live.reduce((sum, blob) => sum + blob.length, 0) >= stats.size)
-      return undefined;
-    return readFileSync(fd);
-  } finally {
-    closeSync(fd);
   }
 }
 

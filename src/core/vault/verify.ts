@@ -1,9 +1,7 @@
-import { readFileSync, statSync } from 'node:fs';
-
-import { CancelledError, CofferError } from '../errors.js';
+import { CancelledError, CofferError, IntegrityError } from '../errors.js';
 import type { Problem, StoredFile, VaultEntry, VerifyOptions, VerifyReport } from '../types.js';
 import type { PackedBlob } from './index-db.js';
-import { PACK_DIR } from './layout.js';
+import { PACK_DIR, readStoredFile } from './layout.js';
 import { findUnreferenced, removeStoredFiles, settleIntents } from './leftovers.js';
 import { recoverUnreferenced } from './lost-found.js';
 import { walkPack, type ByteRange } from './pack-walk.js';
@@ -122,16 +120,21 @@ async function unreferencedFiles(
 function checkPackShapes(session: Session): Problem[] {
   const problems: Problem[] = [];
   for (const packId of session.db.packIds()) {
-    const path = session.packs.path(packId);
-    let size: number;
+    let live;
     try {
-      size = statSync(path).size;
-    } catch {
-      continue; // a missing pack is reported by its files' checks
+      live = session.db.packContents(packId);
+    } catch (error) {
+      if (error instanceof IntegrityError) continue; // the damaged row is reported with its file
+      throw error;
     }
-    const unnamed = bytesNoRowNames(session.db.packContents(packId), size);
-    if (unnamed.length === 0) continue;
-    const pack = readFileSync(path);
+    let unnamed: ByteRange[] = [];
+    // A missing pack, or one that is a link or not a regular file, is reported by its files' checks.
+    const pack = readStoredFile(
+      session.packs.path(packId),
+      (size) => (unnamed = bytesNoRowNames(live, size)).length > 0,
+    );
+    if (!pack) continue;
+    const size = pack.length;
     const name = `${PACK_DIR}/${packId.toString('hex')}.pack`;
     for (const range of unnamed) {
       for (const other of walkPack(session, pack, range.offset, range.offset + range.length).other) {

@@ -4,10 +4,11 @@
  * report) whose message says what happened and what to do, and must leave everything else intact.
  */
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, existsSync, linkSync, readdirSync, unlinkSync } from 'node:fs';
+import { appendFileSync, existsSync, linkSync, readdirSync, statfsSync, unlinkSync } from 'node:fs';
 import { open, readdir, readFile, rm, stat, symlink, truncate, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 
 import {
@@ -85,6 +86,28 @@ async function failure(action: () => unknown): Promise<unknown> {
     return error;
   }
   throw new Error('expected the operation to fail, but it succeeded');
+}
+
+/**
+ * Overwrites the b-tree page header of `table`'s root page in a closed vault's index: the file still opens (its
+ * first page, the schema, is intact), and SQLite finds the damage when it reads that table.
+ */
+async function damageIndexPage(vaultDir: string, table: string): Promise<void> {
+  const path = join(vaultDir, 'index.sqlite');
+  const db = new Database(path, { readonly: true });
+  const pageSize = db.pragma('page_size', { simple: true }) as number;
+  const rootPage = db
+    .prepare('SELECT rootpage FROM sqlite_master WHERE name = ?')
+    .pluck()
+    .get(table) as number;
+  db.close();
+  expect(rootPage).toBeGreaterThan(1);
+  const handle = await open(path, 'r+');
+  try {
+    await handle.write(Buffer.alloc(12, 0xa5), 0, 12, (rootPage - 1) * pageSize);
+  } finally {
+    await handle.close();
+  }
 }
 
 describe('opening something that is not a usable vault', () => {
@@ -192,6 +215,25 @@ describe('damaged index', () => {
     expect((error as Error).message).toMatch(/backup/i);
     // Opening must not quietly create an empty index in its place.
     expect(existsSync(join(dir, 'index.sqlite'))).toBe(false);
+  });
+  it('a damaged page inside the index is IntegrityError naming the index and what to do, not a raw SQLite error', async () => {
+    const { vault, dir, root } = await newVault();
+    await writeTree(root, { 'src/a.txt': 'alpha', 'src/b.txt': 'beta' });
+    await vault.add([join(root, 'src')]);
+    vault.close();
+    await damageIndexPage(dir, 'contents');
+
+    // Whichever step first reads the damaged page (here, verify) must say it is damage.
+    const error = await failure(async () => {
+      const reopened = await openVault(dir);
+      await reopened.unlock(passphrase());
+      await reopened.verify();
+    });
+    expect(error).toBeInstanceOf(IntegrityError);
+    expect((error as IntegrityError).reason).toBe('corrupt');
+    expect((error as Error).message).toContain('index.sqlite');
+    expect((error as Error).message).toMatch(/damaged/i);
+    expect((error as Error).message).toMatch(/backup/i);
   });
 });
 
@@ -436,6 +478,47 @@ describe('full and read-only disks (tmpfs mounts)', () => {
       expect(report.problems).toEqual([]);
       expect(report.ok).toBe(true);
       expect(await readdir(join(dir, 'tmp'))).toEqual([]);
+    },
+  );
+
+  it.skipIf(!canMount)(
+    'the index running out of disk (a few hundred KiB left) is the same IoError, and the vault is as it was',
+    async () => {
+      const mount = mountTmpfs(4 * MiB);
+      const dir = join(mount, 'vault');
+      const vault = await Vault.create(dir, passphrase(), { kdf: 'interactive', sodium: nativeSodium });
+      onMounts.push(vault);
+      const src = tempDir();
+      await writeTree(src, { 'before.txt': bytes(1000, 1) });
+      expect((await vault.add([join(src, 'before.txt')])).problems).toEqual([]);
+      // 400 small files make a pack of about 130 KiB, which fits; the index's 64 KiB pages and their journal do not.
+      const many: Record<string, Buffer> = {};
+      for (let i = 0; i < 400; i++) many[`many/f${i}.txt`] = bytes(200, i + 2);
+      await writeTree(src, many);
+      const { bavail, bsize } = statfsSync(mount);
+      await writeFile(join(mount, 'filler'), Buffer.alloc(bavail * bsize - 250 * KiB));
+
+      const error = await failure(() => vault.add([join(src, 'many')]));
+      expect(error).toBeInstanceOf(IoError);
+      // The case this test is about: SQLite, not the pack write, found the disk full.
+      expect(((error as Error).cause as { code?: string } | undefined)?.code).toBe('SQLITE_FULL');
+      expect((error as Error).message).toContain('index.sqlite');
+      expect((error as Error).message).toMatch(/disk is full/i);
+      expect((error as Error).message).toMatch(/free some space/i);
+      expect(vault.list('/').map((entry) => entry.name)).toEqual(['before.txt']);
+      expect(await readdir(join(dir, 'packs'))).toHaveLength(1);
+      expect(await readdir(join(dir, 'tmp'))).toEqual([]);
+      vault.close();
+      // SQLite keeps the journal while it holds the vault lock; a rolled-back one is gone once the lock is released.
+      expect(existsSync(join(dir, 'index.sqlite-journal'))).toBe(false);
+
+      const reopened = await Vault.open(dir, { sodium: nativeSodium });
+      onMounts.push(reopened);
+      expect(await reopened.unlock(passphrase())).toEqual([]);
+      expect(reopened.list('/').map((entry) => entry.name)).toEqual(['before.txt']);
+      const report = await reopened.verify({ readData: true });
+      expect(report.problems).toEqual([]);
+      expect(report.ok).toBe(true);
     },
   );
 

@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 
-import { IntegrityError, UnsupportedFormatError, VaultInUseError } from '../errors.js';
+import { IntegrityError, ReadOnlyVaultError, UnsupportedFormatError, VaultInUseError } from '../errors.js';
+import { ioError } from './durable.js';
 
 /** Version of the index schema below (FORMAT.md section 8.2); bumped with a migration when it changes. */
 export const INDEX_SCHEMA_VERSION = 2;
@@ -61,23 +62,65 @@ export interface ContentRow {
   readonly location: Exclude<BlobLocation, { kind: 'inline' }>;
 }
 
-function isBusy(error: unknown): boolean {
-  return (
-    error instanceof Error &&
-    'code' in error &&
-    (error.code === 'SQLITE_BUSY' || error.code === 'SQLITE_LOCKED')
-  );
-}
-
-function isCorrupt(error: unknown): boolean {
-  return (
-    error instanceof Error &&
-    'code' in error &&
-    (error.code === 'SQLITE_CORRUPT' || error.code === 'SQLITE_NOTADB')
-  );
-}
-
 const INDEX_SUBJECT = 'vault index (index.sqlite)';
+
+/** SQLite's primary result codes that are the OS's I/O errors by another name, as the errno whose words fit. */
+const SQLITE_AS_ERRNO: Record<string, string> = {
+  SQLITE_FULL: 'ENOSPC',
+  SQLITE_IOERR: 'EIO',
+  SQLITE_PERM: 'EPERM',
+  SQLITE_AUTH: 'EACCES',
+};
+
+/**
+ * SQLite's failure as the engine's error: a damaged index is damage ({@link IntegrityError}), a full disk or an I/O
+ * error is the same {@link IoError} the rest of the vault gives for them, a file that cannot be written is a
+ * read-only vault, and another holder of the lock is {@link VaultInUseError}. Anything else (a bug) passes
+ * through. The one place SQLite's errors are mapped: {@link IndexDb.open} routes every call through it.
+ */
+function asIndexError(error: unknown): unknown {
+  const code = error instanceof Database.SqliteError ? /^SQLITE_[A-Z]+/u.exec(error.code)?.[0] : undefined;
+  switch (code) {
+    case undefined:
+      return error;
+    case 'SQLITE_CORRUPT':
+      return new IntegrityError('corrupt', { subject: INDEX_SUBJECT });
+    case 'SQLITE_NOTADB':
+      return new IntegrityError('malformed', { subject: INDEX_SUBJECT });
+    case 'SQLITE_BUSY':
+    case 'SQLITE_LOCKED':
+      return new VaultInUseError();
+    case 'SQLITE_READONLY':
+      return new ReadOnlyVaultError();
+  }
+  const errno = SQLITE_AS_ERRNO[code];
+  if (errno === undefined) return error;
+  return ioError(
+    errno,
+    `Could not ${code === 'SQLITE_FULL' ? 'write to' : 'use'} the ${INDEX_SUBJECT}`,
+    error,
+  );
+}
+
+/** `db` with every method's SQLite errors mapped by {@link asIndexError}; other properties as they are. */
+function mappingErrors(db: IndexDb): IndexDb {
+  return new Proxy(db, {
+    get(target, property) {
+      const value: unknown = Reflect.get(target, property, target);
+      if (typeof value !== 'function') return value;
+      const method = value as (...args: unknown[]) => unknown;
+      // Called on the target itself: its private fields are not visible through the proxy.
+      return (...args: unknown[]) => {
+        try {
+          return method.apply(target, args);
+        } catch (error) {
+          throw asIndexError(error);
+        }
+      };
+    },
+  });
+}
+
 const SCHEMA_META = 'index_schema';
 const GENERATION_META = 'generation';
 const SNAPSHOT_META = 'tree_snapshot';
@@ -113,7 +156,9 @@ export class IndexDb {
   /**
    * Opens (or, with `create`, creates) the index and takes the vault lock.
    * @throws {@link VaultInUseError} when another process holds the vault.
-   * @throws {@link IntegrityError} (`malformed`) when the file is not a usable SQLite database.
+   * @throws {@link IntegrityError} (`malformed`) when the file is not a SQLite database, (`corrupt`) when it is
+   * damaged; every method of the index returned throws that too when it meets a damaged page later, and
+   * {@link IoError} (disk full, I/O error) or {@link ReadOnlyVaultError} when the file cannot be written.
    */
   static open(path: string, options: { readOnly: boolean; create: boolean }): IndexDb {
     let db: Database.Database | undefined;
@@ -147,15 +192,10 @@ export class IndexDb {
       }
       const schema = schemaOf(db);
       refuseNewerSchema(schema);
-      return new IndexDb(db, options.readOnly, schema);
+      return mappingErrors(new IndexDb(db, options.readOnly, schema));
     } catch (error) {
       db?.close();
-      if (error instanceof UnsupportedFormatError) throw error;
-      if (isBusy(error)) throw new VaultInUseError();
-      if (isCorrupt(error)) {
-        throw new IntegrityError('malformed', { subject: INDEX_SUBJECT });
-      }
-      throw error;
+      throw asIndexError(error);
     }
   }
 

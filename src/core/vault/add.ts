@@ -14,7 +14,7 @@ import { smallFilesNeedPool, SmallFileSealer, type NewPack, type SmallFileToSeal
 import { fileSource, sealIntoBlob } from './blob-io.js';
 import { asIoError, fsyncDirectory, removeQuietly } from './durable.js';
 import type { ContentRow, NodeRow } from './index-db.js';
-import { blobPath, packPaths, SMALL_FILE_LIMIT, TEMP_DIR } from './layout.js';
+import { blobPath, packPaths, PRIVATE_FOLDER_MODE, SMALL_FILE_LIMIT, TEMP_DIR } from './layout.js';
 import { ByteSteps } from './progress.js';
 import type { Session } from './session.js';
 import type { TreeNode } from './tree.js';
@@ -461,7 +461,7 @@ class AddJob {
       } finally {
         await out.close();
       }
-      await mkdir(dirname(target), { recursive: true });
+      await mkdir(dirname(target), { recursive: true, mode: PRIVATE_FOLDER_MODE });
       await rename(temp, target);
       await fsyncDirectory(dirname(target));
     } catch (error) {

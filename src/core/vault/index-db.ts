@@ -1,3 +1,5 @@
+import { closeSync, openSync } from 'node:fs';
+
 import Database from 'better-sqlite3';
 
 import { IntegrityError, ReadOnlyVaultError, UnsupportedFormatError, VaultInUseError } from '../errors.js';
@@ -163,6 +165,8 @@ export class IndexDb {
   static open(path: string, options: { readOnly: boolean; create: boolean }): IndexDb {
     let db: Database.Database | undefined;
     try {
+      // Created private before SQLite opens it: SQLite gives a new file 0644, and its journal the index's mode.
+      if (options.create) closeSync(openSync(path, 'a', 0o600));
       db = new Database(path, { readonly: options.readOnly, fileMustExist: !options.create, timeout: 0 });
       // Set before the first access, so the lock is taken then and held until close.
       db.pragma('locking_mode = EXCLUSIVE');

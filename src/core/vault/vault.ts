@@ -1,5 +1,5 @@
 import { access, constants, mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 
 import { FORMAT_VERSION } from '../crypto/constants.js';
@@ -30,7 +30,15 @@ import { VaultActivity } from './activity.js';
 import { addPaths } from './add.js';
 import { asIoError, removeQuietly, writeFileAtomic } from './durable.js';
 import { IndexDb } from './index-db.js';
-import { BLOB_DIR, blobPath, HEADER_FILE, INDEX_FILE, PACK_DIR, TEMP_DIR } from './layout.js';
+import {
+  BLOB_DIR,
+  blobPath,
+  HEADER_FILE,
+  INDEX_FILE,
+  PACK_DIR,
+  PRIVATE_FOLDER_MODE,
+  TEMP_DIR,
+} from './layout.js';
 import { reclaimPacks } from './packs.js';
 import { checkRange, plaintextChunks, type ByteRange } from './read.js';
 import { restorePaths } from './restore.js';
@@ -116,9 +124,13 @@ export class Vault {
       KDF_PRESETS[options.kdf ?? DEFAULT_KDF_PRESET],
     );
     try {
-      await mkdir(join(dir, BLOB_DIR), { recursive: true });
-      await mkdir(join(dir, PACK_DIR), { recursive: true });
-      await mkdir(join(dir, TEMP_DIR), { recursive: true });
+      await mkdir(dirname(resolve(dir)), { recursive: true });
+      // Private when created here; a folder the user made (and left empty for the vault) keeps its mode.
+      await mkdir(dir, { mode: PRIVATE_FOLDER_MODE }).catch((error: unknown) => {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      });
+      for (const sub of [BLOB_DIR, PACK_DIR, TEMP_DIR])
+        await mkdir(join(dir, sub), { mode: PRIVATE_FOLDER_MODE });
       const db = IndexDb.open(join(dir, INDEX_FILE), { readOnly: false, create: true });
       db.setMeta(VAULT_ID_META, keys.vaultId);
       // The header goes last: a folder without it is not a vault, so a crash mid-create leaves nothing half-made.
@@ -181,9 +193,9 @@ export class Vault {
     if (!readOnly) {
       try {
         await rm(join(dir, TEMP_DIR), { recursive: true, force: true });
-        await mkdir(join(dir, TEMP_DIR), { recursive: true });
+        await mkdir(join(dir, TEMP_DIR), { recursive: true, mode: PRIVATE_FOLDER_MODE });
         // A vault made before packs has no packs/ folder yet.
-        await mkdir(join(dir, PACK_DIR), { recursive: true });
+        await mkdir(join(dir, PACK_DIR), { recursive: true, mode: PRIVATE_FOLDER_MODE });
         await sweepOrphans(dir, db);
       } catch (error) {
         db.close();

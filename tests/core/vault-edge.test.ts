@@ -8,13 +8,13 @@ import { appendFileSync, existsSync, linkSync, readdirSync, statfsSync, unlinkSy
 import { open, readdir, readFile, rm, stat, symlink, truncate, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 
 import {
   CancelledError,
   CofferError,
   IntegrityError,
+  InvalidArgumentError,
   InvalidNameError,
   IoError,
   NotAVaultError,
@@ -27,6 +27,7 @@ import {
   type Problem,
 } from '../../src/core/index.js';
 import { nativeSodium } from '../helpers/backends.js';
+import { damageIndexPage } from '../helpers/damage.js';
 import {
   announceSkip,
   canMount,
@@ -86,28 +87,6 @@ async function failure(action: () => unknown): Promise<unknown> {
     return error;
   }
   throw new Error('expected the operation to fail, but it succeeded');
-}
-
-/**
- * Overwrites the b-tree page header of `table`'s root page in a closed vault's index: the file still opens (its
- * first page, the schema, is intact), and SQLite finds the damage when it reads that table.
- */
-async function damageIndexPage(vaultDir: string, table: string): Promise<void> {
-  const path = join(vaultDir, 'index.sqlite');
-  const db = new Database(path, { readonly: true });
-  const pageSize = db.pragma('page_size', { simple: true }) as number;
-  const rootPage = db
-    .prepare('SELECT rootpage FROM sqlite_master WHERE name = ?')
-    .pluck()
-    .get(table) as number;
-  db.close();
-  expect(rootPage).toBeGreaterThan(1);
-  const handle = await open(path, 'r+');
-  try {
-    await handle.write(Buffer.alloc(12, 0xa5), 0, 12, (rootPage - 1) * pageSize);
-  } finally {
-    await handle.close();
-  }
 }
 
 describe('opening something that is not a usable vault', () => {
@@ -409,6 +388,81 @@ describe('awkward sources', () => {
       '/src/sub/b.txt',
       '/src/a.txt',
     ]);
+  });
+});
+
+describe('the vault folder is off limits to restore and add', () => {
+  /** Everything in the vault folder (names and bytes), to show that a refused operation wrote nothing there. */
+  async function contentsOf(dir: string): Promise<Record<string, Buffer>> {
+    const out: Record<string, Buffer> = {};
+    for (const path of await filesBelow(dir)) {
+      if (!path.startsWith('index.sqlite')) out[path] = await readFile(join(dir, path));
+    }
+    return out;
+  }
+
+  it('restore refuses a destination in the vault folder, however the path is spelled, and writes nothing', async () => {
+    const { vault, dir, root } = await newVault();
+    await writeTree(root, { 'src/a.txt': 'alpha', 'src/sub/b.txt': 'beta' });
+    await vault.add([join(root, 'src')]);
+    const before = await contentsOf(dir);
+    await symlink(join(dir, 'tmp'), join(root, 'link-to-tmp'));
+    await symlink(dir, join(root, 'link-to-vault'));
+    const destinations = [
+      dir,
+      join(dir, 'tmp'),
+      join(dir, 'packs', 'new', 'deeper'),
+      `${join(root, 'elsewhere')}/../vault/tmp`,
+      join(root, 'link-to-tmp'),
+      join(root, 'link-to-vault', 'not-yet'),
+    ];
+    for (const destination of destinations) {
+      const error = await failure(() => vault.restore(['/'], destination));
+      expect(error, destination).toBeInstanceOf(InvalidArgumentError);
+      expect((error as Error).message).toContain(destination);
+      expect((error as Error).message).toMatch(/vault folder/i);
+      expect((error as Error).message).toMatch(/outside/i);
+    }
+    expect(await contentsOf(dir)).toEqual(before);
+    expect(existsSync(join(dir, 'packs', 'new'))).toBe(false);
+  });
+
+  it('restoring into the folder holding the vault leaves out the vault path that leads into it, and restores the rest', async () => {
+    const { vault, dir, root } = await newVault();
+    // The vault folder is <root>/vault: a vault folder "/vault" restored into <root> would land in it.
+    await writeTree(join(root, 'src'), { 'vault/inner.txt': 'would land in the vault', 'other.txt': 'fine' });
+    await vault.add([join(root, 'src', 'vault'), join(root, 'src', 'other.txt')]);
+    const before = await contentsOf(dir);
+
+    const report = await vault.restore(['/'], root);
+    expect(names(report.problems)).toEqual([{ path: '/vault', code: 'INVALID_ARGUMENT' }]);
+    expect(report.problems[0]?.message).toMatch(/is the vault folder/i);
+    expect(report.filesRestored).toBe(1);
+    expect(await readFile(join(root, 'other.txt'), 'utf8')).toBe('fine');
+    expect(existsSync(join(dir, 'inner.txt'))).toBe(false);
+    expect(await contentsOf(dir)).toEqual(before);
+  });
+
+  it('add refuses the vault folder, a path in it, and a folder holding it, and adds nothing', async () => {
+    const { vault, dir, root } = await newVault();
+    await writeTree(root, { 'beside.txt': 'beside the vault' });
+    // (A symlink given as a source is skipped as a link, as any is: only a real path on the way is followed.)
+    const linkedRoot = join(tempDir(), 'linked');
+    await symlink(root, linkedRoot);
+    const cases: [string, RegExp][] = [
+      [dir, /is in the vault folder/i],
+      [join(dir, 'tmp'), /is in the vault folder/i],
+      [join(dir, 'index.sqlite'), /is in the vault folder/i],
+      [join(linkedRoot, 'vault', 'packs'), /is in the vault folder/i],
+      [root, /vault folder .* is inside it/i],
+    ];
+    for (const [source, message] of cases) {
+      const error = await failure(() => vault.add([join(root, 'beside.txt'), source]));
+      expect(error, source).toBeInstanceOf(InvalidArgumentError);
+      expect((error as Error).message).toContain(source);
+      expect((error as Error).message).toMatch(message);
+    }
+    expect(vault.listRecursive('/')).toEqual([]);
   });
 });
 

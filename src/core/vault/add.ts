@@ -15,6 +15,7 @@ import { fileSource, sealIntoBlob } from './blob-io.js';
 import { asIoError, fsyncDirectory, removeQuietly } from './durable.js';
 import type { ContentRow, NodeRow } from './index-db.js';
 import { blobPath, packPaths, PRIVATE_FOLDER_MODE, SMALL_FILE_LIMIT, TEMP_DIR } from './layout.js';
+import { refuseAddingVault } from './outside.js';
 import { ByteSteps } from './progress.js';
 import type { Session } from './session.js';
 import type { TreeNode } from './tree.js';
@@ -574,6 +575,8 @@ function sourceChanged(source: string): SourceChangedError {
  * stored, files changed while read, names already in the vault) are reported and the rest continues.
  * @throws {@link CancelledError} when `signal` aborts: finished files stay, unfinished ones leave no trace.
  * @throws {@link IoError} when the vault cannot be written (disk full): nothing uncommitted remains.
+ * @throws {@link InvalidArgumentError} before anything is added when a source is the vault folder, is inside it or
+ * contains it.
  */
 export async function addPaths(
   session: Session,
@@ -582,5 +585,6 @@ export async function addPaths(
   options: AddOptions,
 ): Promise<AddReport> {
   const destination = session.resolveFolder(destinationFolder);
+  await refuseAddingVault(session.dir, sources);
   return new AddJob(session, destination, options).run(sources);
 }

@@ -1,15 +1,22 @@
-import { closeSync, fsync, futimesSync, lstatSync, openSync, writeSync } from 'node:fs';
+import { closeSync, fsync, futimesSync, lstatSync, openSync, statSync, writeSync, type Stats } from 'node:fs';
 import { mkdir, open } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { promisify } from 'node:util';
 
 import { sharedCryptoPool } from '../crypto/pool.js';
-import { AlreadyExistsError, CancelledError, CofferError, IntegrityError } from '../errors.js';
+import {
+  AlreadyExistsError,
+  CancelledError,
+  CofferError,
+  IntegrityError,
+  InvalidArgumentError,
+} from '../errors.js';
 import { destinationPath, parseVaultPath } from '../names.js';
 import { publishFile } from '../publish.js';
 import type { Problem, Progress, RestoreOptions, RestoreReport } from '../types.js';
 import { asIoError, fsyncDirectory, removeQuietly, tempPathBeside } from './durable.js';
 import { SMALL_FILE_LIMIT } from './layout.js';
+import { refuseRestoreIntoVault, sameFile } from './outside.js';
 import { ByteSteps } from './progress.js';
 import { decryptFile, decryptSmallFile } from './read.js';
 import { SmallFileRestorer, type RestoredFile } from './restore-small.js';
@@ -76,6 +83,8 @@ class RestoreJob {
   #folders = 0;
   readonly #createdFolders = new Set<string>();
   #bytes = 0;
+  /** The vault folder's stats: a folder met on the way that is the vault folder is not restored into. */
+  #vaultFolder: Stats | undefined;
 
   constructor(session: Session, options: RestoreOptions) {
     this.#session = session;
@@ -94,6 +103,7 @@ class RestoreJob {
       bytesTotal: files.reduce((sum, item) => sum + item.node.size, 0),
     });
     const root = resolve(destinationDir);
+    this.#vaultFolder = await refuseRestoreIntoVault(this.#session.dir, destinationDir);
     await mkdir(root, { recursive: true }).catch((error: unknown) => {
       throw asIoError(error, `Could not create "${root}"`);
     });
@@ -201,6 +211,18 @@ class RestoreJob {
       this.#problem(
         vaultPath,
         new AlreadyExistsError(`"${target}" is a file, so folder "${vaultPath}" was not restored.`),
+      );
+      return false;
+    }
+    // The destination holds the vault folder, and this folder's path leads into it (checked once per folder: a
+    // folder below one skipped is never reached).
+    if (found === 'folder' && this.#vaultFolder && sameFile(statSync(target), this.#vaultFolder)) {
+      this.#problem(
+        vaultPath,
+        new InvalidArgumentError(
+          `"${target}" is the vault folder, so folder "${vaultPath}" was not restored into it: decrypted files ` +
+            'must never be written there. Restore it to another folder.',
+        ),
       );
       return false;
     }
@@ -339,6 +361,8 @@ class RestoreJob {
  * authenticated. Damaged or missing contents, existing files (without `overwrite`) and unsafe names are reported
  * and the rest continues.
  * @throws {@link NotFoundError} before anything is written when a vault path does not exist.
+ * @throws {@link InvalidArgumentError} before anything is written when `destinationDir` is in the vault folder (a
+ * folder inside the destination that is the vault folder is reported and left out instead).
  * @throws {@link CancelledError} when `signal` aborts: no partial file is left; small files already handed to
  * a worker may still be completed (each one whole and authenticated) without being reported.
  * @throws {@link IoError} when the destination cannot be written (disk full, permissions).

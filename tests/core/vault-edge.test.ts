@@ -5,7 +5,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { appendFileSync, existsSync, linkSync, readdirSync, statfsSync, unlinkSync } from 'node:fs';
-import { open, readdir, readFile, rm, stat, symlink, truncate, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rm, stat, symlink, truncate, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { afterEach, describe, expect, it } from 'vitest';
@@ -238,6 +238,32 @@ describe('missing and damaged contents', () => {
     expect(report).toMatchObject({ ok: false, filesChecked: 2, bytesChecked: 3 * MiB });
     expect(names(report.problems)).toEqual([{ path: '/damaged.bin', code: 'INTEGRITY' }]);
     expect(report.problems[0]?.message).toMatch(/chunk 30/);
+  });
+
+  it('a blob file cut short is reported as truncated (not as a size mismatch), at a chunk boundary or inside a chunk', async () => {
+    const { vault, dir, root } = await newVault();
+    const record = 64 * KiB + 16;
+    await writeTree(join(root, 'src'), {
+      'cut-at-chunk.bin': bytes(SMALL_FILE_LIMIT + 200 * KiB, 1),
+      'cut-in-chunk.bin': bytes(SMALL_FILE_LIMIT + 200 * KiB, 2),
+    });
+    const cuts = { 'cut-at-chunk.bin': 2 * record, 'cut-in-chunk.bin': 1000 };
+    for (const [name, cut] of Object.entries(cuts)) {
+      const before = new Set(await blobFiles(dir));
+      await vault.add([join(root, 'src', name)]);
+      const [blob = ''] = (await blobFiles(dir)).filter((path) => !before.has(path));
+      await truncate(blob, (await stat(blob)).size - cut);
+    }
+    const report = await vault.verify();
+    expect(names(report.problems).sort((a, b) => a.path.localeCompare(b.path))).toEqual([
+      { path: '/cut-at-chunk.bin', code: 'INTEGRITY' },
+      { path: '/cut-in-chunk.bin', code: 'INTEGRITY' },
+    ]);
+    for (const problem of report.problems) {
+      expect(problem.message).toMatch(/is truncated: its end is missing/);
+      expect(problem.message).not.toMatch(/size differs/);
+      expect(problem.message).toMatch(/restore the affected data from a backup/i);
+    }
   });
 
   it('restore carries on past a missing and a damaged blob, reports both, and leaves nothing at their paths', async () => {
@@ -489,6 +515,23 @@ describe('restoring onto existing files', () => {
     expect(await readFile(join(dest, 'doc.txt'), 'utf8')).toBe('from the vault');
     expect(await readFile(join(dest, 'old-doc.txt'), 'utf8')).toBe('my own edits');
     expect(await filesBelow(dest)).toEqual(['doc.txt', 'old-doc.txt']);
+  });
+
+  it('a symbolic link where a restored folder would go is called a symbolic link, and is not followed', async () => {
+    const { vault, root } = await newVault();
+    await writeTree(join(root, 'src'), { 'docs/a.txt': 'alpha' });
+    await vault.add([join(root, 'src', 'docs')]);
+    const dest = join(root, 'dest');
+    const elsewhere = join(root, 'elsewhere');
+    await writeTree(elsewhere, { 'mine.txt': 'mine' });
+    await mkdir(dest);
+    await symlink(elsewhere, join(dest, 'docs'));
+
+    const report = await vault.restore(['/docs'], dest);
+    expect(names(report.problems)).toEqual([{ path: '/docs', code: 'ALREADY_EXISTS' }]);
+    expect(report.problems[0]?.message).toMatch(/is a symbolic link, so folder "\/docs" was not restored/);
+    expect(report.problems[0]?.message).not.toMatch(/is a file/);
+    expect(await readdir(elsewhere)).toEqual(['mine.txt']);
   });
 });
 

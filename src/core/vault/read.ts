@@ -82,6 +82,9 @@ export async function openStoredBlob(session: Session, node: TreeNode): Promise<
     const got = await source.readv([headerBytes], 0);
     const header = parseBlobHeader(Buffer.from(headerBytes.subarray(0, got)), bind);
     const layout = blobLayout(size, header.chunkSize, bind);
+    if (layout.plaintextSize < node.size) {
+      throw new IntegrityError('truncated', { subject: bind.label ?? '', fileId: node.fileId ?? '' });
+    }
     if (layout.plaintextSize !== node.size) {
       throw new IntegrityError('malformed', {
         subject: `${bind.label ?? ''} (its size differs from the index)`,

@@ -45,10 +45,14 @@ function plan(session: Session, paths: readonly string[]): RestoreItem[] {
   return items;
 }
 
-/** What is at `path`. Synchronous: one quick metadata call, made per restored file. */
-function exists(path: string): 'file' | 'folder' | false {
+/**
+ * What is at `path`, not following a symbolic link (`file` is anything else that is not a folder). Synchronous: one
+ * quick metadata call, made per restored file.
+ */
+function exists(path: string): 'file' | 'folder' | 'link' | false {
   try {
-    return lstatSync(path).isDirectory() ? 'folder' : 'file';
+    const stats = lstatSync(path);
+    return stats.isDirectory() ? 'folder' : stats.isSymbolicLink() ? 'link' : 'file';
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
     throw error;
@@ -188,7 +192,8 @@ class RestoreJob {
   #inTheWay(vaultPath: string, target: string): boolean {
     // Inside a folder this restore created, nothing is in the way.
     const found = this.#createdFolders.has(dirname(target)) ? false : exists(target);
-    if (found === 'folder' || (found === 'file' && this.#options.overwrite !== true)) {
+    // With overwrite, a symbolic link is replaced by the file (never written through).
+    if (found === 'folder' || (found && this.#options.overwrite !== true)) {
       this.#problem(
         vaultPath,
         new AlreadyExistsError(
@@ -207,10 +212,11 @@ class RestoreJob {
 
   async #restoreFolder(vaultPath: string, target: string): Promise<boolean> {
     const found = exists(target);
-    if (found === 'file') {
+    if (found === 'file' || found === 'link') {
+      const what = found === 'link' ? 'a symbolic link' : 'a file';
       this.#problem(
         vaultPath,
-        new AlreadyExistsError(`"${target}" is a file, so folder "${vaultPath}" was not restored.`),
+        new AlreadyExistsError(`"${target}" is ${what}, so folder "${vaultPath}" was not restored.`),
       );
       return false;
     }

@@ -5,7 +5,18 @@
  */
 import { execFileSync } from 'node:child_process';
 import { appendFileSync, existsSync, linkSync, readdirSync, statfsSync, unlinkSync } from 'node:fs';
-import { mkdir, open, readdir, readFile, rm, stat, symlink, truncate, unlink, writeFile } from 'node:fs/promises';
+import {
+  mkdir,
+  open,
+  readdir,
+  readFile,
+  rm,
+  stat,
+  symlink,
+  truncate,
+  unlink,
+  writeFile,
+} from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { afterEach, describe, expect, it } from 'vitest';
@@ -754,6 +765,81 @@ describe('names', () => {
     }
     expect(vault.list('/src').map((entry) => entry.name)).toContain('ok.txt');
   });
+
+  it('a branch too deep for the destination is one problem, the rest is restored, and no folder made for it is left', async () => {
+    const { vault, root } = await newVault();
+    // 400 levels of about 11 bytes ("nnnnnnnnnn/"): 4,400 bytes, past the 4,096 a path may have on Linux. (Fewer,
+    // longer names than the 5,000 levels of the report: the file system walks the whole path at every call.)
+    const deep = `/d/d/${Array.from({ length: 398 }, () => 'nnnnnnnnnn').join('/')}`;
+    vault.mkdir(deep);
+    await writeTree(join(root, 'src'), {
+      'bottom.txt': 'at the bottom',
+      'shallow.txt': 'two down',
+      'top.txt': 'top',
+    });
+    await vault.add([join(root, 'src', 'bottom.txt')], deep);
+    await vault.add([join(root, 'src', 'shallow.txt')], '/d/d');
+    await vault.add([join(root, 'src', 'top.txt')], '/');
+    const dest = join(root, 'dest');
+    await mkdir(join(dest, 'd'), { recursive: true }); // there before the restore: kept whatever happens
+
+    const report = await vault.restore(['/'], dest);
+    expect(report.problems).toHaveLength(1);
+    const [problem] = report.problems;
+    expect(problem?.code).toBe('INVALID_NAME');
+    expect(problem?.path.startsWith('/d/d/nnnnnnnnnn/')).toBe(true);
+    expect(problem?.message).toMatch(/longer than the destination's file system takes/);
+    expect(problem?.message).toMatch(/shorter path/);
+    expect(report.filesRestored).toBe(2);
+    expect(await filesBelow(dest)).toEqual(['d/d/shallow.txt', 'top.txt']);
+    // The folders made on the way down to the failure held nothing else, so they are gone; d/d holds a file.
+    const folders = (await readdir(dest, { recursive: true, withFileTypes: true })).filter((entry) =>
+      entry.isDirectory(),
+    );
+    expect(folders.map((entry) => join(entry.parentPath, entry.name).slice(dest.length + 1)).sort()).toEqual([
+      'd',
+      'd/d',
+    ]);
+    expect(report.foldersRestored).toBe(1);
+  });
+
+  it.each([
+    ['one file, written in this thread', 1],
+    ['70 files, written by the worker pool', 70],
+  ])(
+    'files whose temp file path is too long (%s) are problems, not a failed restore, and leave nothing',
+    async (_how, count) => {
+      const { vault, root } = await newVault();
+      const dest = join(root, 'dest');
+      // A folder path of 4,066 bytes: its files' paths ("…/f07") fit in 4,095, their temp files' do not.
+      const parts: string[] = [];
+      let length = dest.length;
+      while (4066 - length > 200) {
+        parts.push('n'.repeat(100));
+        length += 101;
+      }
+      parts.push('m'.repeat(4066 - length - 1));
+      const folder = `/${parts.join('/')}`;
+      vault.mkdir(folder);
+      const files: Record<string, string> = {};
+      for (let i = 0; i < count; i++) files[`f${String(i).padStart(2, '0')}`] = `file ${i}`;
+      await writeTree(join(root, 'src'), files);
+      await vault.add(
+        Object.keys(files).map((name) => join(root, 'src', name)),
+        folder,
+      );
+
+      const report = await vault.restore(['/'], dest);
+      expect(report.problems).toHaveLength(count);
+      for (const problem of report.problems) {
+        expect(problem.code).toBe('INVALID_NAME');
+        expect(problem.message).toMatch(/longer than the destination's file system takes/);
+      }
+      expect(report.filesRestored).toBe(0);
+      expect(report.foldersRestored).toBe(0);
+      expect(await readdir(dest)).toEqual([]);
+    },
+  );
 });
 
 describe('sizes', () => {

@@ -1,4 +1,14 @@
-import { closeSync, fsync, futimesSync, lstatSync, openSync, statSync, writeSync, type Stats } from 'node:fs';
+import {
+  closeSync,
+  fsync,
+  futimesSync,
+  lstatSync,
+  openSync,
+  rmdirSync,
+  statSync,
+  writeSync,
+  type Stats,
+} from 'node:fs';
 import { mkdir, open } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -10,6 +20,8 @@ import {
   CofferError,
   IntegrityError,
   InvalidArgumentError,
+  InvalidNameError,
+  IoError,
 } from '../errors.js';
 import { destinationPath, parseVaultPath } from '../names.js';
 import { publishFile } from '../publish.js';
@@ -59,6 +71,12 @@ function exists(path: string): 'file' | 'folder' | 'link' | false {
   }
 }
 
+/** Whether the system refused a path as too long (`ENAMETOOLONG`), as raised or as wrapped in an {@link IoError}. */
+function isPathTooLong(error: unknown): boolean {
+  const cause = error instanceof IoError ? error.cause : error;
+  return (cause as NodeJS.ErrnoException | undefined)?.code === 'ENAMETOOLONG';
+}
+
 /** A file decrypted into its temp file, waiting to be made durable and published with the rest of its batch. */
 export interface Staged {
   readonly node: TreeNode;
@@ -87,6 +105,8 @@ class RestoreJob {
   #folders = 0;
   readonly #createdFolders = new Set<string>();
   #bytes = 0;
+  /** Folders that entries too deep to restore were to go in; see {@link RestoreJob.#removeEmptied}. */
+  readonly #emptied = new Set<string>();
   /** The vault folder's stats: a folder met on the way that is the vault folder is not restored into. */
   #vaultFolder: Stats | undefined;
 
@@ -125,6 +145,9 @@ class RestoreJob {
           restored: (files) => {
             this.#restored(files);
           },
+          tooLong: (path, target) => {
+            this.#reportTooLong(path, target);
+          },
         })
       : undefined;
     try {
@@ -137,6 +160,7 @@ class RestoreJob {
       await this.#discard(batch.splice(0));
       throw error;
     }
+    this.#removeEmptied();
     return {
       filesRestored: this.#files,
       foldersRestored: this.#folders,
@@ -190,8 +214,15 @@ class RestoreJob {
 
   /** Reports and skips a file whose target is taken (a folder, or a file when not overwriting). */
   #inTheWay(vaultPath: string, target: string): boolean {
-    // Inside a folder this restore created, nothing is in the way.
-    const found = this.#createdFolders.has(dirname(target)) ? false : exists(target);
+    let found;
+    try {
+      // Inside a folder this restore created, nothing is in the way.
+      found = this.#createdFolders.has(dirname(target)) ? false : exists(target);
+    } catch (error) {
+      if (!isPathTooLong(error)) throw error;
+      this.#reportTooLong(vaultPath, target);
+      return true;
+    }
     // With overwrite, a symbolic link is replaced by the file (never written through).
     if (found === 'folder' || (found && this.#options.overwrite !== true)) {
       this.#problem(
@@ -210,8 +241,53 @@ class RestoreJob {
     this.#problems.push({ path, code: error.code, message: error.message });
   }
 
+  /**
+   * Reports an entry whose path on disk is longer than the system takes (a deep tree), and remembers its folder:
+   * folders made for it alone are removed at the end. The rest of the restore goes on: the entry is one branch.
+   */
+  #reportTooLong(vaultPath: string, target: string): void {
+    this.#problem(
+      vaultPath,
+      new InvalidNameError(
+        'too-long',
+        `Not restored: its path in the destination would be ${Buffer.byteLength(target)} bytes long, longer ` +
+          "than the destination's file system takes. Restore it on its own into a folder with a shorter path, or " +
+          'move it higher up in the vault.',
+      ),
+    );
+    this.#emptied.add(dirname(target));
+  }
+
+  /**
+   * Removes the folders this restore created that are empty because what was to go in them was too deep to
+   * restore: from each such entry's folder upwards, as long as the folder is empty (rmdir refuses otherwise) and
+   * this restore made it. Folders that were there before are never touched.
+   */
+  #removeEmptied(): void {
+    const deepestFirst = [...this.#emptied].sort((a, b) => b.length - a.length);
+    for (let dir of deepestFirst) {
+      while (this.#createdFolders.has(dir)) {
+        try {
+          rmdirSync(dir);
+        } catch {
+          break; // not empty: something else was restored in it
+        }
+        this.#createdFolders.delete(dir);
+        this.#folders--;
+        dir = dirname(dir);
+      }
+    }
+  }
+
   async #restoreFolder(vaultPath: string, target: string): Promise<boolean> {
-    const found = exists(target);
+    let found;
+    try {
+      found = exists(target);
+    } catch (error) {
+      if (!isPathTooLong(error)) throw error;
+      this.#reportTooLong(vaultPath, target);
+      return false;
+    }
     if (found === 'file' || found === 'link') {
       const what = found === 'link' ? 'a symbolic link' : 'a file';
       this.#problem(
@@ -233,9 +309,13 @@ class RestoreJob {
       return false;
     }
     if (!found) {
-      await mkdir(target, { recursive: true }).catch((error: unknown) => {
-        throw asIoError(error, `Could not create "${target}"`);
-      });
+      try {
+        await mkdir(target, { recursive: true });
+      } catch (error) {
+        if (!isPathTooLong(error)) throw asIoError(error, `Could not create "${target}"`);
+        this.#reportTooLong(vaultPath, target);
+        return false;
+      }
       this.#folders++;
       this.#createdFolders.add(target);
     }
@@ -300,6 +380,10 @@ class RestoreJob {
       await removeQuietly(temp);
       if (error instanceof IntegrityError) {
         this.#problem(vaultPath, error);
+        return undefined;
+      }
+      if (isPathTooLong(error)) {
+        this.#reportTooLong(vaultPath, target);
         return undefined;
       }
       if (error instanceof CancelledError) throw error;

@@ -4,7 +4,15 @@
  * report) whose message says what happened and what to do, and must leave everything else intact.
  */
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, existsSync, linkSync, readdirSync, statfsSync, unlinkSync } from 'node:fs';
+import {
+  appendFileSync,
+  existsSync,
+  linkSync,
+  readdirSync,
+  statfsSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import {
   mkdir,
   open,
@@ -544,6 +552,36 @@ describe('restoring onto existing files', () => {
     expect(report.problems[0]?.message).not.toMatch(/is a file/);
     expect(await readdir(elsewhere)).toEqual(['mine.txt']);
   });
+
+  it.each([false, true])(
+    'in a folder it made, restore (overwrite: %s) never replaces a file that appeared at a name it restores next',
+    async (overwrite) => {
+      // On a case-insensitive disk "b.txt" can be the name of a file this restore has just written under another
+      // name ("B.TXT", or an 8.3 short name); Linux disks have no such aliases, so the file is put there by hand,
+      // between the two publishes, where an alias would be.
+      const { vault, root } = await newVault();
+      await writeTree(join(root, 'src', 'docs'), {
+        'a.bin': bytes(SMALL_FILE_LIMIT + 1, 1),
+        'b.txt': 'from the vault',
+      });
+      await vault.add([join(root, 'src', 'docs')]);
+      const dest = join(root, 'dest');
+      const alias = join(dest, 'docs', 'b.txt');
+
+      const report = await vault.restore(['/docs'], dest, {
+        overwrite,
+        onRestored: (entry) => {
+          if (entry.name === 'a.bin') writeFileSync(alias, 'already here');
+        },
+      });
+      expect(names(report.problems)).toEqual([{ path: '/docs/b.txt', code: 'ALREADY_EXISTS' }]);
+      expect(report.filesRestored).toBe(1);
+      expect(await readFile(alias, 'utf8')).toBe('already here');
+      // equals(), not toEqual: comparing a MiB element by element took seconds.
+      expect((await readFile(join(dest, 'docs', 'a.bin'))).equals(bytes(SMALL_FILE_LIMIT + 1, 1))).toBe(true);
+      expect(await tempFilesBelow(dest)).toEqual([]);
+    },
+  );
 });
 
 describe('full and read-only disks (tmpfs mounts)', () => {

@@ -207,9 +207,12 @@ class RestoreJob {
     await this.#publishBatch(batch.splice(0));
   }
 
-  /** Whether publishing may replace what is at `target`: overwriting was asked for, or this restore made its folder. */
+  /** Whether publishing may replace what is at `target`: overwriting was asked for, and its folder was there before. */
   #replaces(target: string): boolean {
-    return this.#options.overwrite === true || this.#createdFolders.has(dirname(target));
+    // Never in a folder this restore made: nothing was there before it, so anything there now is a file it just
+    // restored under a name the destination's file system takes for the same (case folding, 8.3 short names, a
+    // Unicode form other than the one names are compared in), or someone else's; either way not to be replaced.
+    return this.#options.overwrite === true && !this.#createdFolders.has(dirname(target));
   }
 
   /** Reports and skips a file whose target is taken (a folder, or a file when not overwriting). */

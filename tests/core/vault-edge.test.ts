@@ -594,16 +594,38 @@ describe('full and read-only disks (tmpfs mounts)', () => {
     unmountAll();
   });
 
+  /** A new vault on a tmpfs of `size` bytes holding one file, before.txt, and a source folder outside it. */
+  async function vaultOnTmpfs(
+    size: number,
+    before: Buffer,
+  ): Promise<{ vault: Vault; dir: string; src: string; mount: string }> {
+    const mount = mountTmpfs(size);
+    const dir = join(mount, 'vault');
+    const vault = await Vault.create(dir, passphrase(), { kdf: 'interactive', sodium: nativeSodium });
+    onMounts.push(vault);
+    const src = tempDir();
+    await writeTree(src, { 'before.txt': before });
+    expect((await vault.add([join(src, 'before.txt')])).problems).toEqual([]);
+    return { vault, dir, src, mount };
+  }
+
+  /** The closed vault in `dir` opens, unlocks, holds only `name` at its root, and verifies clean. */
+  async function expectReopensWithOnly(dir: string, name: string): Promise<Vault> {
+    const reopened = await Vault.open(dir, { sodium: nativeSodium });
+    onMounts.push(reopened);
+    expect(await reopened.unlock(passphrase())).toEqual([]);
+    expect(reopened.list('/').map((entry) => entry.name)).toEqual([name]);
+    const report = await reopened.verify({ readData: true });
+    expect(report.problems).toEqual([]);
+    expect(report.ok).toBe(true);
+    return reopened;
+  }
+
   it.skipIf(!canMount)(
     'a full disk fails the add with IoError saying so, and the vault is as it was before',
     async () => {
-      const mount = mountTmpfs(2 * MiB);
-      const dir = join(mount, 'vault');
-      const vault = await Vault.create(dir, passphrase(), { kdf: 'interactive', sodium: nativeSodium });
-      onMounts.push(vault);
-      const src = tempDir();
-      await writeTree(src, { 'before.txt': bytes(10 * KiB, 1), 'huge.bin': bytes(5 * MiB, 2) });
-      expect((await vault.add([join(src, 'before.txt')])).problems).toEqual([]);
+      const { vault, dir, src } = await vaultOnTmpfs(2 * MiB, bytes(10 * KiB, 1));
+      await writeTree(src, { 'huge.bin': bytes(5 * MiB, 2) });
 
       const error = await failure(() => vault.add([join(src, 'huge.bin')]));
       expect(error).toBeInstanceOf(IoError);
@@ -615,14 +637,8 @@ describe('full and read-only disks (tmpfs mounts)', () => {
       expect(vault.list('/').map((entry) => entry.name)).toEqual(['before.txt']);
       vault.close();
 
-      const reopened = await Vault.open(dir, { sodium: nativeSodium });
-      onMounts.push(reopened);
-      expect(await reopened.unlock(passphrase())).toEqual([]);
-      expect(reopened.list('/').map((entry) => entry.name)).toEqual(['before.txt']);
+      const reopened = await expectReopensWithOnly(dir, 'before.txt');
       expect(await collect(reopened.read('/before.txt'))).toEqual(bytes(10 * KiB, 1));
-      const report = await reopened.verify({ readData: true });
-      expect(report.problems).toEqual([]);
-      expect(report.ok).toBe(true);
       expect(await readdir(join(dir, 'tmp'))).toEqual([]);
     },
   );
@@ -630,13 +646,7 @@ describe('full and read-only disks (tmpfs mounts)', () => {
   it.skipIf(!canMount)(
     'the index running out of disk (a few hundred KiB left) is the same IoError, and the vault is as it was',
     async () => {
-      const mount = mountTmpfs(4 * MiB);
-      const dir = join(mount, 'vault');
-      const vault = await Vault.create(dir, passphrase(), { kdf: 'interactive', sodium: nativeSodium });
-      onMounts.push(vault);
-      const src = tempDir();
-      await writeTree(src, { 'before.txt': bytes(1000, 1) });
-      expect((await vault.add([join(src, 'before.txt')])).problems).toEqual([]);
+      const { vault, dir, src, mount } = await vaultOnTmpfs(4 * MiB, bytes(1000, 1));
       // 400 small files make a pack of about 130 KiB, which fits; the index's 64 KiB pages and their journal do not.
       const many: Record<string, Buffer> = {};
       for (let i = 0; i < 400; i++) many[`many/f${i}.txt`] = bytes(200, i + 2);
@@ -658,13 +668,7 @@ describe('full and read-only disks (tmpfs mounts)', () => {
       // SQLite keeps the journal while it holds the vault lock; a rolled-back one is gone once the lock is released.
       expect(existsSync(join(dir, 'index.sqlite-journal'))).toBe(false);
 
-      const reopened = await Vault.open(dir, { sodium: nativeSodium });
-      onMounts.push(reopened);
-      expect(await reopened.unlock(passphrase())).toEqual([]);
-      expect(reopened.list('/').map((entry) => entry.name)).toEqual(['before.txt']);
-      const report = await reopened.verify({ readData: true });
-      expect(report.problems).toEqual([]);
-      expect(report.ok).toBe(true);
+      await expectReopensWithOnly(dir, 'before.txt');
     },
   );
 

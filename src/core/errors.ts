@@ -34,6 +34,7 @@ export type IntegrityReason =
   | 'wrong-file'
   | 'unknown-key'
   | 'malformed'
+  | 'corrupt'
   | 'header-damaged'
   | 'header-modified';
 
@@ -46,6 +47,7 @@ const INTEGRITY_DESCRIPTIONS: Record<IntegrityReason, string> = {
   'wrong-file': 'belongs to a different file or vault (swapped or copied in)',
   'unknown-key': 'names an encryption key this vault does not have',
   malformed: 'is not laid out as the vault format requires',
+  corrupt: 'is damaged: some of its pages are corrupt',
   'header-damaged': 'is damaged (its checksum does not match)',
   'header-modified': 'was modified after it was written (authentication failed)',
 };

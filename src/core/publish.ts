@@ -12,10 +12,10 @@ import {
 import { dirname } from 'node:path';
 
 /**
- * Puts a finished temp file at `target`. With `replace` (overwriting was asked for, or the folder was created by
- * this restore, where nothing was in the way a moment ago and a rename saves the link-then-unlink pair), an atomic
- * rename. Otherwise a hard link publishes it only if nothing is there (atomic no-clobber); file systems without
- * hard links fall back to check-then-rename. Synchronous: it also runs on worker threads.
+ * Puts a finished temp file at `target`. With `replace` (overwriting was asked for), an atomic rename. Otherwise a
+ * hard link publishes it only if nothing is there (atomic no-clobber: the file system itself says whether the name
+ * is taken, under whatever name aliasing it has); file systems without hard links fall back to check-then-rename.
+ * Synchronous: it also runs on worker threads.
  * @returns `exists` when something is already at `target` (the temp file is left for the caller).
  * @throws the file system's error for anything else.
  */

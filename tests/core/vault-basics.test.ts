@@ -201,6 +201,38 @@ describe('nothing readable leaks', () => {
   });
 });
 
+describe('the vault folder is private', () => {
+  /** Mode bits of `path` and of everything below it, by path relative to `root`. */
+  function modesBelow(root: string, path = root): Record<string, string> {
+    const rel = path === root ? '.' : path.slice(root.length + 1);
+    const modes: Record<string, string> = { [rel]: (statSync(path).mode & 0o777).toString(8) };
+    if (statSync(path).isDirectory()) {
+      for (const name of readdirSync(path)) Object.assign(modes, modesBelow(root, join(path, name)));
+    }
+    return modes;
+  }
+
+  it('after init, add (small and large files) and verify, files are 0600 and folders 0700, the index too', async () => {
+    const { vault, dir, root } = await newVault();
+    await writeTree(join(root, 'src'), {
+      'a.txt': 'alpha',
+      'big.bin': Buffer.alloc(SMALL_FILE_LIMIT + 1, 7),
+    });
+    await vault.add([join(root, 'src')]);
+    expect((await vault.verify()).ok).toBe(true);
+    const modes = modesBelow(dir);
+    // What this must cover: the index and its journal, a pack, a blob in its shard.
+    expect(Object.keys(modes)).toEqual(
+      expect.arrayContaining(['index.sqlite', 'index.sqlite-journal', 'coffer.header', 'tmp', 'packs']),
+    );
+    expect(Object.keys(modes).filter((path) => /^packs\/.+\.pack$/u.test(path))).toHaveLength(1);
+    expect(Object.keys(modes).filter((path) => /^blobs\/..\/[0-9a-f]{32}$/u.test(path))).toHaveLength(1);
+    for (const [path, mode] of Object.entries(modes)) {
+      expect(mode, path).toBe(statSync(join(dir, path)).isDirectory() ? '700' : '600');
+    }
+  });
+});
+
 describe('cancelling an add', () => {
   it('keeps the files reported as added and leaves no trace of the rest', async () => {
     const { vault, dir, root } = await newVault();

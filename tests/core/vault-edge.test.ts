@@ -4,8 +4,27 @@
  * report) whose message says what happened and what to do, and must leave everything else intact.
  */
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, existsSync, linkSync, readdirSync, unlinkSync } from 'node:fs';
-import { open, readdir, readFile, rm, stat, symlink, truncate, unlink, writeFile } from 'node:fs/promises';
+import {
+  appendFileSync,
+  existsSync,
+  linkSync,
+  readdirSync,
+  statfsSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import {
+  mkdir,
+  open,
+  readdir,
+  readFile,
+  rm,
+  stat,
+  symlink,
+  truncate,
+  unlink,
+  writeFile,
+} from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { afterEach, describe, expect, it } from 'vitest';
@@ -14,6 +33,7 @@ import {
   CancelledError,
   CofferError,
   IntegrityError,
+  InvalidArgumentError,
   InvalidNameError,
   IoError,
   NotAVaultError,
@@ -26,6 +46,7 @@ import {
   type Problem,
 } from '../../src/core/index.js';
 import { nativeSodium } from '../helpers/backends.js';
+import { damageIndexPage } from '../helpers/damage.js';
 import {
   announceSkip,
   canMount,
@@ -49,6 +70,15 @@ function bytes(length: number, seed = 1): Buffer {
     out[i] = x >>> 24;
   }
   return out;
+}
+
+/**
+ * `actual` holds exactly `expected`. Buffer.equals, not toEqual: toEqual compares a MiB byte by byte in JavaScript,
+ * seconds each on a loaded machine (a test of four such comparisons ran into its 60 s timeout).
+ */
+function expectSameBytes(actual: Buffer, expected: Buffer, what: string): void {
+  expect(actual.length, what).toBe(expected.length);
+  expect(actual.equals(expected), what).toBe(true);
 }
 
 async function openVault(dir: string): Promise<Vault> {
@@ -193,6 +223,25 @@ describe('damaged index', () => {
     // Opening must not quietly create an empty index in its place.
     expect(existsSync(join(dir, 'index.sqlite'))).toBe(false);
   });
+  it('a damaged page inside the index is IntegrityError naming the index and what to do, not a raw SQLite error', async () => {
+    const { vault, dir, root } = await newVault();
+    await writeTree(root, { 'src/a.txt': 'alpha', 'src/b.txt': 'beta' });
+    await vault.add([join(root, 'src')]);
+    vault.close();
+    await damageIndexPage(dir, 'contents');
+
+    // Whichever step first reads the damaged page (here, verify) must say it is damage.
+    const error = await failure(async () => {
+      const reopened = await openVault(dir);
+      await reopened.unlock(passphrase());
+      await reopened.verify();
+    });
+    expect(error).toBeInstanceOf(IntegrityError);
+    expect((error as IntegrityError).reason).toBe('corrupt');
+    expect((error as Error).message).toContain('index.sqlite');
+    expect((error as Error).message).toMatch(/damaged/i);
+    expect((error as Error).message).toMatch(/backup/i);
+  });
 });
 
 describe('missing and damaged contents', () => {
@@ -217,6 +266,32 @@ describe('missing and damaged contents', () => {
     expect(report).toMatchObject({ ok: false, filesChecked: 2, bytesChecked: 3 * MiB });
     expect(names(report.problems)).toEqual([{ path: '/damaged.bin', code: 'INTEGRITY' }]);
     expect(report.problems[0]?.message).toMatch(/chunk 30/);
+  });
+
+  it('a blob file cut short is reported as truncated (not as a size mismatch), at a chunk boundary or inside a chunk', async () => {
+    const { vault, dir, root } = await newVault();
+    const record = 64 * KiB + 16;
+    await writeTree(join(root, 'src'), {
+      'cut-at-chunk.bin': bytes(SMALL_FILE_LIMIT + 200 * KiB, 1),
+      'cut-in-chunk.bin': bytes(SMALL_FILE_LIMIT + 200 * KiB, 2),
+    });
+    const cuts = { 'cut-at-chunk.bin': 2 * record, 'cut-in-chunk.bin': 1000 };
+    for (const [name, cut] of Object.entries(cuts)) {
+      const before = new Set(await blobFiles(dir));
+      await vault.add([join(root, 'src', name)]);
+      const [blob = ''] = (await blobFiles(dir)).filter((path) => !before.has(path));
+      await truncate(blob, (await stat(blob)).size - cut);
+    }
+    const report = await vault.verify();
+    expect(names(report.problems).sort((a, b) => a.path.localeCompare(b.path))).toEqual([
+      { path: '/cut-at-chunk.bin', code: 'INTEGRITY' },
+      { path: '/cut-in-chunk.bin', code: 'INTEGRITY' },
+    ]);
+    for (const problem of report.problems) {
+      expect(problem.message).toMatch(/is truncated: its end is missing/);
+      expect(problem.message).not.toMatch(/size differs/);
+      expect(problem.message).toMatch(/restore the affected data from a backup/i);
+    }
   });
 
   it('restore carries on past a missing and a damaged blob, reports both, and leaves nothing at their paths', async () => {
@@ -370,6 +445,81 @@ describe('awkward sources', () => {
   });
 });
 
+describe('the vault folder is off limits to restore and add', () => {
+  /** Everything in the vault folder (names and bytes), to show that a refused operation wrote nothing there. */
+  async function contentsOf(dir: string): Promise<Record<string, Buffer>> {
+    const out: Record<string, Buffer> = {};
+    for (const path of await filesBelow(dir)) {
+      if (!path.startsWith('index.sqlite')) out[path] = await readFile(join(dir, path));
+    }
+    return out;
+  }
+
+  it('restore refuses a destination in the vault folder, however the path is spelled, and writes nothing', async () => {
+    const { vault, dir, root } = await newVault();
+    await writeTree(root, { 'src/a.txt': 'alpha', 'src/sub/b.txt': 'beta' });
+    await vault.add([join(root, 'src')]);
+    const before = await contentsOf(dir);
+    await symlink(join(dir, 'tmp'), join(root, 'link-to-tmp'));
+    await symlink(dir, join(root, 'link-to-vault'));
+    const destinations = [
+      dir,
+      join(dir, 'tmp'),
+      join(dir, 'packs', 'new', 'deeper'),
+      `${join(root, 'elsewhere')}/../vault/tmp`,
+      join(root, 'link-to-tmp'),
+      join(root, 'link-to-vault', 'not-yet'),
+    ];
+    for (const destination of destinations) {
+      const error = await failure(() => vault.restore(['/'], destination));
+      expect(error, destination).toBeInstanceOf(InvalidArgumentError);
+      expect((error as Error).message).toContain(destination);
+      expect((error as Error).message).toMatch(/vault folder/i);
+      expect((error as Error).message).toMatch(/outside/i);
+    }
+    expect(await contentsOf(dir)).toEqual(before);
+    expect(existsSync(join(dir, 'packs', 'new'))).toBe(false);
+  });
+
+  it('restoring into the folder holding the vault leaves out the vault path that leads into it, and restores the rest', async () => {
+    const { vault, dir, root } = await newVault();
+    // The vault folder is <root>/vault: a vault folder "/vault" restored into <root> would land in it.
+    await writeTree(join(root, 'src'), { 'vault/inner.txt': 'would land in the vault', 'other.txt': 'fine' });
+    await vault.add([join(root, 'src', 'vault'), join(root, 'src', 'other.txt')]);
+    const before = await contentsOf(dir);
+
+    const report = await vault.restore(['/'], root);
+    expect(names(report.problems)).toEqual([{ path: '/vault', code: 'INVALID_ARGUMENT' }]);
+    expect(report.problems[0]?.message).toMatch(/is the vault folder/i);
+    expect(report.filesRestored).toBe(1);
+    expect(await readFile(join(root, 'other.txt'), 'utf8')).toBe('fine');
+    expect(existsSync(join(dir, 'inner.txt'))).toBe(false);
+    expect(await contentsOf(dir)).toEqual(before);
+  });
+
+  it('add refuses the vault folder, a path in it, and a folder holding it, and adds nothing', async () => {
+    const { vault, dir, root } = await newVault();
+    await writeTree(root, { 'beside.txt': 'beside the vault' });
+    // (A symlink given as a source is skipped as a link, as any is: only a real path on the way is followed.)
+    const linkedRoot = join(tempDir(), 'linked');
+    await symlink(root, linkedRoot);
+    const cases: [string, RegExp][] = [
+      [dir, /is in the vault folder/i],
+      [join(dir, 'tmp'), /is in the vault folder/i],
+      [join(dir, 'index.sqlite'), /is in the vault folder/i],
+      [join(linkedRoot, 'vault', 'packs'), /is in the vault folder/i],
+      [root, /vault folder .* is inside it/i],
+    ];
+    for (const [source, message] of cases) {
+      const error = await failure(() => vault.add([join(root, 'beside.txt'), source]));
+      expect(error, source).toBeInstanceOf(InvalidArgumentError);
+      expect((error as Error).message).toContain(source);
+      expect((error as Error).message).toMatch(message);
+    }
+    expect(vault.listRecursive('/')).toEqual([]);
+  });
+});
+
 describe('restoring onto existing files', () => {
   it('an existing file is left untouched without overwrite and replaced atomically with it', async () => {
     const { vault, root } = await newVault();
@@ -394,6 +544,52 @@ describe('restoring onto existing files', () => {
     expect(await readFile(join(dest, 'old-doc.txt'), 'utf8')).toBe('my own edits');
     expect(await filesBelow(dest)).toEqual(['doc.txt', 'old-doc.txt']);
   });
+
+  it('a symbolic link where a restored folder would go is called a symbolic link, and is not followed', async () => {
+    const { vault, root } = await newVault();
+    await writeTree(join(root, 'src'), { 'docs/a.txt': 'alpha' });
+    await vault.add([join(root, 'src', 'docs')]);
+    const dest = join(root, 'dest');
+    const elsewhere = join(root, 'elsewhere');
+    await writeTree(elsewhere, { 'mine.txt': 'mine' });
+    await mkdir(dest);
+    await symlink(elsewhere, join(dest, 'docs'));
+
+    const report = await vault.restore(['/docs'], dest);
+    expect(names(report.problems)).toEqual([{ path: '/docs', code: 'ALREADY_EXISTS' }]);
+    expect(report.problems[0]?.message).toMatch(/is a symbolic link, so folder "\/docs" was not restored/);
+    expect(report.problems[0]?.message).not.toMatch(/is a file/);
+    expect(await readdir(elsewhere)).toEqual(['mine.txt']);
+  });
+
+  it.each([false, true])(
+    'in a folder it made, restore (overwrite: %s) never replaces a file that appeared at a name it restores next',
+    async (overwrite) => {
+      // On a case-insensitive disk "b.txt" can be the name of a file this restore has just written under another
+      // name ("B.TXT", or an 8.3 short name); Linux disks have no such aliases, so the file is put there by hand,
+      // between the two publishes, where an alias would be.
+      const { vault, root } = await newVault();
+      await writeTree(join(root, 'src', 'docs'), {
+        'a.bin': bytes(SMALL_FILE_LIMIT + 1, 1),
+        'b.txt': 'from the vault',
+      });
+      await vault.add([join(root, 'src', 'docs')]);
+      const dest = join(root, 'dest');
+      const alias = join(dest, 'docs', 'b.txt');
+
+      const report = await vault.restore(['/docs'], dest, {
+        overwrite,
+        onRestored: (entry) => {
+          if (entry.name === 'a.bin') writeFileSync(alias, 'already here');
+        },
+      });
+      expect(names(report.problems)).toEqual([{ path: '/docs/b.txt', code: 'ALREADY_EXISTS' }]);
+      expect(report.filesRestored).toBe(1);
+      expect(await readFile(alias, 'utf8')).toBe('already here');
+      expectSameBytes(await readFile(join(dest, 'docs', 'a.bin')), bytes(SMALL_FILE_LIMIT + 1, 1), 'a.bin');
+      expect(await tempFilesBelow(dest)).toEqual([]);
+    },
+  );
 });
 
 describe('full and read-only disks (tmpfs mounts)', () => {
@@ -406,16 +602,38 @@ describe('full and read-only disks (tmpfs mounts)', () => {
     unmountAll();
   });
 
+  /** A new vault on a tmpfs of `size` bytes holding one file, before.txt, and a source folder outside it. */
+  async function vaultOnTmpfs(
+    size: number,
+    before: Buffer,
+  ): Promise<{ vault: Vault; dir: string; src: string; mount: string }> {
+    const mount = mountTmpfs(size);
+    const dir = join(mount, 'vault');
+    const vault = await Vault.create(dir, passphrase(), { kdf: 'interactive', sodium: nativeSodium });
+    onMounts.push(vault);
+    const src = tempDir();
+    await writeTree(src, { 'before.txt': before });
+    expect((await vault.add([join(src, 'before.txt')])).problems).toEqual([]);
+    return { vault, dir, src, mount };
+  }
+
+  /** The closed vault in `dir` opens, unlocks, holds only `name` at its root, and verifies clean. */
+  async function expectReopensWithOnly(dir: string, name: string): Promise<Vault> {
+    const reopened = await Vault.open(dir, { sodium: nativeSodium });
+    onMounts.push(reopened);
+    expect(await reopened.unlock(passphrase())).toEqual([]);
+    expect(reopened.list('/').map((entry) => entry.name)).toEqual([name]);
+    const report = await reopened.verify({ readData: true });
+    expect(report.problems).toEqual([]);
+    expect(report.ok).toBe(true);
+    return reopened;
+  }
+
   it.skipIf(!canMount)(
     'a full disk fails the add with IoError saying so, and the vault is as it was before',
     async () => {
-      const mount = mountTmpfs(2 * MiB);
-      const dir = join(mount, 'vault');
-      const vault = await Vault.create(dir, passphrase(), { kdf: 'interactive', sodium: nativeSodium });
-      onMounts.push(vault);
-      const src = tempDir();
-      await writeTree(src, { 'before.txt': bytes(10 * KiB, 1), 'huge.bin': bytes(5 * MiB, 2) });
-      expect((await vault.add([join(src, 'before.txt')])).problems).toEqual([]);
+      const { vault, dir, src } = await vaultOnTmpfs(2 * MiB, bytes(10 * KiB, 1));
+      await writeTree(src, { 'huge.bin': bytes(5 * MiB, 2) });
 
       const error = await failure(() => vault.add([join(src, 'huge.bin')]));
       expect(error).toBeInstanceOf(IoError);
@@ -427,15 +645,38 @@ describe('full and read-only disks (tmpfs mounts)', () => {
       expect(vault.list('/').map((entry) => entry.name)).toEqual(['before.txt']);
       vault.close();
 
-      const reopened = await Vault.open(dir, { sodium: nativeSodium });
-      onMounts.push(reopened);
-      expect(await reopened.unlock(passphrase())).toEqual([]);
-      expect(reopened.list('/').map((entry) => entry.name)).toEqual(['before.txt']);
+      const reopened = await expectReopensWithOnly(dir, 'before.txt');
       expect(await collect(reopened.read('/before.txt'))).toEqual(bytes(10 * KiB, 1));
-      const report = await reopened.verify({ readData: true });
-      expect(report.problems).toEqual([]);
-      expect(report.ok).toBe(true);
       expect(await readdir(join(dir, 'tmp'))).toEqual([]);
+    },
+  );
+
+  it.skipIf(!canMount)(
+    'the index running out of disk (a few hundred KiB left) is the same IoError, and the vault is as it was',
+    async () => {
+      const { vault, dir, src, mount } = await vaultOnTmpfs(4 * MiB, bytes(1000, 1));
+      // 400 small files make a pack of about 130 KiB, which fits; the index's 64 KiB pages and their journal do not.
+      const many: Record<string, Buffer> = {};
+      for (let i = 0; i < 400; i++) many[`many/f${i}.txt`] = bytes(200, i + 2);
+      await writeTree(src, many);
+      const { bavail, bsize } = statfsSync(mount);
+      await writeFile(join(mount, 'filler'), Buffer.alloc(bavail * bsize - 250 * KiB));
+
+      const error = await failure(() => vault.add([join(src, 'many')]));
+      expect(error).toBeInstanceOf(IoError);
+      // The case this test is about: SQLite, not the pack write, found the disk full.
+      expect(((error as Error).cause as { code?: string } | undefined)?.code).toBe('SQLITE_FULL');
+      expect((error as Error).message).toContain('index.sqlite');
+      expect((error as Error).message).toMatch(/disk is full/i);
+      expect((error as Error).message).toMatch(/free some space/i);
+      expect(vault.list('/').map((entry) => entry.name)).toEqual(['before.txt']);
+      expect(await readdir(join(dir, 'packs'))).toHaveLength(1);
+      expect(await readdir(join(dir, 'tmp'))).toEqual([]);
+      vault.close();
+      // SQLite keeps the journal while it holds the vault lock; a rolled-back one is gone once the lock is released.
+      expect(existsSync(join(dir, 'index.sqlite-journal'))).toBe(false);
+
+      await expectReopensWithOnly(dir, 'before.txt');
     },
   );
 
@@ -574,6 +815,81 @@ describe('names', () => {
     }
     expect(vault.list('/src').map((entry) => entry.name)).toContain('ok.txt');
   });
+
+  it('a branch too deep for the destination is one problem, the rest is restored, and no folder made for it is left', async () => {
+    const { vault, root } = await newVault();
+    // 400 levels of about 11 bytes ("nnnnnnnnnn/"): 4,400 bytes, past the 4,096 a path may have on Linux. (Fewer,
+    // longer names than the 5,000 levels of the report: the file system walks the whole path at every call.)
+    const deep = `/d/d/${Array.from({ length: 398 }, () => 'nnnnnnnnnn').join('/')}`;
+    vault.mkdir(deep);
+    await writeTree(join(root, 'src'), {
+      'bottom.txt': 'at the bottom',
+      'shallow.txt': 'two down',
+      'top.txt': 'top',
+    });
+    await vault.add([join(root, 'src', 'bottom.txt')], deep);
+    await vault.add([join(root, 'src', 'shallow.txt')], '/d/d');
+    await vault.add([join(root, 'src', 'top.txt')], '/');
+    const dest = join(root, 'dest');
+    await mkdir(join(dest, 'd'), { recursive: true }); // there before the restore: kept whatever happens
+
+    const report = await vault.restore(['/'], dest);
+    expect(report.problems).toHaveLength(1);
+    const [problem] = report.problems;
+    expect(problem?.code).toBe('INVALID_NAME');
+    expect(problem?.path.startsWith('/d/d/nnnnnnnnnn/')).toBe(true);
+    expect(problem?.message).toMatch(/longer than the destination's file system takes/);
+    expect(problem?.message).toMatch(/shorter path/);
+    expect(report.filesRestored).toBe(2);
+    expect(await filesBelow(dest)).toEqual(['d/d/shallow.txt', 'top.txt']);
+    // The folders made on the way down to the failure held nothing else, so they are gone; d/d holds a file.
+    const folders = (await readdir(dest, { recursive: true, withFileTypes: true })).filter((entry) =>
+      entry.isDirectory(),
+    );
+    expect(folders.map((entry) => join(entry.parentPath, entry.name).slice(dest.length + 1)).sort()).toEqual([
+      'd',
+      'd/d',
+    ]);
+    expect(report.foldersRestored).toBe(1);
+  });
+
+  it.each([
+    ['one file, written in this thread', 1],
+    ['70 files, written by the worker pool', 70],
+  ])(
+    'files whose temp file path is too long (%s) are problems, not a failed restore, and leave nothing',
+    async (_how, count) => {
+      const { vault, root } = await newVault();
+      const dest = join(root, 'dest');
+      // A folder path of 4,066 bytes: its files' paths ("…/f07") fit in 4,095, their temp files' do not.
+      const parts: string[] = [];
+      let length = dest.length;
+      while (4066 - length > 200) {
+        parts.push('n'.repeat(100));
+        length += 101;
+      }
+      parts.push('m'.repeat(4066 - length - 1));
+      const folder = `/${parts.join('/')}`;
+      vault.mkdir(folder);
+      const files: Record<string, string> = {};
+      for (let i = 0; i < count; i++) files[`f${String(i).padStart(2, '0')}`] = `file ${i}`;
+      await writeTree(join(root, 'src'), files);
+      await vault.add(
+        Object.keys(files).map((name) => join(root, 'src', name)),
+        folder,
+      );
+
+      const report = await vault.restore(['/'], dest);
+      expect(report.problems).toHaveLength(count);
+      for (const problem of report.problems) {
+        expect(problem.code).toBe('INVALID_NAME');
+        expect(problem.message).toMatch(/longer than the destination's file system takes/);
+      }
+      expect(report.filesRestored).toBe(0);
+      expect(report.foldersRestored).toBe(0);
+      expect(await readdir(dest)).toEqual([]);
+    },
+  );
 });
 
 describe('sizes', () => {
@@ -594,12 +910,12 @@ describe('sizes', () => {
     expect(report.filesAdded).toBe(6);
     for (const [name, data] of Object.entries(files)) {
       expect(vault.stat(`/src/${name}`).size).toBe(data.length);
-      expect(await collect(vault.read(`/src/${name}`))).toEqual(data);
+      expectSameBytes(await collect(vault.read(`/src/${name}`)), data, name);
     }
     const dest = join(root, 'restored');
     expect((await vault.restore(['/src'], dest)).problems).toEqual([]);
     for (const [name, data] of Object.entries(files)) {
-      expect(await readFile(join(dest, 'src', name))).toEqual(data);
+      expectSameBytes(await readFile(join(dest, 'src', name)), data, name);
     }
     expect((await vault.verify({ readData: true })).ok).toBe(true);
   });

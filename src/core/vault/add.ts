@@ -14,8 +14,9 @@ import { smallFilesNeedPool, SmallFileSealer, type NewPack, type SmallFileToSeal
 import { fileSource, sealIntoBlob } from './blob-io.js';
 import { asIoError, fsyncDirectory } from './durable.js';
 import type { ContentRow, Intent, NodeRow } from './index-db.js';
-import { blobPaths, packPaths, SMALL_FILE_LIMIT } from './layout.js';
+import { blobPaths, packPaths, PRIVATE_FOLDER_MODE, SMALL_FILE_LIMIT } from './layout.js';
 import { settleIntents } from './leftovers.js';
+import { refuseAddingVault } from './outside.js';
 import { ByteSteps } from './progress.js';
 import type { Session } from './session.js';
 import type { TreeNode } from './tree.js';
@@ -472,7 +473,7 @@ class AddJob {
       } finally {
         await out.close();
       }
-      await mkdir(dirname(target), { recursive: true });
+      await mkdir(dirname(target), { recursive: true, mode: PRIVATE_FOLDER_MODE });
       await rename(temp, target);
       await fsyncDirectory(dirname(target));
     } catch (error) {
@@ -593,6 +594,8 @@ function sourceChanged(source: string): SourceChangedError {
  * stored, files changed while read, names already in the vault) are reported and the rest continues.
  * @throws {@link CancelledError} when `signal` aborts: finished files stay, unfinished ones leave no trace.
  * @throws {@link IoError} when the vault cannot be written (disk full): nothing uncommitted remains.
+ * @throws {@link InvalidArgumentError} before anything is added when a source is the vault folder, is inside it or
+ * contains it.
  */
 export async function addPaths(
   session: Session,
@@ -601,5 +604,6 @@ export async function addPaths(
   options: AddOptions,
 ): Promise<AddReport> {
   const destination = session.resolveFolder(destinationFolder);
+  await refuseAddingVault(session.dir, sources);
   return new AddJob(session, destination, options).run(sources);
 }

@@ -71,8 +71,13 @@ const IO_HINTS: Record<string, string> = {
 /** Wraps an OS error as an {@link IoError} whose message says what happened in words; other errors pass through. */
 export function asIoError(error: unknown, what: string): unknown {
   if (error instanceof Error && 'code' in error && typeof error.code === 'string' && 'syscall' in error) {
-    const hint = IO_HINTS[error.code] ?? `the system reported ${error.code}`;
-    return new IoError(`${what}: ${hint}.`, { cause: error });
+    return ioError(error.code, what, error);
   }
   return error;
+}
+
+/** An {@link IoError} for an OS error code (`ENOSPC`, ...), saying in words what `what` ran into. */
+export function ioError(code: string, what: string, cause: unknown): IoError {
+  const hint = IO_HINTS[code] ?? `the system reported ${code}`;
+  return new IoError(`${what}: ${hint}.`, { cause });
 }

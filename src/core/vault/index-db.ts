@@ -1,9 +1,16 @@
-import { statSync } from 'node:fs';
+import { closeSync, openSync, statSync } from 'node:fs';
 
 import Database from 'better-sqlite3';
 
 import { ID_BYTES } from '../crypto/constants.js';
-import { IntegrityError, UnsupportedFormatError, VaultInUseError, type IntegrityReason } from '../errors.js';
+import {
+  IntegrityError,
+  ReadOnlyVaultError,
+  UnsupportedFormatError,
+  VaultInUseError,
+  type IntegrityReason,
+} from '../errors.js';
+import { ioError } from './durable.js';
 
 /** Version of the index schema below (FORMAT.md section 8.2); bumped with a migration when it changes. */
 export const INDEX_SCHEMA_VERSION = 3;
@@ -80,21 +87,7 @@ export interface ContentRow {
   readonly location: Exclude<BlobLocation, { kind: 'inline' }>;
 }
 
-function isBusy(error: unknown): boolean {
-  return (
-    error instanceof Error &&
-    'code' in error &&
-    (error.code === 'SQLITE_BUSY' || error.code === 'SQLITE_LOCKED')
-  );
-}
-
-function isCorrupt(error: unknown): boolean {
-  return (
-    error instanceof Error &&
-    'code' in error &&
-    (error.code === 'SQLITE_CORRUPT' || error.code === 'SQLITE_NOTADB')
-  );
-}
+const INDEX_SUBJECT = 'vault index (index.sqlite)';
 
 const VAULT_ID_META = 'vault_id';
 /** How many of the tables every Coffer index has had since schema 1 (meta, nodes, contents) a database must have. */
@@ -112,8 +105,6 @@ function indexDamaged(reason: IntegrityReason, detail = ''): IntegrityError {
       "own index.sqlite (from a backup, or from your sync service's file history), then try again.",
   });
 }
-
-const INDEX_SUBJECT = 'vault index (index.sqlite)';
 
 /**
  * Whether a value read from the index is an id: a 16-byte BLOB. SQLite's CHECK (length(...) = 16) also passes a
@@ -134,6 +125,63 @@ function malformedRow(fileId: unknown): IntegrityError {
   return new IntegrityError('malformed', {
     subject: `contents row of file id ${id} in the ${INDEX_SUBJECT}`,
     fileId: id,
+  });
+}
+
+/** SQLite's primary result codes that are the OS's I/O errors by another name, as the errno whose words fit. */
+const SQLITE_AS_ERRNO: Record<string, string> = {
+  SQLITE_FULL: 'ENOSPC',
+  SQLITE_IOERR: 'EIO',
+  SQLITE_PERM: 'EPERM',
+  SQLITE_AUTH: 'EACCES',
+};
+
+/**
+ * SQLite's failure as the engine's error: a damaged index is damage ({@link IntegrityError}), a full disk or an I/O
+ * error is the same {@link IoError} the rest of the vault gives for them, a file that cannot be written is a
+ * read-only vault, and another holder of the lock is {@link VaultInUseError}. Anything else (a bug) passes
+ * through. The one place SQLite's errors are mapped: {@link IndexDb.open} routes every call through it.
+ */
+function asIndexError(error: unknown): unknown {
+  const code = error instanceof Database.SqliteError ? /^SQLITE_[A-Z]+/u.exec(error.code)?.[0] : undefined;
+  switch (code) {
+    case undefined:
+      return error;
+    case 'SQLITE_CORRUPT':
+      return new IntegrityError('corrupt', { subject: INDEX_SUBJECT });
+    case 'SQLITE_NOTADB':
+      return new IntegrityError('malformed', { subject: INDEX_SUBJECT });
+    case 'SQLITE_BUSY':
+    case 'SQLITE_LOCKED':
+      return new VaultInUseError();
+    case 'SQLITE_READONLY':
+      return new ReadOnlyVaultError();
+  }
+  const errno = SQLITE_AS_ERRNO[code];
+  if (errno === undefined) return error;
+  return ioError(
+    errno,
+    `Could not ${code === 'SQLITE_FULL' ? 'write to' : 'use'} the ${INDEX_SUBJECT}`,
+    error,
+  );
+}
+
+/** `db` with every method's SQLite errors mapped by {@link asIndexError}; other properties as they are. */
+function mappingErrors(db: IndexDb): IndexDb {
+  return new Proxy(db, {
+    get(target, property) {
+      const value: unknown = Reflect.get(target, property, target);
+      if (typeof value !== 'function') return value;
+      const method = value as (...args: unknown[]) => unknown;
+      // Called on the target itself: its private fields are not visible through the proxy.
+      return (...args: unknown[]) => {
+        try {
+          return method.apply(target, args);
+        } catch (error) {
+          throw asIndexError(error);
+        }
+      };
+    },
   });
 }
 
@@ -177,12 +225,19 @@ export class IndexDb {
    * does). Anything but this vault's own index is refused before anything is written to it.
    * @throws {@link VaultInUseError} when another process holds the vault.
    * @throws {@link IntegrityError} when the index is missing (`missing`), empty (`empty`), not a Coffer index
-   * (`malformed`), or another vault's (`wrong-file`).
+   * (`malformed`), another vault's (`wrong-file`), or damaged (`corrupt`); every method of the index returned throws
+   * that too when it meets a damaged page later, and {@link IoError} (disk full, I/O error) or
+   * {@link ReadOnlyVaultError} when the file cannot be written.
    */
   static open(path: string, options: { readOnly: boolean; create: boolean; vaultId: Buffer }): IndexDb {
     let db: Database.Database | undefined;
     try {
-      if (!options.create) refuseMissingOrEmpty(path);
+      if (options.create) {
+        // Created private before SQLite opens it: SQLite gives a new file 0644, and its journal the index's mode.
+        closeSync(openSync(path, 'a', 0o600));
+      } else {
+        refuseMissingOrEmpty(path);
+      }
       db = new Database(path, { readonly: options.readOnly, fileMustExist: !options.create, timeout: 0 });
       // Set before the first access, so the lock is taken then and held until close.
       db.pragma('locking_mode = EXCLUSIVE');
@@ -217,13 +272,13 @@ export class IndexDb {
       }
       const schema = schemaOf(db);
       refuseNewerSchema(schema);
-      return new IndexDb(db, options.readOnly, schema);
+      return mappingErrors(new IndexDb(db, options.readOnly, schema));
     } catch (error) {
       db?.close();
       if (error instanceof UnsupportedFormatError || error instanceof IntegrityError) throw error;
-      if (isBusy(error)) throw new VaultInUseError();
-      if (isCorrupt(error)) throw indexDamaged('malformed', ', not a SQLite database');
-      throw error;
+      if (error instanceof Database.SqliteError && error.code === 'SQLITE_NOTADB')
+        throw indexDamaged('malformed', ', not a SQLite database');
+      throw asIndexError(error);
     }
   }
 

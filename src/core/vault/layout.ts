@@ -13,6 +13,9 @@ export const BLOB_DIR = 'blobs';
 export const PACK_DIR = 'packs';
 export const TEMP_DIR = 'tmp';
 
+/** Mode of every folder Coffer creates in a vault folder (FORMAT.md section 8.1): its owner's alone. */
+export const PRIVATE_FOLDER_MODE = 0o700;
+
 /**
  * Files up to this size (16 chunks) go into packs, many to a file (FORMAT.md section 8.4); larger ones get a blob
  * file each. Below about a MiB the cost of a file of its own (create, rename, fsyncs, a transaction) outweighed

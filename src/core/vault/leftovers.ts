@@ -3,7 +3,7 @@ import { join } from 'node:path';
 
 import type { StoredFile } from '../types.js';
 import type { Intent, IndexDb } from './index-db.js';
-import { BLOB_DIR, PACK_DIR, TEMP_DIR } from './layout.js';
+import { BLOB_DIR, PACK_DIR, PRIVATE_FOLDER_MODE, TEMP_DIR } from './layout.js';
 
 /** Names Coffer gives what it stores: a blob file, a pack, and their temp files (FORMAT.md section 8.1). */
 const BLOB_NAME = /^[0-9a-f]{32}$/;
@@ -97,7 +97,7 @@ async function clearTempFolder(vaultDir: string): Promise<void> {
   const folder = join(vaultDir, TEMP_DIR);
   const stats = await lstat(folder).catch(() => undefined);
   if (!stats) {
-    await mkdir(folder);
+    await mkdir(folder, { mode: PRIVATE_FOLDER_MODE });
     return;
   }
   if (!stats.isDirectory()) return;

@@ -87,6 +87,10 @@ export async function openStoredBlob(session: Session, node: TreeNode): Promise<
   }
   try {
     const { cipher, layout } = await openBlobFrom(session, source, size, bind);
+    if (layout.plaintextSize < node.size) {
+      cipher.wipe();
+      throw new IntegrityError('truncated', { subject: bind.label ?? '', fileId: node.fileId ?? '' });
+    }
     if (layout.plaintextSize !== node.size) {
       cipher.wipe();
       throw new IntegrityError('malformed', {

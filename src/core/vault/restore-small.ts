@@ -38,6 +38,8 @@ interface Queued extends RestoredFile {
 export interface RestorerHooks {
   problem(vaultPath: string, error: unknown): void;
   restored(files: readonly RestoredFile[]): void;
+  /** The system refused the file's path as too long: a problem for that file, not a failed restore. */
+  tooLong(vaultPath: string, target: string): void;
 }
 
 /** One buffer of its own (to be transferred) holding the arrays back to back; zeroes the originals. */
@@ -169,6 +171,8 @@ export class SmallFileRestorer {
           file.vaultPath,
           new AlreadyExistsError(`"${file.target}" already exists; it was left untouched.`),
         );
+      } else if (result?.code === 'ENAMETOOLONG') {
+        this.#hooks.tooLong(file.vaultPath, file.target);
       } else {
         failed ??= { target: file.target, code: result?.code ?? 'EIO', syscall: result?.syscall ?? 'write' };
       }

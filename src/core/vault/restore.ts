@@ -1,15 +1,34 @@
-import { closeSync, fsync, futimesSync, lstatSync, openSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  fsync,
+  futimesSync,
+  lstatSync,
+  openSync,
+  rmdirSync,
+  statSync,
+  writeSync,
+  type Stats,
+} from 'node:fs';
 import { mkdir, open } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { promisify } from 'node:util';
 
 import { sharedCryptoPool } from '../crypto/pool.js';
-import { AlreadyExistsError, CancelledError, CofferError, IntegrityError } from '../errors.js';
+import {
+  AlreadyExistsError,
+  CancelledError,
+  CofferError,
+  IntegrityError,
+  InvalidArgumentError,
+  InvalidNameError,
+  IoError,
+} from '../errors.js';
 import { destinationPath, parseVaultPath } from '../names.js';
 import { publishFile } from '../publish.js';
 import type { Problem, Progress, RestoreOptions, RestoreReport } from '../types.js';
 import { asIoError, fsyncDirectory, removeQuietly, tempPathBeside } from './durable.js';
 import { SMALL_FILE_LIMIT } from './layout.js';
+import { refuseRestoreIntoVault, sameFile } from './outside.js';
 import { ByteSteps } from './progress.js';
 import { decryptFile, decryptSmallFile } from './read.js';
 import { SmallFileRestorer, type RestoredFile } from './restore-small.js';
@@ -38,14 +57,24 @@ function plan(session: Session, paths: readonly string[]): RestoreItem[] {
   return items;
 }
 
-/** What is at `path`. Synchronous: one quick metadata call, made per restored file. */
-function exists(path: string): 'file' | 'folder' | false {
+/**
+ * What is at `path`, not following a symbolic link (`file` is anything else that is not a folder). Synchronous: one
+ * quick metadata call, made per restored file.
+ */
+function exists(path: string): 'file' | 'folder' | 'link' | false {
   try {
-    return lstatSync(path).isDirectory() ? 'folder' : 'file';
+    const stats = lstatSync(path);
+    return stats.isDirectory() ? 'folder' : stats.isSymbolicLink() ? 'link' : 'file';
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
     throw error;
   }
+}
+
+/** Whether the system refused a path as too long (`ENAMETOOLONG`), as raised or as wrapped in an {@link IoError}. */
+function isPathTooLong(error: unknown): boolean {
+  const cause = error instanceof IoError ? error.cause : error;
+  return (cause as NodeJS.ErrnoException | undefined)?.code === 'ENAMETOOLONG';
 }
 
 /** A file decrypted into its temp file, waiting to be made durable and published with the rest of its batch. */
@@ -76,6 +105,10 @@ class RestoreJob {
   #folders = 0;
   readonly #createdFolders = new Set<string>();
   #bytes = 0;
+  /** Folders that entries too deep to restore were to go in; see {@link RestoreJob.#removeEmptied}. */
+  readonly #emptied = new Set<string>();
+  /** The vault folder's stats: a folder met on the way that is the vault folder is not restored into. */
+  #vaultFolder: Stats | undefined;
 
   constructor(session: Session, options: RestoreOptions) {
     this.#session = session;
@@ -94,6 +127,7 @@ class RestoreJob {
       bytesTotal: files.reduce((sum, item) => sum + item.node.size, 0),
     });
     const root = resolve(destinationDir);
+    this.#vaultFolder = await refuseRestoreIntoVault(this.#session.dir, destinationDir);
     await mkdir(root, { recursive: true }).catch((error: unknown) => {
       throw asIoError(error, `Could not create "${root}"`);
     });
@@ -111,6 +145,9 @@ class RestoreJob {
           restored: (files) => {
             this.#restored(files);
           },
+          tooLong: (path, target) => {
+            this.#reportTooLong(path, target);
+          },
         })
       : undefined;
     try {
@@ -123,6 +160,7 @@ class RestoreJob {
       await this.#discard(batch.splice(0));
       throw error;
     }
+    this.#removeEmptied();
     return {
       filesRestored: this.#files,
       foldersRestored: this.#folders,
@@ -169,16 +207,27 @@ class RestoreJob {
     await this.#publishBatch(batch.splice(0));
   }
 
-  /** Whether publishing may replace what is at `target`: overwriting was asked for, or this restore made its folder. */
+  /** Whether publishing may replace what is at `target`: overwriting was asked for, and its folder was there before. */
   #replaces(target: string): boolean {
-    return this.#options.overwrite === true || this.#createdFolders.has(dirname(target));
+    // Never in a folder this restore made: nothing was there before it, so anything there now is a file it just
+    // restored under a name the destination's file system takes for the same (case folding, 8.3 short names, a
+    // Unicode form other than the one names are compared in), or someone else's; either way not to be replaced.
+    return this.#options.overwrite === true && !this.#createdFolders.has(dirname(target));
   }
 
   /** Reports and skips a file whose target is taken (a folder, or a file when not overwriting). */
   #inTheWay(vaultPath: string, target: string): boolean {
-    // Inside a folder this restore created, nothing is in the way.
-    const found = this.#createdFolders.has(dirname(target)) ? false : exists(target);
-    if (found === 'folder' || (found === 'file' && this.#options.overwrite !== true)) {
+    let found;
+    try {
+      // Inside a folder this restore created, nothing is in the way.
+      found = this.#createdFolders.has(dirname(target)) ? false : exists(target);
+    } catch (error) {
+      if (!isPathTooLong(error)) throw error;
+      this.#reportTooLong(vaultPath, target);
+      return true;
+    }
+    // With overwrite, a symbolic link is replaced by the file (never written through).
+    if (found === 'folder' || (found && this.#options.overwrite !== true)) {
       this.#problem(
         vaultPath,
         new AlreadyExistsError(
@@ -195,19 +244,81 @@ class RestoreJob {
     this.#problems.push({ path, code: error.code, message: error.message });
   }
 
+  /**
+   * Reports an entry whose path on disk is longer than the system takes (a deep tree), and remembers its folder:
+   * folders made for it alone are removed at the end. The rest of the restore goes on: the entry is one branch.
+   */
+  #reportTooLong(vaultPath: string, target: string): void {
+    this.#problem(
+      vaultPath,
+      new InvalidNameError(
+        'too-long',
+        `Not restored: its path in the destination would be ${Buffer.byteLength(target)} bytes long, longer ` +
+          "than the destination's file system takes. Restore it on its own into a folder with a shorter path, or " +
+          'move it higher up in the vault.',
+      ),
+    );
+    this.#emptied.add(dirname(target));
+  }
+
+  /**
+   * Removes the folders this restore created that are empty because what was to go in them was too deep to
+   * restore: from each such entry's folder upwards, as long as the folder is empty (rmdir refuses otherwise) and
+   * this restore made it. Folders that were there before are never touched.
+   */
+  #removeEmptied(): void {
+    const deepestFirst = [...this.#emptied].sort((a, b) => b.length - a.length);
+    for (let dir of deepestFirst) {
+      while (this.#createdFolders.has(dir)) {
+        try {
+          rmdirSync(dir);
+        } catch {
+          break; // not empty: something else was restored in it
+        }
+        this.#createdFolders.delete(dir);
+        this.#folders--;
+        dir = dirname(dir);
+      }
+    }
+  }
+
   async #restoreFolder(vaultPath: string, target: string): Promise<boolean> {
-    const found = exists(target);
-    if (found === 'file') {
+    let found;
+    try {
+      found = exists(target);
+    } catch (error) {
+      if (!isPathTooLong(error)) throw error;
+      this.#reportTooLong(vaultPath, target);
+      return false;
+    }
+    if (found === 'file' || found === 'link') {
+      const what = found === 'link' ? 'a symbolic link' : 'a file';
       this.#problem(
         vaultPath,
-        new AlreadyExistsError(`"${target}" is a file, so folder "${vaultPath}" was not restored.`),
+        new AlreadyExistsError(`"${target}" is ${what}, so folder "${vaultPath}" was not restored.`),
+      );
+      return false;
+    }
+    // The destination holds the vault folder, and this folder's path leads into it (checked once per folder: a
+    // folder below one skipped is never reached).
+    if (found === 'folder' && this.#vaultFolder && sameFile(statSync(target), this.#vaultFolder)) {
+      this.#problem(
+        vaultPath,
+        new InvalidArgumentError(
+          `"${target}" is the vault folder, so folder "${vaultPath}" was not restored into it: decrypted files ` +
+            'must never be written there. Restore it to another folder.',
+        ),
       );
       return false;
     }
     if (!found) {
-      await mkdir(target, { recursive: true }).catch((error: unknown) => {
-        throw asIoError(error, `Could not create "${target}"`);
-      });
+      try {
+        await mkdir(target, { recursive: true });
+      } catch (error) {
+        if (!isPathTooLong(error)) throw asIoError(error, `Could not create "${target}"`);
+        this.#reportTooLong(vaultPath, target);
+        return false;
+      }
       this.#folders++;
       this.#createdFolders.add(target);
     }
@@ -272,6 +383,10 @@ class RestoreJob {
       await removeQuietly(temp);
       if (error instanceof IntegrityError) {
         this.#problem(vaultPath, error);
+        return undefined;
+      }
+      if (isPathTooLong(error)) {
+        this.#reportTooLong(vaultPath, target);
         return undefined;
       }
       if (error instanceof CancelledError) throw error;
@@ -339,6 +454,8 @@ class RestoreJob {
  * authenticated. Damaged or missing contents, existing files (without `overwrite`) and unsafe names are reported
  * and the rest continues.
  * @throws {@link NotFoundError} before anything is written when a vault path does not exist.
+ * @throws {@link InvalidArgumentError} before anything is written when `destinationDir` is in the vault folder (a
+ * folder inside the destination that is the vault folder is reported and left out instead).
  * @throws {@link CancelledError} when `signal` aborts: no partial file is left; small files already handed to
  * a worker may still be completed (each one whole and authenticated) without being reported.
  * @throws {@link IoError} when the destination cannot be written (disk full, permissions).

@@ -1,5 +1,5 @@
 import { access, constants, mkdir, readdir, readFile, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 
 import { FORMAT_VERSION } from '../crypto/constants.js';
@@ -36,6 +36,7 @@ import {
   HEADER_FILE,
   INDEX_FILE,
   PACK_DIR,
+  PRIVATE_FOLDER_MODE,
   TEMP_DIR,
   VAULT_READ_FLAGS,
 } from './layout.js';
@@ -123,9 +124,13 @@ export class Vault {
       KDF_PRESETS[options.kdf ?? DEFAULT_KDF_PRESET],
     );
     try {
-      await mkdir(join(dir, BLOB_DIR), { recursive: true });
-      await mkdir(join(dir, PACK_DIR), { recursive: true });
-      await mkdir(join(dir, TEMP_DIR), { recursive: true });
+      await mkdir(dirname(resolve(dir)), { recursive: true });
+      // Private when created here; a folder the user made (and left empty for the vault) keeps its mode.
+      await mkdir(dir, { mode: PRIVATE_FOLDER_MODE }).catch((error: unknown) => {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      });
+      for (const sub of [BLOB_DIR, PACK_DIR, TEMP_DIR])
+        await mkdir(join(dir, sub), { mode: PRIVATE_FOLDER_MODE });
       // The only place an index is created: opening never makes one (an empty index would show the vault empty).
       const db = IndexDb.open(join(dir, INDEX_FILE), {
         readOnly: false,
@@ -190,7 +195,7 @@ export class Vault {
     if (!readOnly) {
       try {
         // A vault made before packs has no packs/ folder yet.
-        await mkdir(join(dir, PACK_DIR), { recursive: true });
+        await mkdir(join(dir, PACK_DIR), { recursive: true, mode: PRIVATE_FOLDER_MODE });
         await recoverFromCrash(dir, db);
       } catch (error) {
         db.close();

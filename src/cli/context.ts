@@ -10,7 +10,7 @@ import {
   type SodiumBackend,
 } from '../core/index.js';
 import type { GlobalFlags } from './args.js';
-import { CliError, EXIT, exitCodeForSignal, type StopSignal } from './errors.js';
+import { CliError, EXIT, SIGNAL_EXIT, type StopSignal } from './errors.js';
 import { oneLine, terminalSafe, terminalSafeJson } from './format.js';
 import {
   choosePassphraseSource,
@@ -218,7 +218,7 @@ export class Context {
       if (controller.signal.aborted) {
         this.#bar?.finish();
         this.io.stderr.write('coffer: interrupted\n');
-        this.io.exit?.(exitCodeForSignal(signal));
+        this.io.exit?.(SIGNAL_EXIT[signal]);
         return;
       }
       stoppedBy = signal;
@@ -249,7 +249,7 @@ export class Context {
         },
       });
     } catch (error) {
-      if (error instanceof CancelledError) throw new CliError(cancelled, exitCodeForSignal(stoppedBy));
+      if (error instanceof CancelledError) throw new CliError(cancelled, SIGNAL_EXIT[stoppedBy]);
       throw error;
     } finally {
       bar?.finish();

@@ -25,17 +25,12 @@ export const EXIT = {
 /** The signals the CLI treats as "cancel" (see `CliIo.onInterrupt`). */
 export type StopSignal = 'SIGINT' | 'SIGTERM' | 'SIGHUP';
 
-/** The conventional exit code (128 + signal number) of a command cancelled by `signal`. */
-export function exitCodeForSignal(signal: StopSignal): number {
-  switch (signal) {
-    case 'SIGINT':
-      return EXIT.interrupted;
-    case 'SIGTERM':
-      return EXIT.terminated;
-    case 'SIGHUP':
-      return EXIT.hangUp;
-  }
-}
+/** The conventional exit code (128 + signal number) of a command cancelled by each signal. */
+export const SIGNAL_EXIT: Readonly<Record<StopSignal, number>> = {
+  SIGINT: EXIT.interrupted,
+  SIGTERM: EXIT.terminated,
+  SIGHUP: EXIT.hangUp,
+};
 
 /** A failure the CLI itself detects, carrying the exit code it ends the process with. */
 export class CliError extends Error {

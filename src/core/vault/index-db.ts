@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 
 import { IntegrityError, UnsupportedFormatError, VaultInUseError } from '../errors.js';
+import { announceWrite } from '../test-hooks.js';
 
 /** Version of the index schema below (FORMAT.md section 8.2); bumped with a migration when it changes. */
 export const INDEX_SCHEMA_VERSION = 2;
@@ -312,15 +313,18 @@ export class IndexDb {
    * of it happened.
    */
   transaction<T>(work: () => T): T {
-    return this.#db
+    const committed = this.#db
       .transaction(() => {
         const result = work();
         const next = Buffer.alloc(8);
         next.writeBigUInt64LE(this.generation() + 1n);
         this.setMeta(GENERATION_META, next);
+        announceWrite('pending');
         return result;
       })
       .immediate();
+    announceWrite('committed');
+    return committed;
   }
 
   // Rows change only inside transaction(), or the generation would not see the change and a stale snapshot

@@ -322,7 +322,8 @@ const PASSPHRASE_HELP =
 
 const EXIT_HELP =
   'Exit codes: 0 success; 1 failure, or done with warnings; 2 usage error; 3 wrong passphrase; ' +
-  '4 damaged data found; 5 vault in use by another process; 130 interrupted.';
+  '4 damaged data found; 5 vault in use by another process; 130 interrupted (Ctrl-C); 143/129 stopped by ' +
+  'SIGTERM/SIGHUP; 141 the output was closed (piped into head).';
 
 /** The text of `coffer --help`, or of `coffer <command> --help`. */
 export function helpText(command?: CommandName): string {

@@ -10,14 +10,15 @@ import {
   type SodiumBackend,
 } from '../core/index.js';
 import type { GlobalFlags } from './args.js';
-import { CliError, EXIT } from './errors.js';
-import { oneLine, terminalSafe } from './format.js';
+import { CliError, EXIT, SIGNAL_EXIT, type StopSignal } from './errors.js';
+import { oneLine, terminalSafe, terminalSafeJson } from './format.js';
 import {
   choosePassphraseSource,
   readPassphrase,
   type PassphraseContext,
   type PromptInput,
 } from './passphrase.js';
+import type { OutputWatch } from './output.js';
 import { ProgressBar } from './progress.js';
 
 /**
@@ -34,10 +35,10 @@ export interface CliIo {
   /** Width of the terminal on stderr, in columns. */
   readonly columns?: () => number | undefined;
   /**
-   * Subscribes to Ctrl-C (SIGINT) for the duration of a long operation; returns the unsubscribe function.
-   * Absent: Ctrl-C keeps its default effect.
+   * Subscribes to Ctrl-C (SIGINT), SIGTERM and SIGHUP for the duration of a long operation; returns the
+   * unsubscribe function. Absent: the signals keep their default effect.
    */
-  readonly onInterrupt?: (listener: () => void) => () => void;
+  readonly onInterrupt?: (listener: (signal: StopSignal) => void) => () => void;
   /** Ends the process at once: the second Ctrl-C. */
   readonly exit?: (code: number) => void;
 }
@@ -56,18 +57,23 @@ export class Context {
   readonly args: readonly string[];
   readonly flags: GlobalFlags;
   readonly #options: Readonly<Record<string, string | boolean | undefined>>;
+  readonly #output: OutputWatch;
   #bar: ProgressBar | undefined;
+  /** Entries of the vault index that could not be read at unlock (and so are left out of everything). */
+  #damagedEntries = 0;
 
   constructor(
     io: CliIo,
     args: readonly string[],
     options: Readonly<Record<string, string | boolean | undefined>>,
     flags: GlobalFlags,
+    output: OutputWatch,
   ) {
     this.io = io;
     this.args = args;
     this.#options = options;
     this.flags = flags;
+    this.#output = output;
   }
 
   /** A string option's value, if given. */
@@ -81,14 +87,26 @@ export class Context {
     return this.#options[name] === true;
   }
 
-  /** Writes one line to stdout (results, `--verbose` lines). */
+  /**
+   * Writes one line to stdout (results, `--verbose` lines). Control, bidi and other invisible characters are
+   * spelled out: the line may hold vault names, which can contain them.
+   */
   print(line: string): void {
+    if (this.#output.closed) return;
     this.#bar?.clear();
-    this.io.stdout.write(`${line}\n`);
+    this.io.stdout.write(`${terminalSafe(line)}\n`);
+  }
+
+  /** Writes a value as indented JSON to stdout, with unsafe characters escaped (see {@link terminalSafeJson}). */
+  printJson(value: unknown): void {
+    if (this.#output.closed) return;
+    this.#bar?.clear();
+    this.io.stdout.write(`${terminalSafeJson(value)}\n`);
   }
 
   /** Writes a warning line to stderr: something was skipped or is wrong, but the command carried on. */
   warn(message: string): void {
+    if (this.#output.closed) return;
     this.#bar?.clear();
     this.io.stderr.write(`coffer: warning: ${terminalSafe(oneLine(message))}\n`);
   }
@@ -152,6 +170,7 @@ export class Context {
       } finally {
         passphrase.fill(0);
       }
+      this.#damagedEntries = damaged.length;
       if (damaged.length > 0) {
         this.warn(
           `${damaged.length} entr${damaged.length === 1 ? 'y' : 'ies'} of the vault index could not be read ` +
@@ -165,25 +184,52 @@ export class Context {
   }
 
   /**
-   * Runs a long operation with a progress bar (when stderr is a terminal) and Ctrl-C handling: the first Ctrl-C
-   * aborts through the signal and the engine stops cleanly; a second one exits at once.
+   * The end of a command's closing summary ("Done: …") when the vault index had unreadable entries: the command
+   * did what it could, and says that it found damage.
+   */
+  damageNote(): string {
+    const count = this.#damagedEntries;
+    if (count === 0) return '';
+    return (
+      ` Damage found: ${count} entr${count === 1 ? 'y' : 'ies'} of the vault index could not be read and ` +
+      `${count === 1 ? 'was' : 'were'} left out; run "coffer verify" for details.`
+    );
+  }
+
+  /**
+   * The exit code of a command that ended with `code`. Damage found (unreadable index entries) is exit 4 even
+   * when everything else worked: a script must not take a vault with damage for a healthy one.
+   */
+  exitCode(code: number): number {
+    return this.#damagedEntries > 0 && (code === EXIT.ok || code === EXIT.failure) ? EXIT.integrity : code;
+  }
+
+  /**
+   * Runs a long operation with a progress bar (when stderr is a terminal) and cancel handling: the first Ctrl-C,
+   * SIGTERM or SIGHUP aborts through the signal and the engine stops cleanly; a second one exits at once. The
+   * output closing (see {@link OutputWatch}) aborts it too.
    * @param cancelled - What to tell the user when the operation was cancelled.
-   * @throws {@link CliError} with exit code 130 when cancelled.
+   * @throws {@link CliError} with exit code 128 + the signal's number (130 for Ctrl-C) when cancelled.
    */
   async job<T>(cancelled: string, run: (options: Required<JobOptions>) => Promise<T>): Promise<T> {
     const controller = new AbortController();
-    const unsubscribe = this.io.onInterrupt?.(() => {
+    let stoppedBy: StopSignal = 'SIGINT';
+    const unsubscribe = this.io.onInterrupt?.((signal) => {
       if (controller.signal.aborted) {
         this.#bar?.finish();
         this.io.stderr.write('coffer: interrupted\n');
-        this.io.exit?.(EXIT.interrupted);
+        this.io.exit?.(SIGNAL_EXIT[signal]);
         return;
       }
+      stoppedBy = signal;
       controller.abort();
-      if (this.io.isTTY.stderr) {
+      if (this.io.isTTY.stderr && signal === 'SIGINT') {
         this.#bar?.clear();
         this.io.stderr.write('coffer: stopping after the current step (press Ctrl-C again to quit now)\n');
       }
+    });
+    const unsubscribeOutput = this.#output.onClosed(() => {
+      controller.abort();
     });
     const bar = this.io.isTTY.stderr
       ? new ProgressBar(this.io.stderr, {
@@ -203,12 +249,13 @@ export class Context {
         },
       });
     } catch (error) {
-      if (error instanceof CancelledError) throw new CliError(cancelled, EXIT.interrupted);
+      if (error instanceof CancelledError) throw new CliError(cancelled, SIGNAL_EXIT[stoppedBy]);
       throw error;
     } finally {
       bar?.finish();
       this.#bar = undefined;
       unsubscribe?.();
+      unsubscribeOutput();
     }
   }
 }

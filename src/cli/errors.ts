@@ -11,7 +11,26 @@ export const EXIT = {
   inUse: 5,
   /** 128 + SIGINT, what a shell reports for a command stopped with Ctrl-C. */
   interrupted: 130,
+  /** 128 + SIGHUP: the terminal went away; cancelled as for Ctrl-C. */
+  hangUp: 129,
+  /** 128 + SIGTERM: asked to stop (kill, a service manager); cancelled as for Ctrl-C. */
+  terminated: 143,
+  /**
+   * 128 + SIGPIPE: the reader of the output went away (`coffer ls … | head -1`). What a shell reports for a Unix
+   * tool that SIGPIPE ended, so `set -o pipefail` scripts see the same as with `ls -R | head -1`.
+   */
+  outputClosed: 141,
 } as const;
+
+/** The signals the CLI treats as "cancel" (see `CliIo.onInterrupt`). */
+export type StopSignal = 'SIGINT' | 'SIGTERM' | 'SIGHUP';
+
+/** The conventional exit code (128 + signal number) of a command cancelled by each signal. */
+export const SIGNAL_EXIT: Readonly<Record<StopSignal, number>> = {
+  SIGINT: EXIT.interrupted,
+  SIGTERM: EXIT.terminated,
+  SIGHUP: EXIT.hangUp,
+};
 
 /** A failure the CLI itself detects, carrying the exit code it ends the process with. */
 export class CliError extends Error {

@@ -49,6 +49,22 @@ export function terminalSafe(text: string): string {
   );
 }
 
+/**
+ * JSON text with the same characters as {@link terminalSafe} written as `\\uXXXX` escapes: a script parses the
+ * same values, and a terminal shows no raw control or bidi character. (JSON.stringify escapes only C0 controls.)
+ */
+export function terminalSafeJson(value: unknown): string {
+  // Raw line feeds are the indentation's own; inside strings JSON.stringify has already escaped them.
+  return JSON.stringify(value, null, 2).replace(UNSAFE_FOR_TERMINAL, (ch) =>
+    ch === '\n'
+      ? ch
+      : Array.from(
+          { length: ch.length },
+          (_, i) => `\\u${ch.charCodeAt(i).toString(16).padStart(4, '0')}`,
+        ).join(''),
+  );
+}
+
 /** One line for an error or warning: engine messages are single sentences, but a cause's text may not be. */
 export function oneLine(text: string): string {
   return text.replace(/\s*[\r\n]+\s*/gu, ' ').trim();

@@ -4,9 +4,10 @@ import { inspect } from 'node:util';
 // Not from core/index.js, which loads the whole engine; commands load it below, when they run.
 import { CofferError } from '../core/errors.js';
 import { helpText, parseCommandLine } from './args.js';
-import type { CliIo } from './context.js';
+import type { CliIo, Context } from './context.js';
 import { CliError, EXIT, exitCodeFor } from './errors.js';
 import { oneLine, terminalSafe } from './format.js';
+import { OutputWatch } from './output.js';
 
 export type { CliIo } from './context.js';
 export { EXIT } from './errors.js';
@@ -41,11 +42,24 @@ function stackOf(error: unknown): string {
  * @param argv - The arguments after the program name (`process.argv.slice(2)`).
  * @param io - The streams, environment and terminal state to use; {@link processIo} for the real process.
  * @returns The exit code: 0 success, 1 failure or partial success, 2 usage error, 3 wrong passphrase,
- * 4 integrity failure, 5 vault in use, 130 interrupted.
+ * 4 integrity failure or damage found, 5 vault in use, 129/130/143 cancelled by SIGHUP/Ctrl-C/SIGTERM, 141 the
+ * output was closed (`| head`).
  */
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
+  const output = new OutputWatch([io.stdout, io.stderr]);
+  const code = await runCommandLine(argv, io, output);
+  await output.settle();
+  const failure = output.failure;
+  if (failure === undefined) return code;
+  if (failure.quiet) return EXIT.outputClosed;
+  io.stderr.write(`coffer: could not write the output (${failure.code}); it is incomplete.\n`);
+  return code === EXIT.ok ? EXIT.failure : code;
+}
+
+async function runCommandLine(argv: readonly string[], io: CliIo, output: OutputWatch): Promise<number> {
   // Known before parsing, so even a usage error can be debugged.
   const debug = argv.includes('--debug');
+  let ctx: Context | undefined;
   try {
     const commandLine = parseCommandLine(argv);
     switch (commandLine.kind) {
@@ -61,18 +75,22 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
           import('./commands/index.js'),
           import('./context.js'),
         ]);
-        const ctx = new Context(io, commandLine.args, commandLine.options, commandLine.flags);
-        return await HANDLERS[commandLine.command](ctx);
+        ctx = new Context(io, commandLine.args, commandLine.options, commandLine.flags, output);
+        return ctx.exitCode(await HANDLERS[commandLine.command](ctx));
       }
     }
   } catch (error) {
-    io.stderr.write(`coffer: ${terminalSafe(oneLine(describeError(error)))}\n`);
-    if (debug) io.stderr.write(`${stackOf(error)}\n`);
-    return exitCodeFor(error);
+    // Nobody is reading any more (the pipe closed): stop quietly, as a Unix tool ended by SIGPIPE does.
+    if (!output.closed) {
+      io.stderr.write(`coffer: ${terminalSafe(oneLine(describeError(error)))}\n`);
+      if (debug) io.stderr.write(`${stackOf(error)}\n`);
+    }
+    const code = exitCodeFor(error);
+    return ctx ? ctx.exitCode(code) : code;
   }
 }
 
-/** The real process as a {@link CliIo}: standard streams, environment, SIGINT and `process.exit`. */
+/** The real process as a {@link CliIo}: standard streams, environment, SIGINT/SIGTERM/SIGHUP and `process.exit`. */
 export function processIo(): CliIo {
   return {
     stdin: process.stdin,
@@ -86,9 +104,15 @@ export function processIo(): CliIo {
     },
     columns: () => process.stderr.columns,
     onInterrupt: (listener) => {
-      process.on('SIGINT', listener);
+      const handlers = (['SIGINT', 'SIGTERM', 'SIGHUP'] as const).map((signal) => {
+        const handler = (): void => {
+          listener(signal);
+        };
+        process.on(signal, handler);
+        return () => process.off(signal, handler);
+      });
       return () => {
-        process.off('SIGINT', listener);
+        for (const unsubscribe of handlers) unsubscribe();
       };
     },
     exit: (code) => {

@@ -7,3 +7,4 @@ export { loadSodium, loadNativeSodium, loadWasmSodium, type SodiumBackend } from
 export { checkName, parseVaultPath, formatVaultPath } from './names.js';
 export { startWorkers } from './workers.js';
 export { SMALL_FILE_LIMIT } from './vault/layout.js';
+export { defaultStateDir, removeStaleRestoreTemps } from './vault/restore-record.js';

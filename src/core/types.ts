@@ -53,6 +53,11 @@ export interface RestoreOptions extends JobOptions {
   /** Replace existing files at the destination (atomically); otherwise an existing file is a problem. */
   readonly overwrite?: boolean;
   readonly onRestored?: (entry: VaultEntry, destination: string) => void;
+  /**
+   * The per-user folder where a restore records its temp files, so a later one can remove what a killed one left;
+   * `defaultStateDir()` (COFFER_STATE_DIR, XDG_STATE_HOME, …) when not given.
+   */
+  readonly stateDir?: string;
 }
 
 export interface RestoreReport {

@@ -1,5 +1,7 @@
 import { execFileSync } from 'node:child_process';
-import { resolve } from 'node:path';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 
 import type { TestProject } from 'vitest/node';
 
@@ -16,7 +18,11 @@ declare module 'vitest' {
  * file. A failure is handed to the CLI tests (see requireBuiltCli) rather than thrown here, so a half-edited file
  * elsewhere in src/ cannot stop the engine's own tests from running.
  */
-export default function setup(project: TestProject): void {
+export default function setup(project: TestProject): () => void {
+  // Restores record their temp files in a per-user state folder (see src/core/vault/restore-record.ts); tests,
+  // and the CLI processes they start, keep theirs in one of their own rather than the developer's.
+  const stateDir = mkdtempSync(join(tmpdir(), 'coffer-test-state-'));
+  process.env.COFFER_STATE_DIR = stateDir;
   try {
     execFileSync('npm', ['run', 'build'], {
       cwd: resolve(import.meta.dirname, '../..'),
@@ -28,4 +34,7 @@ export default function setup(project: TestProject): void {
     const { stdout, stderr, message } = error as { stdout?: Buffer; stderr?: Buffer; message: string };
     project.provide('cliBuildError', `${stdout?.toString() ?? ''}${stderr?.toString() ?? message}`);
   }
+  return () => {
+    rmSync(stateDir, { recursive: true, force: true });
+  };
 }

@@ -1,7 +1,17 @@
 /**
- * Kill -9 the CLI at random moments during add, delete, rename and move, then check that the vault opens, passes
- * `verify --read-data`, and holds every operation the CLI had reported as done. COFFER_CRASH_TRIALS raises the
- * number of trials (default 60: 15 per operation, the first of each a calibration run that is not killed).
+ * Kill -9 the CLI during add, delete, rename and move, then check that the vault opens, passes
+ * `verify --read-data`, and holds every operation the CLI had reported as done. COFFER_CRASH_TRIALS sets the number
+ * of trials (default 60: 15 per operation, the first of each a calibration run that is not killed).
+ *
+ * The kills are aimed at each operation's write phase. A kill drawn over the whole process life lands in start-up
+ * and unlock almost every time (they are ~165 ms of a 170 ms `rm`), which proves nothing. So the CLI runs with the
+ * test hook of src/core/test-hooks.ts on: it announces on stderr each index transaction ready to commit and each
+ * commit, and pauses a little after each announcement. The calibration run counts an operation's write events; a
+ * later run is killed during the pause after a randomly drawn one of them (any but the last commit), i.e. inside
+ * one of its transactions or between two of them. A kill "landed mid-write" when the process died after its first
+ * write event and before the operation's last commit; too few of those fails the test (a kill that comes too late
+ * on a busy machine lands after the last commit, and is not counted). A deliberately broken `rm` (one
+ * transaction per entry) fails it; the old, unaimed kills passed it.
  */
 import { spawn } from 'node:child_process';
 import { randomBytes, randomInt } from 'node:crypto';
@@ -12,38 +22,86 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { Vault } from '../../src/core/index.js';
+import { requireBuiltCli } from '../cli/helpers.js';
 import { nativeSodium } from '../helpers/backends.js';
 import { collect, leftBehind, passphrase, PASSPHRASE, tempDir, track, writeTree } from '../helpers/vault.js';
 
+requireBuiltCli();
+
 const TRIALS = Number(process.env.COFFER_CRASH_TRIALS ?? 60);
 const CLI = join(import.meta.dirname, '..', '..', 'bin', 'coffer.js');
+/**
+ * The hook's pause after each write event (inside a transaction before its commit, and after the commit): a kill
+ * is sent within its first half, leaving the other half for the delay between the child's announcement and the
+ * kill on a busy machine.
+ */
+const PAUSE_MS = 24;
+/** At least this share of each operation's runs after calibration must have been killed mid-write. */
+const MID_WRITE_SHARE = 1 / 2;
 
 type Operation = 'add' | 'rm' | 'mv' | 'rename';
 const OPERATIONS: Operation[] = ['add', 'rm', 'mv', 'rename'];
 
 interface CliRun {
   readonly completed: boolean;
+  readonly killed: boolean;
   readonly stdout: string;
+  /** Index transactions the process had ready to commit, and committed (announced before it died). */
+  readonly pending: number;
+  readonly commits: number;
 }
 
-/** Runs the CLI and SIGKILLs it after `killAfterMs` unless it finished first. */
-function runAndKill(args: string[], killAfterMs: number): Promise<CliRun> {
+/** Where to kill: this long after the process announced its `event`-th write event (1-based). */
+interface Aim {
+  readonly event: number;
+  readonly delayMs: number;
+}
+
+const PENDING = 'coffer-test-write: pending\n';
+const COMMITTED = 'coffer-test-write: committed\n';
+
+function count(text: string, marker: string): number {
+  return text.split(marker).length - 1;
+}
+
+/** Runs the CLI with the write hook on; with `aim`, SIGKILLs it there (unless it finished first). */
+function runAndKill(args: string[], aim: Aim | undefined): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], {
-      env: { ...process.env, COFFER_PASSPHRASE: PASSPHRASE },
+      env: {
+        ...process.env,
+        COFFER_PASSPHRASE: PASSPHRASE,
+        COFFER_TEST_WRITE_HOOK: '1',
+        COFFER_TEST_WRITE_PAUSE_MS: String(PAUSE_MS),
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
     let stderr = '';
+    let timer: NodeJS.Timeout | undefined;
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), killAfterMs);
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      const events = count(stderr, PENDING) + count(stderr, COMMITTED);
+      if (aim && timer === undefined && events >= aim.event) {
+        timer = setTimeout(() => child.kill('SIGKILL'), aim.delayMs);
+      }
+    });
     child.on('error', reject);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      if (signal === null && code !== 0)
-        reject(new Error(`coffer ${args[0] ?? ''} failed (${code}): ${stderr}`));
-      else resolve({ completed: code === 0, stdout });
+      if (signal === null && code !== 0) {
+        const problems = stderr.replaceAll(PENDING, '').replaceAll(COMMITTED, '');
+        reject(new Error(`coffer ${args[0] ?? ''} failed (${code}): ${problems}`));
+        return;
+      }
+      resolve({
+        completed: code === 0,
+        killed: signal === 'SIGKILL',
+        stdout,
+        pending: count(stderr, PENDING),
+        commits: count(stderr, COMMITTED),
+      });
     });
   });
 }
@@ -74,14 +132,18 @@ async function seededVault(): Promise<string> {
 }
 
 describe('crash safety (SIGKILL during operations)', () => {
-  it(`keeps every acknowledged operation and stays verifiable across ${TRIALS} random kills`, async () => {
-    let killed = 0;
+  it(`keeps every acknowledged operation and stays verifiable across ${TRIALS} kills aimed at writes`, async () => {
+    expect(
+      TRIALS,
+      'each operation needs a calibration run and at least one killed run',
+    ).toBeGreaterThanOrEqual(2 * OPERATIONS.length);
     const source = join(tempDir(BASE), 'src');
     const files = sourceFiles();
     await writeTree(source, files);
-    // Each operation's first trial runs to completion and measures how long it takes; later trials are killed
-    // at a uniformly random moment within that time, start-up included.
-    const durations = new Map<Operation, number>();
+    const calibration = new Map<Operation, { events: number; commits: number }>();
+    const tally = new Map<Operation, { runs: number; killed: number; midWrite: number }>(
+      OPERATIONS.map((operation) => [operation, { runs: 0, killed: 0, midWrite: 0 }]),
+    );
     for (let trial = 0; trial < TRIALS; trial++) {
       const operation = OPERATIONS[trial % OPERATIONS.length] ?? 'add';
       const dir = await seededVault();
@@ -91,17 +153,25 @@ describe('crash safety (SIGKILL during operations)', () => {
         mv: ['mv', dir, '/docs', '/keep'],
         rename: ['mv', dir, '/docs', 'papers', '--rename'],
       };
-      const measured = durations.get(operation);
-      const started = performance.now();
+      const calibrated = calibration.get(operation);
+      // Any write event but the last commit: inside a transaction, or between two of the operation's.
       const run = await runAndKill(
         args[operation],
-        measured === undefined ? 60_000 : randomInt(1, Math.ceil(measured)),
+        calibrated === undefined
+          ? undefined
+          : { event: randomInt(1, calibrated.events), delayMs: randomInt(0, PAUSE_MS / 2) },
       );
-      if (measured === undefined) {
+      if (calibrated === undefined) {
         expect(run.completed, `calibration run of ${operation}`).toBe(true);
-        durations.set(operation, performance.now() - started);
+        expect(run.commits, `calibration run of ${operation}: transactions announced`).toBeGreaterThan(0);
+        calibration.set(operation, { events: run.pending + run.commits, commits: run.commits });
+      } else {
+        const counts = tally.get(operation) ?? { runs: 0, killed: 0, midWrite: 0 };
+        counts.runs++;
+        if (run.killed) counts.killed++;
+        // Killed once the writes had begun and before the operation's last commit.
+        if (run.killed && run.pending > 0 && run.commits < calibrated.commits) counts.midWrite++;
       }
-      if (!run.completed) killed++;
 
       // Opening recovers: it removes what the killed operation wrote under an intent and never committed, and
       // nothing else, so no pack, blob file, temp file or intent is left behind.
@@ -150,8 +220,20 @@ describe('crash safety (SIGKILL during operations)', () => {
       vault.close();
       expect(readFileSync(join(dir, 'coffer.header')).length).toBe(272);
     }
-    console.info(`crash test: ${TRIALS} trials, ${killed} killed mid-operation, every invariant held`);
-    // A run where nothing was ever killed would prove nothing.
-    expect(killed).toBeGreaterThan((TRIALS - OPERATIONS.length) / 2);
+    const summary = OPERATIONS.map((operation) => {
+      const counts = tally.get(operation);
+      return (
+        `${operation}: ${counts?.midWrite ?? 0} of ${counts?.runs ?? 0} runs killed mid-write ` +
+        `(${counts?.killed ?? 0} killed in all)`
+      );
+    }).join(', ');
+    console.info(`crash test: ${TRIALS} trials (${summary}); every invariant held`);
+    // Kills that never land inside an operation's writes would prove nothing.
+    for (const operation of OPERATIONS) {
+      const counts = tally.get(operation) ?? { runs: 0, killed: 0, midWrite: 0 };
+      expect(counts.midWrite, `${operation}: ${summary}`).toBeGreaterThanOrEqual(
+        Math.max(1, Math.ceil(counts.runs * MID_WRITE_SHARE)),
+      );
+    }
   }, 600_000);
 });

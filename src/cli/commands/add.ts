@@ -34,7 +34,8 @@ export async function add(ctx: Context): Promise<number> {
     ctx.print(
       `Done: ${plural(report.filesAdded, 'file')} and ${plural(report.foldersAdded, 'folder')} added ` +
         `(${formatBytes(report.bytesAdded)})` +
-        (report.problems.length > 0 ? `, ${plural(report.problems.length, 'item')} skipped.` : '.'),
+        (report.problems.length > 0 ? `, ${plural(report.problems.length, 'item')} skipped.` : '.') +
+        ctx.damageNote(),
     );
     return report.problems.length > 0 ? EXIT.failure : EXIT.ok;
   });

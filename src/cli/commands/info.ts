@@ -7,7 +7,7 @@ import { formatBytes } from '../format.js';
 export async function info(ctx: Context): Promise<number> {
   const [dir = ''] = ctx.args;
   const details = await ctx.withVault(dir, (vault) => vault.info());
-  if (ctx.flag('json')) ctx.print(JSON.stringify(details, null, 2));
+  if (ctx.flag('json')) ctx.printJson(details);
   else for (const line of describe(dir, details)) ctx.print(line);
   return EXIT.ok;
 }

@@ -2,7 +2,7 @@ import type { VaultEntry } from '../../core/index.js';
 import type { Context } from '../context.js';
 import { toVaultPath } from '../context.js';
 import { EXIT } from '../errors.js';
-import { formatBytes, formatDate, terminalSafe } from '../format.js';
+import { formatBytes, formatDate } from '../format.js';
 
 /** One entry of `ls --json`: a stable shape for scripts, independent of the engine's own type. */
 export interface ListedEntry {
@@ -32,7 +32,7 @@ export async function ls(ctx: Context): Promise<number> {
       // Source mtimes carry sub-millisecond fractions; restore truncates them the same way.
       mtime: Math.trunc(entry.mtime),
     }));
-    ctx.print(JSON.stringify(listed, null, 2));
+    ctx.printJson(listed);
     return EXIT.ok;
   }
   for (const line of table(entries, folder, recursive)) ctx.print(line);
@@ -48,7 +48,7 @@ function table(entries: readonly VaultEntry[], folder: string, recursive: boolea
       marker: entry.type === 'folder' ? 'd' : '-',
       size: entry.type === 'folder' ? '-' : formatBytes(entry.size),
       date: formatDate(entry.mtime),
-      name: terminalSafe(shown) + (entry.type === 'folder' ? '/' : ''),
+      name: shown + (entry.type === 'folder' ? '/' : ''),
     };
   });
   const width = Math.max(0, ...rows.map((row) => row.size.length));

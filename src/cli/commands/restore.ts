@@ -33,7 +33,8 @@ export async function restore(ctx: Context): Promise<number> {
     ctx.warnProblems(report.problems);
     ctx.print(
       `Done: ${plural(report.filesRestored, 'file')} restored (${formatBytes(report.bytesRestored)})` +
-        (report.problems.length > 0 ? `, ${plural(report.problems.length, 'problem')}.` : '.'),
+        (report.problems.length > 0 ? `, ${plural(report.problems.length, 'problem')}.` : '.') +
+        ctx.damageNote(),
     );
     if (report.problems.some((problem) => problem.code === 'INTEGRITY')) return EXIT.integrity;
     return report.problems.length > 0 ? EXIT.failure : EXIT.ok;

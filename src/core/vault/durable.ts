@@ -23,17 +23,33 @@ export async function fsyncDirectory(path: string): Promise<void> {
   }
 }
 
+/** A random tag for temp names: 12 hex digits. */
+export function newTempPrefix(): string {
+  return randomBytes(6).toString('hex');
+}
+
 /** Random per process, so temp names never collide with another process's; a counter makes them unique here. */
-const TEMP_PREFIX = randomBytes(6).toString('hex');
+const TEMP_PREFIX = newTempPrefix();
 let tempCounter = 0;
 
-/** A unique temp-file name beside `target`, so the final rename stays within one filesystem. */
-export function tempPathBeside(target: string, label: string): string {
+/**
+ * A unique temp-file name beside `target`, so the final rename stays within one filesystem:
+ * `.coffer-<label>-<prefix>-<counter in base 36>.tmp`, the prefix this process's own unless one is given.
+ */
+export function tempPathBeside(target: string, label: string, prefix: string = TEMP_PREFIX): string {
   tempCounter++;
   // Concatenated, not joined: dirname() is already normalised (ending in a separator only at a root), and a
   // restore asks once per file.
   const dir = dirname(target);
-  return `${dir.endsWith(sep) ? dir : dir + sep}.coffer-${label}-${TEMP_PREFIX}-${tempCounter.toString(36)}.tmp`;
+  return `${dir.endsWith(sep) ? dir : dir + sep}.coffer-${label}-${prefix}-${tempCounter.toString(36)}.tmp`;
+}
+
+/** Whether `name` is exactly a name {@link tempPathBeside} makes with this label and prefix (12 hex digits). */
+export function isTempName(name: string, label: string, prefix: string): boolean {
+  return (
+    /^[0-9a-f]{12}$/u.test(prefix) &&
+    new RegExp(`^\\.coffer-${label}-${prefix}-[0-9a-z]+\\.tmp$`, 'u').test(name)
+  );
 }
 
 /**

@@ -11,6 +11,7 @@ import {
   type IntegrityReason,
 } from '../errors.js';
 import { ioError } from './durable.js';
+import { announceWrite } from '../test-hooks.js';
 
 /** Version of the index schema below (FORMAT.md section 8.2); bumped with a migration when it changes. */
 export const INDEX_SCHEMA_VERSION = 3;
@@ -506,15 +507,18 @@ export class IndexDb {
    * of it happened.
    */
   transaction<T>(work: () => T): T {
-    return this.#db
+    const committed = this.#db
       .transaction(() => {
         const result = work();
         const next = Buffer.alloc(8);
         next.writeBigUInt64LE(this.generation() + 1n);
         this.setMeta(GENERATION_META, next);
+        announceWrite('pending');
         return result;
       })
       .immediate();
+    announceWrite('committed');
+    return committed;
   }
 
   // Rows change only inside transaction(), or the generation would not see the change and a stale snapshot

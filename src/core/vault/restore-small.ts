@@ -3,8 +3,9 @@ import { BLOB_HEADER_BYTES, type ChunkCipher } from '../crypto/content.js';
 import type { CryptoPool } from '../crypto/pool.js';
 import { MATERIAL_BYTES, putKeyMaterial } from '../crypto/small-file-protocol.js';
 import { AlreadyExistsError, IntegrityError } from '../errors.js';
-import { asIoError, tempPathBeside } from './durable.js';
+import { asIoError } from './durable.js';
 import { openStoredBlob } from './read.js';
+import type { RestoreRecord } from './restore-record.js';
 import type { Session } from './session.js';
 import type { TreeNode } from './tree.js';
 
@@ -67,11 +68,13 @@ export class SmallFileRestorer {
   #abandoned = false;
   readonly #session: Session;
   readonly #pool: CryptoPool;
+  readonly #record: RestoreRecord;
   readonly #hooks: RestorerHooks;
 
-  constructor(session: Session, pool: CryptoPool, hooks: RestorerHooks) {
+  constructor(session: Session, pool: CryptoPool, record: RestoreRecord, hooks: RestorerHooks) {
     this.#session = session;
     this.#pool = pool;
+    this.#record = record;
     this.#hooks = hooks;
   }
 
@@ -99,7 +102,7 @@ export class SmallFileRestorer {
         node,
         vaultPath,
         target,
-        temp: tempPathBeside(target, 'restore'),
+        temp: this.#record.tempPathFor(target),
         replace,
         cipher,
         pack: this.#session.packs.path(location.packId),

@@ -26,11 +26,12 @@ import {
 import { destinationPath, parseVaultPath } from '../names.js';
 import { publishFile } from '../publish.js';
 import type { Problem, Progress, RestoreOptions, RestoreReport } from '../types.js';
-import { asIoError, fsyncDirectory, removeQuietly, tempPathBeside } from './durable.js';
+import { asIoError, fsyncDirectory, removeQuietly } from './durable.js';
 import { SMALL_FILE_LIMIT } from './layout.js';
 import { refuseRestoreIntoVault, sameFile } from './outside.js';
 import { ByteSteps } from './progress.js';
 import { decryptFile, decryptSmallFile } from './read.js';
+import { defaultStateDir, removeStaleRestoreTemps, RestoreRecord } from './restore-record.js';
 import { SmallFileRestorer, type RestoredFile } from './restore-small.js';
 import type { Session } from './session.js';
 import type { TreeNode } from './tree.js';
@@ -99,6 +100,7 @@ const fsyncFd = promisify(fsync);
 class RestoreJob {
   readonly #session: Session;
   readonly #options: RestoreOptions;
+  readonly #record: RestoreRecord;
   readonly #problems: Problem[] = [];
   #progress: Progress = { filesDone: 0, filesTotal: 0, bytesDone: 0, bytesTotal: 0 };
   #files = 0;
@@ -110,9 +112,10 @@ class RestoreJob {
   /** The vault folder's stats: a folder met on the way that is the vault folder is not restored into. */
   #vaultFolder: Stats | undefined;
 
-  constructor(session: Session, options: RestoreOptions) {
+  constructor(session: Session, options: RestoreOptions, record: RestoreRecord) {
     this.#session = session;
     this.#options = options;
+    this.#record = record;
   }
 
   #report(change: Partial<Progress>): void {
@@ -138,7 +141,7 @@ class RestoreJob {
     const pool =
       small.length > STAGE_BATCH || smallBytes > SMALL_BYTES_FOR_POOL ? await sharedCryptoPool() : undefined;
     const restorer = pool
-      ? new SmallFileRestorer(this.#session, pool, {
+      ? new SmallFileRestorer(this.#session, pool, this.#record, {
           problem: (path, error) => {
             this.#problem(path, error);
           },
@@ -336,7 +339,7 @@ class RestoreJob {
     target: string,
     small: boolean,
   ): Promise<Staged | undefined> {
-    const temp = tempPathBeside(target, 'restore');
+    const temp = this.#record.tempPathFor(target);
     const mtime = new Date(node.mtime);
     const file = { node, vaultPath, target, temp };
     try {
@@ -452,13 +455,15 @@ class RestoreJob {
  * Restores files and folders (recursively; "/" restores everything) into `destinationDir`, creating it if
  * needed. Each file is written to a temp file beside its target and renamed into place only after every chunk
  * authenticated. Damaged or missing contents, existing files (without `overwrite`) and unsafe names are reported
- * and the rest continues.
+ * and the rest continues. Temp files that earlier restores left (killed, crashed) are removed first, and this
+ * one's are recorded (see restore-record.ts), so no partial plaintext outlives a restore, however it ends.
  * @throws {@link NotFoundError} before anything is written when a vault path does not exist.
  * @throws {@link InvalidArgumentError} before anything is written when `destinationDir` is in the vault folder (a
  * folder inside the destination that is the vault folder is reported and left out instead).
  * @throws {@link CancelledError} when `signal` aborts: no partial file is left; small files already handed to
  * a worker may still be completed (each one whole and authenticated) without being reported.
- * @throws {@link IoError} when the destination cannot be written (disk full, permissions).
+ * @throws {@link IoError} when the destination cannot be written (disk full, permissions), or the state folder
+ * for the record of temp files cannot (nothing is restored then).
  */
 export async function restorePaths(
   session: Session,
@@ -466,5 +471,16 @@ export async function restorePaths(
   destinationDir: string,
   options: RestoreOptions,
 ): Promise<RestoreReport> {
-  return new RestoreJob(session, options).run(plan(session, paths), destinationDir);
+  const items = plan(session, paths);
+  const stateDir = options.stateDir ?? defaultStateDir();
+  removeStaleRestoreTemps(stateDir);
+  const record = RestoreRecord.start(stateDir);
+  let failed = true;
+  try {
+    const report = await new RestoreJob(session, options, record).run(items, destinationDir);
+    failed = false;
+    return report;
+  } finally {
+    record.close(failed);
+  }
 }

@@ -1,0 +1,115 @@
+import { spawn } from 'node:child_process';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+import { describe, expect, it } from 'vitest';
+
+import { removeStaleRestoreTemps } from '../../src/core/index.js';
+import { RestoreRecord } from '../../src/core/vault/restore-record.js';
+import { REPO, requireBuiltCli } from '../cli/helpers.js';
+import { tempDir } from '../helpers/vault.js';
+
+requireBuiltCli(); // the killed process runs the compiled engine
+
+/** The records (and their SQLite side files) left in a state folder. */
+function records(stateDir: string): string[] {
+  return existsSync(join(stateDir, 'restores')) ? readdirSync(join(stateDir, 'restores')) : [];
+}
+
+/**
+ * Starts a process that records a restore, writes one temp file ("partial plaintext") and waits; resolves with
+ * the process and the temp file's path.
+ */
+async function restoreInAnotherProcess(
+  stateDir: string,
+  target: string,
+): Promise<{ kill: () => Promise<void>; temp: string }> {
+  const engine = pathToFileURL(join(REPO, 'dist', 'core', 'vault', 'restore-record.js')).href;
+  const script = [
+    `import { writeFileSync } from 'node:fs';`,
+    `const { RestoreRecord } = await import(${JSON.stringify(engine)});`,
+    `const record = RestoreRecord.start(${JSON.stringify(stateDir)});`,
+    `const temp = record.tempPathFor(${JSON.stringify(target)});`,
+    `writeFileSync(temp, 'partial plaintext');`,
+    `process.stdout.write(temp + '\\n');`,
+    `setInterval(() => undefined, 1000);`,
+  ].join('\n');
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: 'pipe' });
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const exited = new Promise((done) => child.on('exit', done));
+  const temp = await new Promise<string>((ready, fail) => {
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      ready(chunk.trim());
+    });
+    void exited.then(() => {
+      fail(new Error(`the restoring process exited: ${stderr}`));
+    });
+  });
+  return {
+    temp,
+    kill: async () => {
+      child.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
+
+describe('restore temp-file records', () => {
+  it('leave a running restore alone; after a kill -9, exactly its temp files are removed', async () => {
+    const root = tempDir();
+    const stateDir = join(root, 'state');
+    const out = join(root, 'out');
+    mkdirSync(out);
+    const { temp, kill } = await restoreInAnotherProcess(stateDir, join(out, 'photo.jpg'));
+    expect(dirname(temp)).toBe(out);
+    expect(basename(temp)).toMatch(/^\.coffer-restore-[0-9a-f]{12}-[0-9a-z]+\.tmp$/u);
+
+    // Still running: nothing is touched.
+    expect(removeStaleRestoreTemps(stateDir)).toBe(0);
+    expect(readFileSync(temp, 'utf8')).toBe('partial plaintext');
+    expect(records(stateDir).filter((name) => name.endsWith('.sqlite'))).toHaveLength(1);
+
+    await kill();
+    // Beside the leftover: files that only look alike, which must survive.
+    const prefix = /^\.coffer-restore-([0-9a-f]{12})-/u.exec(basename(temp))?.[1] ?? '';
+    const victim = join(root, 'victim.txt');
+    writeFileSync(victim, 'not Coffer’s');
+    const decoys = [
+      '.coffer-restore-0123456789ab-1.tmp', // another restore's, possibly running
+      `.coffer-restore-${prefix}-1.tmp.keep`,
+      'notes.txt',
+    ];
+    for (const name of decoys) writeFileSync(join(out, name), 'keep');
+    symlinkSync(victim, join(out, `.coffer-restore-${prefix}-zz.tmp`));
+
+    expect(removeStaleRestoreTemps(stateDir)).toBe(1);
+    expect(existsSync(temp)).toBe(false);
+    for (const name of decoys) expect(readFileSync(join(out, name), 'utf8')).toBe('keep');
+    expect(lstatSync(join(out, `.coffer-restore-${prefix}-zz.tmp`)).isSymbolicLink()).toBe(true);
+    expect(readFileSync(victim, 'utf8')).toBe('not Coffer’s');
+    expect(records(stateDir)).toEqual([]);
+  });
+
+  it('a record in this process: kept while open, and on a failed close its temp files go with it', () => {
+    const root = tempDir();
+    const stateDir = join(root, 'state');
+    const record = RestoreRecord.start(stateDir);
+    const temp = record.tempPathFor(join(root, 'a.txt'));
+    writeFileSync(temp, 'partial');
+    expect(removeStaleRestoreTemps(stateDir)).toBe(0);
+    expect(existsSync(temp)).toBe(true);
+    record.close(true);
+    expect(existsSync(temp)).toBe(false);
+    expect(records(stateDir)).toEqual([]);
+  });
+});

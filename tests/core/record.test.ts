@@ -36,6 +36,18 @@ describe.each(backends)('metadata records ($name)', (sodium) => {
     expect(() => otherVault.open(a, sealedA)).toThrow(IntegrityError);
   });
 
+  it('opens a record only under its exact 16-byte row id, never under that id with bytes added or missing', () => {
+    const binding = row();
+    const sealed = sealer.seal(binding, Buffer.from('bound'));
+    for (const recordId of [
+      Buffer.concat([binding.recordId, Buffer.from('anything')]),
+      binding.recordId.subarray(0, 15),
+    ]) {
+      expect(() => sealer.open({ ...binding, recordId }, sealed)).toThrow(IntegrityError);
+    }
+    expect(sealer.open(binding, sealed)).toEqual(Buffer.from('bound'));
+  });
+
   it('stops opening records once its subkeys are wiped at lock', () => {
     const binding = row();
     const sealed = sealer.seal(binding, Buffer.from('x'));

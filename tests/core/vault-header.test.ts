@@ -170,6 +170,24 @@ describe.each(backends)('vault header ($name)', (sodium) => {
     keys.wipe();
   });
 
+  it('wipes the new KEK and DEK when deriving the passphrase key fails', async () => {
+    const allocated: Buffer[] = [];
+    const failing: SodiumBackend = {
+      ...sodium,
+      secureAlloc: (length) => {
+        const buffer = sodium.secureAlloc(length);
+        allocated.push(buffer);
+        return buffer;
+      },
+      argon2id: () => Promise.reject(new Error('out of memory')),
+    };
+    await expect(createVaultKeys(failing, encodePassphrase(sodium, 'pw'), FLOOR)).rejects.toThrow(
+      'out of memory',
+    );
+    expect(allocated).toHaveLength(2);
+    for (const key of allocated) expect(key.every((byte) => byte === 0)).toBe(true);
+  });
+
   it('refuses an empty passphrase when creating', async () => {
     await expect(createVaultKeys(sodium, Buffer.alloc(0), FLOOR)).rejects.toBeInstanceOf(
       InvalidArgumentError,

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 
 import { Keyring, SecretKey } from '../../src/core/crypto/keys.js';
 import { RECORD_PADDING_BLOCK, RecordSealer } from '../../src/core/crypto/record.js';
-import { IntegrityError } from '../../src/core/errors.js';
+import { IntegrityError, VaultLockedError } from '../../src/core/errors.js';
 import { backends } from '../helpers/backends.js';
 
 describe.each(backends)('metadata records ($name)', (sodium) => {
@@ -57,6 +57,6 @@ describe.each(backends)('metadata records ($name)', (sodium) => {
     expect(local.open(binding, sealed)).toEqual(Buffer.from('x'));
     local.wipe();
     lockedKeyring.wipe();
-    expect(() => local.open(binding, sealed)).toThrow(IntegrityError);
+    expect(() => local.open(binding, sealed)).toThrow(VaultLockedError);
   });
 });

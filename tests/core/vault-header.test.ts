@@ -51,7 +51,7 @@ describe.each(backends)('vault header ($name)', (sodium) => {
     created.keys.wipe();
     expect(kekBytes.every((b) => b === 0)).toBe(true);
     expect(dekBytes.every((b) => b === 0)).toBe(true);
-    expect(unlocked.keyring.find(1)).toBeUndefined();
+    expect(() => unlocked.keyring.find(1)).toThrow(VaultLockedError);
     expect(() => unlocked.keyring.activeKeyId).toThrow(VaultLockedError);
   });
 

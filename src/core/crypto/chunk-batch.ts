@@ -1,3 +1,4 @@
+import { VaultLockedError } from '../errors.js';
 import { NONCE_BYTES, TAG_BYTES } from './constants.js';
 import type { SodiumBackend } from './sodium.js';
 
@@ -157,7 +158,12 @@ function open(sodium: SodiumBackend, job: BatchJob): BatchOutcome {
   return {};
 }
 
-/** Seals or opens a batch in place, in the calling thread; the same code runs inside the crypto worker threads. */
+/**
+ * Seals or opens a batch in place, in the calling thread; the same code runs inside the crypto worker threads.
+ * @throws {@link VaultLockedError} for a wiped key (all zeros, or moved to another thread), which must never seal
+ * or open anything: a job keeps a reference to its blob's key, which locking zeroes.
+ */
 export function runBatch(sodium: SodiumBackend, job: BatchJob): BatchOutcome {
+  if (job.key.every((byte) => byte === 0)) throw new VaultLockedError();
   return job.op === 'seal' ? seal(sodium, job) : open(sodium, job);
 }

@@ -40,6 +40,35 @@ export interface BatchJob extends BlobCrypto, BatchPlan {
 }
 
 /**
+ * Plaintext bytes of one blob's chunks held in memory at once, over every batch in flight or stripe running, unless
+ * one chunk alone is larger (FORMAT.md 5.1). The chunk size comes from the blob's header, which anyone can rewrite:
+ * batches of 16 chunks at the 16 MiB ceiling, 8 of them in flight, would be 2 GiB.
+ */
+export const IN_FLIGHT_BYTES = 8 * 1024 * 1024;
+
+/** How many chunks make a batch, and how many batches may be in flight (or stripes run) at once. */
+export interface BatchShape {
+  readonly batchChunks: number;
+  readonly maxInFlight: number;
+}
+
+/**
+ * The batch shape for a blob of `chunkSize`: what the executor `wants`, shrunk (fewer chunks per batch first, then
+ * fewer batches) until it holds at most {@link IN_FLIGHT_BYTES}, or one chunk.
+ */
+export function batchShape(chunkSize: number, wants: BatchShape): BatchShape {
+  const batchChunks = Math.max(
+    1,
+    Math.min(wants.batchChunks, Math.floor(IN_FLIGHT_BYTES / (wants.maxInFlight * chunkSize))),
+  );
+  const maxInFlight = Math.max(
+    1,
+    Math.min(wants.maxInFlight, Math.floor(IN_FLIGHT_BYTES / (batchChunks * chunkSize))),
+  );
+  return { batchChunks, maxInFlight };
+}
+
+/**
  * Splits a blob of `chunkCount` chunks, the last holding `lastLength` plaintext bytes, into batches of `perBatch`
  * chunks, and yields batch numbers `first`, `first + stride`, `first + 2 × stride`… of them: all of them by
  * default, or one worker's share.

@@ -3,7 +3,7 @@ import type { Worker } from 'node:worker_threads';
 
 import { spawnWorker } from '../worker-spawn.js';
 
-import type { BatchJob, BatchOutcome } from './chunk-batch.js';
+import { batchShape, type BatchJob, type BatchOutcome } from './chunk-batch.js';
 import type { BatchExecutor, BatchResult } from './content.js';
 import type { WorkerRequest } from './crypto-worker.js';
 import type { StripeExecutor, StripeJob, StripeOutcome, StripeRequest } from './file-stripe.js';
@@ -240,8 +240,13 @@ export class CryptoPool implements BatchExecutor, StripeExecutor {
     const { onBytes = () => undefined, signal } = options;
     if (signal?.aborted) return { kind: 'stopped' };
     const healthy = this.#workers.filter((worker) => worker.load !== Number.POSITIVE_INFINITY);
-    const batchCount = Math.ceil(job.chunkCount / BATCH_CHUNKS);
-    const workers = (healthy.length > 0 ? healthy : this.#workers).slice(0, batchCount);
+    const candidates = healthy.length > 0 ? healthy : this.#workers;
+    // Each stripe holds one batch: large chunks make fewer, smaller batches and fewer stripes.
+    const { batchChunks, maxInFlight } = batchShape(job.chunkSize, {
+      batchChunks: BATCH_CHUNKS,
+      maxInFlight: candidates.length,
+    });
+    const workers = candidates.slice(0, Math.min(maxInFlight, Math.ceil(job.chunkCount / batchChunks)));
     const stripes = workers.map((worker, first) => ({ worker, first, id: this.#nextId++ }));
     const ended: { first?: { outcome: StripeOutcome } | { error: Error } } = {};
     const stopAll = (reason: { outcome: StripeOutcome } | { error: Error }): void => {
@@ -262,7 +267,7 @@ export class CryptoPool implements BatchExecutor, StripeExecutor {
               {
                 ...job,
                 key: Uint8Array.from(job.key),
-                batchChunks: BATCH_CHUNKS,
+                batchChunks,
                 first,
                 stride: stripes.length,
               },

@@ -3,11 +3,8 @@
  * a blob must not hold more than FORMAT.md 5.1 allows (8 MiB of chunk plaintext at once, or one chunk).
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, openSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
 
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 
 import { IN_FLIGHT_BYTES, type BatchJob } from '../../src/core/crypto/chunk-batch.js';
 import { TAG_BYTES } from '../../src/core/crypto/constants.js';
@@ -25,7 +22,7 @@ import { CryptoPool } from '../../src/core/crypto/pool.js';
 import { IntegrityError } from '../../src/core/errors.js';
 import { bufferSource, openBlob } from '../../src/core/vault/blob-io.js';
 import { nativeSodium } from '../helpers/backends.js';
-import { tempDir } from '../helpers/vault.js';
+import { recordPosts, stripeFiles } from '../helpers/workers.js';
 
 const MIB = 1024 * 1024;
 const CEILING = 16 * MIB;
@@ -98,21 +95,8 @@ describe('memory for a blob whose header claims large chunks', () => {
 
   it('keeps the worker stripes of a blob with 4 MiB chunks within 8 MiB of chunk buffers together', async () => {
     const chunkSize = 4 * MIB;
-    const stripes: StripeJob[] = [];
-    const original = Object.getOwnPropertyDescriptor(Worker.prototype, 'postMessage')
-      ?.value as Worker['postMessage'];
-    const spy = vi.spyOn(Worker.prototype, 'postMessage').mockImplementation(function (
-      this: Worker,
-      ...args: Parameters<Worker['postMessage']>
-    ) {
-      const message = args[0] as { stripe?: StripeJob };
-      if (message.stripe) stripes.push(message.stripe);
-      Reflect.apply(original, this, args);
-    });
-    const dir = tempDir();
-    writeFileSync(join(dir, 'plain'), Buffer.alloc(3 * chunkSize, 1));
-    const sourceFd = openSync(join(dir, 'plain'), 'r');
-    const targetFd = openSync(join(dir, 'blob'), 'w');
+    const posts = recordPosts();
+    const files = stripeFiles(Buffer.alloc(3 * chunkSize, 1));
     try {
       const binding = { vaultId: randomBytes(16), fileId: randomBytes(16) };
       const header = encodeBlobHeader({
@@ -122,6 +106,7 @@ describe('memory for a blob whose header claims large chunks', () => {
         noncePrefix: randomBytes(16),
       });
       const cipher = new ChunkCipher(nativeSodium, SecretKey.generate(nativeSodium), binding, header);
+      const { sourceFd, targetFd } = files;
       const outcome = await pool.runStripes({
         ...cipher.crypto('seal'),
         chunkCount: 3,
@@ -132,10 +117,13 @@ describe('memory for a blob whose header claims large chunks', () => {
       expect(outcome).toEqual({ kind: 'done' });
       cipher.wipe();
     } finally {
-      spy.mockRestore();
-      closeSync(sourceFd);
-      closeSync(targetFd);
+      posts.stop();
+      files.close();
     }
+    const stripes = posts.posted.flatMap((message) => {
+      const { stripe } = message as { stripe?: StripeJob };
+      return stripe ? [stripe] : [];
+    });
     expect(stripes.length).toBeGreaterThan(0);
     const held = stripes.reduce((sum, stripe) => sum + stripe.batchChunks * stripe.chunkSize, 0);
     expect(held).toBeLessThanOrEqual(IN_FLIGHT_BYTES);

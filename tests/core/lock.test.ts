@@ -67,6 +67,17 @@ async function vaultWithBigFile() {
   return { vault, dir, root, keys };
 }
 
+/** A progress callback that locks the vault once some bytes are done, and what it found right after the lock. */
+function lockMidway(vault: Vault, keys: readonly Uint8Array[]) {
+  const seen: { liveAfterLock?: number } = {};
+  const onProgress = (progress: { bytesDone: number }): void => {
+    if (seen.liveAfterLock !== undefined || progress.bytesDone === 0) return;
+    vault.lock();
+    seen.liveAfterLock = liveKeys(keys);
+  };
+  return { onProgress, seen };
+}
+
 function errorOf(stream: Readable): Promise<unknown> {
   return new Promise((resolve) => stream.once('error', resolve));
 }
@@ -102,16 +113,10 @@ describe('locking', () => {
     const dir = join(root, 'vault');
     const vault = track(await Vault.create(dir, passphrase(), { kdf: 'interactive', sodium }));
     await writeTree(join(root, 'src'), { 'big.bin': Buffer.alloc(BIG, 0x43) });
-    let liveAfterLock: number | undefined;
-    const adding = vault.add([join(root, 'src', 'big.bin')], '/', {
-      onProgress: (progress) => {
-        if (liveAfterLock !== undefined || progress.bytesDone === 0) return;
-        vault.lock();
-        liveAfterLock = liveKeys(keys);
-      },
-    });
+    const { onProgress, seen } = lockMidway(vault, keys);
+    const adding = vault.add([join(root, 'src', 'big.bin')], '/', { onProgress });
     await expect(adding).rejects.toBeInstanceOf(CancelledError);
-    expect(liveAfterLock).toBe(0);
+    expect(seen.liveAfterLock).toBe(0);
     await vault.released();
     expect(readdirSync(join(dir, 'tmp'))).toEqual([]);
     expect(readdirSync(join(dir, 'blobs'))).toEqual([]);
@@ -122,16 +127,10 @@ describe('locking', () => {
   it('stops a restore in flight: its keys are wiped at once, and it leaves no partial file', async () => {
     const { vault, root, keys } = await vaultWithBigFile();
     const out = join(root, 'out');
-    let liveAfterLock: number | undefined;
-    const restoring = vault.restore(['/big.bin'], out, {
-      onProgress: (progress) => {
-        if (liveAfterLock !== undefined || progress.bytesDone === 0) return;
-        vault.lock();
-        liveAfterLock = liveKeys(keys);
-      },
-    });
+    const { onProgress, seen } = lockMidway(vault, keys);
+    const restoring = vault.restore(['/big.bin'], out, { onProgress });
     await expect(restoring).rejects.toBeInstanceOf(CancelledError);
-    expect(liveAfterLock).toBe(0);
+    expect(seen.liveAfterLock).toBe(0);
     await vault.released();
     expect(readdirSync(out)).toEqual([]);
   });

@@ -117,7 +117,7 @@ describe('operations called while others run', () => {
     expect(vault.list('/').map((entry) => entry.name)).toEqual(['a']);
   });
 
-  it('locking during an add stops it, keeps what was reported added, and wipes the keys once it has stopped', async () => {
+  it('locking during an add stops it, keeps what was reported added, and wipes the keys', async () => {
     // Rows are committed a thousand at a time: locking at the first file reported added leaves most unfinished.
     const { vault, source } = await vaultWith({ src: smallFiles(2500, 7) });
     const added: string[] = [];

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 
 import { Keyring, SecretKey } from '../../src/core/crypto/keys.js';
 import { RECORD_PADDING_BLOCK, RecordSealer } from '../../src/core/crypto/record.js';
-import { IntegrityError } from '../../src/core/errors.js';
+import { IntegrityError, VaultLockedError } from '../../src/core/errors.js';
 import { backends } from '../helpers/backends.js';
 
 describe.each(backends)('metadata records ($name)', (sodium) => {
@@ -36,6 +36,18 @@ describe.each(backends)('metadata records ($name)', (sodium) => {
     expect(() => otherVault.open(a, sealedA)).toThrow(IntegrityError);
   });
 
+  it('opens a record only under its exact 16-byte row id, never under that id with bytes added or missing', () => {
+    const binding = row();
+    const sealed = sealer.seal(binding, Buffer.from('bound'));
+    for (const recordId of [
+      Buffer.concat([binding.recordId, Buffer.from('anything')]),
+      binding.recordId.subarray(0, 15),
+    ]) {
+      expect(() => sealer.open({ ...binding, recordId }, sealed)).toThrow(IntegrityError);
+    }
+    expect(sealer.open(binding, sealed)).toEqual(Buffer.from('bound'));
+  });
+
   it('stops opening records once its subkeys are wiped at lock', () => {
     const binding = row();
     const sealed = sealer.seal(binding, Buffer.from('x'));
@@ -45,6 +57,6 @@ describe.each(backends)('metadata records ($name)', (sodium) => {
     expect(local.open(binding, sealed)).toEqual(Buffer.from('x'));
     local.wipe();
     lockedKeyring.wipe();
-    expect(() => local.open(binding, sealed)).toThrow(IntegrityError);
+    expect(() => local.open(binding, sealed)).toThrow(VaultLockedError);
   });
 });

@@ -51,7 +51,7 @@ describe.each(backends)('vault header ($name)', (sodium) => {
     created.keys.wipe();
     expect(kekBytes.every((b) => b === 0)).toBe(true);
     expect(dekBytes.every((b) => b === 0)).toBe(true);
-    expect(unlocked.keyring.find(1)).toBeUndefined();
+    expect(() => unlocked.keyring.find(1)).toThrow(VaultLockedError);
     expect(() => unlocked.keyring.activeKeyId).toThrow(VaultLockedError);
   });
 
@@ -168,6 +168,24 @@ describe.each(backends)('vault header ($name)', (sodium) => {
       addPassphraseSlot(sodium, keys, withChecksum(sodium, tampered), passphrase('third'), FLOOR),
     ).rejects.toBeInstanceOf(IntegrityError);
     keys.wipe();
+  });
+
+  it('wipes the new KEK and DEK when deriving the passphrase key fails', async () => {
+    const allocated: Buffer[] = [];
+    const failing: SodiumBackend = {
+      ...sodium,
+      secureAlloc: (length) => {
+        const buffer = sodium.secureAlloc(length);
+        allocated.push(buffer);
+        return buffer;
+      },
+      argon2id: () => Promise.reject(new Error('out of memory')),
+    };
+    await expect(createVaultKeys(failing, encodePassphrase(sodium, 'pw'), FLOOR)).rejects.toThrow(
+      'out of memory',
+    );
+    expect(allocated).toHaveLength(2);
+    for (const key of allocated) expect(key.every((byte) => byte === 0)).toBe(true);
   });
 
   it('refuses an empty passphrase when creating', async () => {

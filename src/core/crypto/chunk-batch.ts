@@ -1,3 +1,4 @@
+import { VaultLockedError } from '../errors.js';
 import { NONCE_BYTES, TAG_BYTES } from './constants.js';
 import type { SodiumBackend } from './sodium.js';
 
@@ -36,6 +37,35 @@ export interface BatchPlan {
  */
 export interface BatchJob extends BlobCrypto, BatchPlan {
   readonly records: Uint8Array;
+}
+
+/**
+ * Plaintext bytes of one blob's chunks held in memory at once, over every batch in flight or stripe running, unless
+ * one chunk alone is larger (FORMAT.md 5.1). The chunk size comes from the blob's header, which anyone can rewrite:
+ * batches of 16 chunks at the 16 MiB ceiling, 8 of them in flight, would be 2 GiB.
+ */
+export const IN_FLIGHT_BYTES = 8 * 1024 * 1024;
+
+/** How many chunks make a batch, and how many batches may be in flight (or stripes run) at once. */
+export interface BatchShape {
+  readonly batchChunks: number;
+  readonly maxInFlight: number;
+}
+
+/**
+ * The batch shape for a blob of `chunkSize`: what the executor `wants`, shrunk (fewer chunks per batch first, then
+ * fewer batches) until it holds at most {@link IN_FLIGHT_BYTES}, or one chunk.
+ */
+export function batchShape(chunkSize: number, wants: BatchShape): BatchShape {
+  const batchChunks = Math.max(
+    1,
+    Math.min(wants.batchChunks, Math.floor(IN_FLIGHT_BYTES / (wants.maxInFlight * chunkSize))),
+  );
+  const maxInFlight = Math.max(
+    1,
+    Math.min(wants.maxInFlight, Math.floor(IN_FLIGHT_BYTES / (batchChunks * chunkSize))),
+  );
+  return { batchChunks, maxInFlight };
 }
 
 /**
@@ -157,7 +187,12 @@ function open(sodium: SodiumBackend, job: BatchJob): BatchOutcome {
   return {};
 }
 
-/** Seals or opens a batch in place, in the calling thread; the same code runs inside the crypto worker threads. */
+/**
+ * Seals or opens a batch in place, in the calling thread; the same code runs inside the crypto worker threads.
+ * @throws {@link VaultLockedError} for a wiped key (all zeros, or moved to another thread), which must never seal
+ * or open anything: a job keeps a reference to its blob's key, which locking zeroes.
+ */
 export function runBatch(sodium: SodiumBackend, job: BatchJob): BatchOutcome {
+  if (job.key.every((byte) => byte === 0)) throw new VaultLockedError();
   return job.op === 'seal' ? seal(sodium, job) : open(sodium, job);
 }

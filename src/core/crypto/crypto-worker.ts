@@ -77,14 +77,23 @@ function openSmallJob(id: number, batch: OpenBatch): void {
   }
 }
 
-port.on('message', (message: WorkerRequest) => {
-  if ('job' in message) runBatchJob(message.id, message.job);
-  else if ('stripe' in message) void runStripeJob(message.id, message.stripe);
-  else if ('sealSmall' in message) sealSmallJob(message.id, message.sealSmall);
-  else if ('openSmall' in message) openSmallJob(message.id, message.openSmall);
-  else {
-    const stripe = stripes.get(message.id);
-    if (stripe) stripe.stop = true;
+/** Runs a job; one that throws (a bug) is answered with its message, so its caller fails instead of waiting. */
+async function handle(message: WorkerRequest): Promise<void> {
+  try {
+    if ('job' in message) runBatchJob(message.id, message.job);
+    else if ('stripe' in message) await runStripeJob(message.id, message.stripe);
+    else if ('sealSmall' in message) sealSmallJob(message.id, message.sealSmall);
+    else if ('openSmall' in message) openSmallJob(message.id, message.openSmall);
+    else {
+      const stripe = stripes.get(message.id);
+      if (stripe) stripe.stop = true;
+    }
+  } catch (error) {
+    port.postMessage({ id: message.id, error: error instanceof Error ? error.message : String(error) });
   }
+}
+
+port.on('message', (message: WorkerRequest) => {
+  void handle(message);
 });
 port.postMessage({ ready: true });

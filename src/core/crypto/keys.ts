@@ -5,11 +5,16 @@ import type { SodiumBackend } from './sodium.js';
 /**
  * A 256-bit key in memory that can be wiped. Owns its buffer: callers must not keep references to `bytes` beyond a
  * single call, so that {@link SecretKey.wipe} really removes the last copy Coffer controls.
+ * Keys derived from it ({@link deriveSubkey}) are wiped with it: locking a vault wipes its KEK and DEKs, and with
+ * them every subkey an operation still holds (a paused read stream's, say), at once.
  * Never log or serialise a SecretKey; it is key material.
  */
 export class SecretKey {
   #bytes: Buffer | null;
   readonly #sodium: SodiumBackend;
+  /** Keys derived from this one and not yet wiped. */
+  readonly #derived = new Set<SecretKey>();
+  #parent: SecretKey | undefined;
 
   /** Takes ownership of `bytes`, which should come from {@link SodiumBackend.secureAlloc}. */
   constructor(sodium: SodiumBackend, bytes: Buffer) {
@@ -47,6 +52,19 @@ export class SecretKey {
   }
 
   /**
+   * A short-lived key derived from `parent`, copied from `source` (see {@link SecretKey.ephemeral}), and wiped when
+   * `parent` is.
+   * @throws {@link VaultLockedError} when `parent` has been wiped.
+   */
+  static derivedFrom(parent: SecretKey, source: Uint8Array): SecretKey {
+    if (parent.#bytes === null) throw new VaultLockedError();
+    const key = SecretKey.ephemeral(parent.#sodium, source);
+    key.#parent = parent;
+    parent.#derived.add(key);
+    return key;
+  }
+
+  /**
    * The key bytes, for passing straight to a primitive.
    * @throws {@link VaultLockedError} after {@link SecretKey.wipe}.
    */
@@ -59,12 +77,16 @@ export class SecretKey {
     return this.#bytes === null;
   }
 
-  /** Overwrites the key with zeros and forgets it. Idempotent. */
+  /** Overwrites the key, and every key derived from it, with zeros and forgets them. Idempotent. */
   wipe(): void {
     if (this.#bytes !== null) {
       this.#sodium.memzero(this.#bytes);
       this.#bytes = null;
     }
+    for (const derived of this.#derived) derived.wipe();
+    const parent = this.#parent;
+    if (parent) parent.#derived.delete(this);
+    this.#parent = undefined;
   }
 }
 
@@ -72,6 +94,7 @@ export class SecretKey {
 export class Keyring {
   readonly #keys = new Map<number, SecretKey>();
   #activeKeyId: number | undefined;
+  #wiped = false;
 
   /** Adds a key; the key added last becomes the one new data is written with. */
   add(keyId: number, key: SecretKey): void {
@@ -79,8 +102,12 @@ export class Keyring {
     this.#activeKeyId = keyId;
   }
 
-  /** The key with this id, or `undefined` if the vault has none (or it is locked). */
+  /**
+   * The key with this id, or `undefined` if the vault has none.
+   * @throws {@link VaultLockedError} after {@link Keyring.wipe}: a locked vault's missing key is no sign of damage.
+   */
   find(keyId: number): SecretKey | undefined {
+    if (this.#wiped) throw new VaultLockedError();
     return this.#keys.get(keyId);
   }
 
@@ -108,17 +135,19 @@ export class Keyring {
     return [...this.#keys.keys()];
   }
 
-  /** Wipes every key and empties the ring. */
+  /** Wipes every key (and every key derived from one) and empties the ring for good. */
   wipe(): void {
     for (const key of this.#keys.values()) key.wipe();
     this.#keys.clear();
     this.#activeKeyId = undefined;
+    this.#wiped = true;
   }
 }
 
 /**
  * Derives a purpose-bound subkey: BLAKE2b-256 keyed with `key` over `label ‖ context…`. One subkey per purpose keeps
- * a key from ever serving two roles (the gocryptfs audit's lesson).
+ * a key from ever serving two roles (the gocryptfs audit's lesson). The subkey is wiped when `key` is.
+ * @throws {@link VaultLockedError} when `key` has been wiped.
  */
 export function deriveSubkey(
   sodium: SodiumBackend,
@@ -131,7 +160,7 @@ export function deriveSubkey(
     Buffer.concat([Buffer.from(label, 'ascii'), ...context]),
     key.bytes,
   );
-  const subkey = SecretKey.ephemeral(sodium, derived);
+  const subkey = SecretKey.derivedFrom(key, derived);
   sodium.memzero(derived);
   return subkey;
 }

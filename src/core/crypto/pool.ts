@@ -3,7 +3,7 @@ import type { Worker } from 'node:worker_threads';
 
 import { spawnWorker } from '../worker-spawn.js';
 
-import type { BatchJob, BatchOutcome } from './chunk-batch.js';
+import { batchShape, type BatchJob, type BatchOutcome } from './chunk-batch.js';
 import type { BatchExecutor, BatchResult } from './content.js';
 import type { WorkerRequest } from './crypto-worker.js';
 import type { StripeExecutor, StripeJob, StripeOutcome, StripeRequest } from './file-stripe.js';
@@ -28,6 +28,19 @@ interface WorkerReply {
   readonly records?: Uint8Array;
 }
 
+/**
+ * `view` as an array that owns exactly its bytes. Structured clone copies a view's whole underlying buffer, so a
+ * view into a larger one (a random block, Node's shared buffer pool) would hand the worker everything around it.
+ */
+function exact(view: Uint8Array): Uint8Array {
+  return view.byteOffset === 0 && view.byteLength === view.buffer.byteLength ? view : Uint8Array.from(view);
+}
+
+/** The error a job's caller gets when the job threw inside its worker (a bug, not damage). */
+function workerFailure(message: string): Error {
+  return new Error(`a crypto worker failed: ${message}`);
+}
+
 class PoolWorker {
   readonly #worker: Worker;
   readonly #pending = new Map<number, PendingJob>();
@@ -35,18 +48,26 @@ class PoolWorker {
 
   constructor(worker: Worker) {
     this.#worker = worker;
-    worker.on('message', (message: { id?: number; progress?: number } & Partial<WorkerReply>) => {
-      if (message.id === undefined) return;
-      const job = this.#pending.get(message.id);
-      if (message.progress !== undefined) {
-        job?.progress?.(message.progress);
-        return;
-      }
-      if (!message.outcome) return;
-      this.#pending.delete(message.id);
-      if (this.#pending.size === 0) worker.unref();
-      job?.resolve({ outcome: message.outcome, ...(message.records ? { records: message.records } : {}) });
-    });
+    worker.on(
+      'message',
+      (message: { id?: number; progress?: number; error?: string } & Partial<WorkerReply>) => {
+        if (message.id === undefined) return;
+        const job = this.#pending.get(message.id);
+        if (message.progress !== undefined) {
+          job?.progress?.(message.progress);
+          return;
+        }
+        if (!message.outcome && message.error === undefined) return;
+        this.#pending.delete(message.id);
+        if (this.#pending.size === 0) worker.unref();
+        if (message.outcome)
+          job?.resolve({
+            outcome: message.outcome,
+            ...(message.records ? { records: message.records } : {}),
+          });
+        else job?.reject(workerFailure(message.error ?? ''));
+      },
+    );
     worker.on('error', (error) => {
       this.#fail(error);
     });
@@ -68,55 +89,62 @@ class PoolWorker {
     return this.#broken ? Number.POSITIVE_INFINITY : this.#pending.size;
   }
 
-  /** Posts a request and settles with the worker's final reply. Keys travel by transfer and are wiped there. */
+  /**
+   * Posts a request and settles with the worker's final reply. `secret` (a key copy, or key material) travels by
+   * transfer and is wiped there; when it cannot be posted (a broken worker) it is wiped here. The other
+   * `transfer` buffers are handed over as they are.
+   */
   #send(
     request: WorkerRequest,
-    transfer: ArrayBuffer[],
+    secret: Uint8Array,
+    transfer: ArrayBuffer[] = [],
     progress?: (bytes: number) => void,
   ): Promise<WorkerReply> {
-    if (this.#broken) return Promise.reject(this.#broken);
     return new Promise((resolve, reject) => {
-      this.#pending.set(request.id, { resolve, reject, ...(progress ? { progress } : {}) });
-      // While a job is out the worker must keep the process alive; idle workers must not.
-      this.#worker.ref();
-      this.#worker.postMessage(request, transfer);
+      try {
+        if (this.#broken) throw this.#broken;
+        if (secret.byteOffset !== 0 || secret.byteLength !== secret.buffer.byteLength)
+          throw new Error('internal error: key material must own its buffer to be transferred');
+        this.#pending.set(request.id, { resolve, reject, ...(progress ? { progress } : {}) });
+        // While a job is out the worker must keep the process alive; idle workers must not.
+        this.#worker.ref();
+        this.#worker.postMessage(request, [secret.buffer as ArrayBuffer, ...transfer]);
+      } catch (error) {
+        this.#pending.delete(request.id);
+        secret.fill(0);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      }
     });
   }
 
   async run(id: number, job: BatchJob): Promise<BatchResult> {
-    // Structured clone copies a view's whole underlying buffer, so small views are copied to their own first,
-    // and the records (the bulk) are transferred: the caller gets them back in the result.
+    // The records (the bulk) are transferred: the caller gets them back in the result.
     const { records } = job;
     if (records.byteOffset !== 0 || records.byteLength !== records.buffer.byteLength) {
+      job.key.fill(0);
       throw new Error('internal error: batch records must own their buffer to be transferred');
     }
-    const copy = {
-      ...job,
-      noncePrefix: Uint8Array.from(job.noncePrefix),
-      aadPrefix: Uint8Array.from(job.aadPrefix),
-    };
-    const reply = await this.#send({ id, job: copy }, [
-      records.buffer as ArrayBuffer,
-      job.key.buffer as ArrayBuffer,
-    ]);
+    const copy = { ...job, noncePrefix: exact(job.noncePrefix), aadPrefix: exact(job.aadPrefix) };
+    const reply = await this.#send({ id, job: copy }, job.key, [records.buffer as ArrayBuffer]);
     return { ...(reply.outcome as BatchOutcome), records: reply.records ?? records };
   }
 
   /** Runs a stripe; its key must be this stripe's own copy (it is transferred). */
   async stripe(id: number, job: StripeJob, progress: (bytes: number) => void): Promise<StripeOutcome> {
-    const reply = await this.#send({ id, stripe: job }, [job.key.buffer as ArrayBuffer], progress);
+    const copy = { ...job, noncePrefix: exact(job.noncePrefix), aadPrefix: exact(job.aadPrefix) };
+    const reply = await this.#send({ id, stripe: copy }, job.key, [], progress);
     return reply.outcome as StripeOutcome;
   }
 
   /** Reads, seals and packs a batch of small files; its material is transferred. */
   async sealSmall(id: number, batch: SealBatch): Promise<SealedBatch> {
-    const reply = await this.#send({ id, sealSmall: batch }, [batch.material.buffer as ArrayBuffer]);
+    const reply = await this.#send({ id, sealSmall: batch }, batch.material);
     return reply.outcome as SealedBatch;
   }
 
   /** Reads, opens and writes a batch of small files; its material is transferred. */
   async openSmall(id: number, batch: OpenBatch): Promise<OpenedSmallFile[]> {
-    const reply = await this.#send({ id, openSmall: batch }, [batch.material.buffer as ArrayBuffer]);
+    const reply = await this.#send({ id, openSmall: batch }, batch.material);
     return reply.outcome as OpenedSmallFile[];
   }
 
@@ -155,6 +183,9 @@ export class CryptoPool implements BatchExecutor, StripeExecutor {
             resolve();
           });
           worker.once('error', reject);
+          worker.once('exit', (code) => {
+            reject(new Error(`a crypto worker stopped while starting (exit code ${code})`));
+          });
         });
         return new PoolWorker(worker);
       }),
@@ -209,8 +240,13 @@ export class CryptoPool implements BatchExecutor, StripeExecutor {
     const { onBytes = () => undefined, signal } = options;
     if (signal?.aborted) return { kind: 'stopped' };
     const healthy = this.#workers.filter((worker) => worker.load !== Number.POSITIVE_INFINITY);
-    const batchCount = Math.ceil(job.chunkCount / BATCH_CHUNKS);
-    const workers = (healthy.length > 0 ? healthy : this.#workers).slice(0, batchCount);
+    const candidates = healthy.length > 0 ? healthy : this.#workers;
+    // Each stripe holds one batch: large chunks make fewer, smaller batches and fewer stripes.
+    const { batchChunks, maxInFlight } = batchShape(job.chunkSize, {
+      batchChunks: BATCH_CHUNKS,
+      maxInFlight: candidates.length,
+    });
+    const workers = candidates.slice(0, Math.min(maxInFlight, Math.ceil(job.chunkCount / batchChunks)));
     const stripes = workers.map((worker, first) => ({ worker, first, id: this.#nextId++ }));
     const ended: { first?: { outcome: StripeOutcome } | { error: Error } } = {};
     const stopAll = (reason: { outcome: StripeOutcome } | { error: Error }): void => {
@@ -231,7 +267,7 @@ export class CryptoPool implements BatchExecutor, StripeExecutor {
               {
                 ...job,
                 key: Uint8Array.from(job.key),
-                batchChunks: BATCH_CHUNKS,
+                batchChunks,
                 first,
                 stride: stripes.length,
               },

@@ -89,10 +89,12 @@ export class RecordSealer {
   /**
    * Opens a sealed record read from the row named by `binding`.
    * @throws {@link IntegrityError} when the record fails authentication (damaged, edited, or moved from another row
-   * or vault), is malformed, or names an unknown key.
+   * or vault), is malformed, names an unknown key, or its row's id is not 16 bytes.
    */
   open(binding: RecordBinding, sealed: Uint8Array): Buffer {
     const where = { subject: SUBJECT, fileId: binding.recordId.toString('hex') };
+    // The AAD holds exactly 16 id bytes: any other length would open under a prefix of the id, or a stale one.
+    if (binding.recordId.length !== ID_BYTES) throw new IntegrityError('malformed', where);
     const subkey = this.#subkey(binding.keyId);
     if (!subkey) throw new IntegrityError('unknown-key', where);
     if (sealed.byteLength < NONCE_BYTES + TAG_BYTES) throw new IntegrityError('truncated', where);

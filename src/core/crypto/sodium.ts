@@ -48,8 +48,8 @@ export interface SodiumBackend {
     memlimit: number,
   ): Promise<Buffer>;
   /**
-   * Fresh random bytes from the system CSPRNG. Small requests are cut from a refilled block (ids and nonces are
-   * drawn per file), so a caller that uses the bytes as a secret must wipe the returned view after copying it.
+   * Fresh random bytes from the system CSPRNG, in a buffer of exactly `length` bytes that shares its memory with
+   * nothing else. A caller that uses them as a secret wipes them after copying them where they belong.
    */
   randomBytes(length: number): Buffer;
   /**
@@ -119,23 +119,31 @@ const RANDOM_BLOCK_BYTES = 64 * 1024;
 
 /**
  * Serves small random requests from a block filled by one CSPRNG call: a call per 16-byte id cost ~10 us, about a
- * tenth of adding a small file. Every byte is handed out once.
+ * tenth of adding a small file. Every byte is handed out once, as a copy that owns its memory: a view into the block
+ * would carry the whole block wherever it went (a structured clone to a worker copies a view's entire buffer), and
+ * with it the bytes later drawn as keys. Handed-out bytes are zeroed in the block, so a key drawn from it leaves no
+ * copy behind. A failed refill leaves the old block in place, so no call ever hands out unfilled (zero) bytes.
+ * @internal Exported for tests.
  */
-function pooledRandom(fill: (buffer: Buffer) => void): (length: number) => Buffer {
+export function pooledRandom(fill: (buffer: Buffer) => void): (length: number) => Buffer {
   let block = Buffer.alloc(0);
   let used = 0;
   return (length) => {
+    const out = Buffer.alloc(length);
     if (length > RANDOM_BLOCK_BYTES / 4) {
-      const out = Buffer.alloc(length);
       fill(out);
       return out;
     }
     if (used + length > block.length) {
-      block = Buffer.alloc(RANDOM_BLOCK_BYTES);
-      fill(block);
+      const next = Buffer.alloc(RANDOM_BLOCK_BYTES);
+      fill(next);
+      block.fill(0);
+      block = next;
       used = 0;
     }
-    const out = block.subarray(used, used + length);
+    const drawn = block.subarray(used, used + length);
+    out.set(drawn);
+    drawn.fill(0);
     used += length;
     return out;
   };

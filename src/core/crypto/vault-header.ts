@@ -255,8 +255,9 @@ export async function createVaultKeys(
   const salt = sodium.randomBytes(SALT_BYTES);
   const kek = SecretKey.generate(sodium);
   const dek = SecretKey.generate(sodium);
-  const passphraseKey = await derivePassphraseKey(sodium, passphrase, salt, kdf);
+  let passphraseKey: SecretKey | undefined;
   try {
+    passphraseKey = await derivePassphraseKey(sodium, passphrase, salt, kdf);
     const header: VaultHeader = {
       version: FORMAT_VERSION,
       vaultId,
@@ -269,8 +270,12 @@ export async function createVaultKeys(
       headerBytes: serializeVaultHeader(sodium, header, kek),
       keys: new UnlockedKeys(vaultId, kek, keyring),
     };
+  } catch (error) {
+    kek.wipe();
+    dek.wipe();
+    throw error;
   } finally {
-    passphraseKey.wipe();
+    passphraseKey?.wipe();
   }
 }
 

@@ -1,4 +1,4 @@
-import { BusyError, CancelledError } from '../errors.js';
+import { BusyError, CancelledError, VaultLockedError } from '../errors.js';
 
 /**
  * How an operation uses an unlocked vault, which decides what may run beside it:
@@ -43,6 +43,14 @@ function newEntry(access: Access, doing: string, signal: AbortSignal | undefined
 }
 
 /**
+ * What a stopped operation ends with: locking wipes the keys under the operations it stops, so whichever step
+ * noticed first (a wiped key, or the signal) the operation was cancelled.
+ */
+function stoppedError(entry: Entry, error: unknown): unknown {
+  return entry.controller.signal.aborted && error instanceof VaultLockedError ? new CancelledError() : error;
+}
+
+/**
  * Admits a vault's operations so that none changes what another is using: reads run together, a change beside
  * reads, a rewrite alone; an operation that may not run yet waits its turn, in call order (nothing overtakes a
  * waiting rewrite, which would otherwise starve behind a stream of reads). Locking stops them all.
@@ -64,6 +72,8 @@ export class VaultActivity {
     const entry = await this.#enter(access, doing, signal);
     try {
       return await work(entry.controller.signal);
+    } catch (error) {
+      throw stoppedError(entry, error);
     } finally {
       this.#leave(entry);
     }
@@ -78,6 +88,8 @@ export class VaultActivity {
     const entry = await this.#enter(access, doing, undefined);
     try {
       yield* make(entry.controller.signal);
+    } catch (error) {
+      throw stoppedError(entry, error);
     } finally {
       this.#leave(entry);
     }
@@ -94,13 +106,19 @@ export class VaultActivity {
     }
   }
 
+  /** Whether every running operation only reads (then the tree stays as it is while they run). */
+  get onlyReading(): boolean {
+    return [...this.#running].every((entry) => entry.access === 'read');
+  }
+
   /** Whether an operation runs or waits. */
   get busy(): boolean {
     return this.#running.size > 0 || this.#waiting.length > 0;
   }
 
   /**
-   * Stops every running and waiting operation (each ends as cancelled, at its next batch boundary).
+   * Stops every running and waiting operation (each ends as cancelled, at its next batch boundary, or at once
+   * when it waits for its reader or its turn).
    * @returns a promise that resolves once all of them have ended; at once when none runs.
    */
   stopAll(): Promise<void> {

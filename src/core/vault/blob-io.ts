@@ -1,6 +1,12 @@
 import type { FileHandle } from 'node:fs/promises';
 
-import { batchPlans, plaintextViews, recordsLength, type BatchPlan } from '../crypto/chunk-batch.js';
+import {
+  batchPlans,
+  batchShape,
+  plaintextViews,
+  recordsLength,
+  type BatchPlan,
+} from '../crypto/chunk-batch.js';
 import {
   BLOB_HEADER_BYTES,
   runHere,
@@ -99,8 +105,8 @@ class BufferRecycler {
 
 /**
  * Runs a blob's batches with reading, crypto and writing overlapped: while batch k is written, k+1 is being sealed
- * or opened on a worker and k+2 read. At most the executor's in-flight limit of batches exist at once, so memory
- * stays bounded whatever the file size. Writes happen in order. `read` fills a batch's records buffer.
+ * or opened on a worker and k+2 read. At most the executor's in-flight limit of batches exist at once, fewer and
+ * smaller for large chunks (see {@link batchShape}), so memory stays bounded whatever the file or chunk size. Writes happen in order. `read` fills a batch's records buffer.
  */
 async function overlapped(
   blob: {
@@ -118,8 +124,10 @@ async function overlapped(
 ): Promise<void> {
   const { place, cipher, op, chunkCount, lastLength } = blob;
   const executor = place.executor;
-  const limit = executor?.maxInFlight ?? INLINE_IN_FLIGHT;
-  const perBatch = executor?.batchChunks ?? INLINE_BATCH_CHUNKS;
+  const { batchChunks: perBatch, maxInFlight: limit } = batchShape(
+    cipher.header.chunkSize,
+    executor ?? { batchChunks: INLINE_BATCH_CHUNKS, maxInFlight: INLINE_IN_FLIGHT },
+  );
   const buffers = new BufferRecycler();
   const window: Promise<void>[] = [];
   let previous: Promise<void> = Promise.resolve();

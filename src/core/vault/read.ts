@@ -194,6 +194,24 @@ export async function decryptSmallFile(session: Session, node: TreeNode): Promis
   return plaintext;
 }
 
+/**
+ * Settles when `out` wants more, closes, or `signal` aborts: a reader that stops reading must not keep the
+ * decryption (and its key) waiting past a lock.
+ */
+function drained(out: PassThrough, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      out.off('drain', done);
+      out.off('close', done);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    out.on('drain', done);
+    out.on('close', done);
+    signal.addEventListener('abort', done);
+  });
+}
+
 /** The whole file as a stream, with backpressure; errors (damage) end the stream with the error. */
 function wholeFile(session: Session, node: TreeNode, signal: AbortSignal): PassThrough {
   const out = new PassThrough({ highWaterMark: 1024 * 1024 });
@@ -205,14 +223,9 @@ function wholeFile(session: Session, node: TreeNode, signal: AbortSignal): PassT
   signal.addEventListener('abort', stop, { once: true });
   const sink = async (views: Uint8Array[]): Promise<void> => {
     for (const view of views) {
-      if (out.destroyed) throw new CancelledError();
+      if (out.destroyed || stopped.signal.aborted) throw new CancelledError();
       // A copy: the stream may hold it after the sink returns, when the batch's memory is reused.
-      if (!out.write(Buffer.from(view))) {
-        await new Promise((resolve) => {
-          out.once('drain', resolve);
-          out.once('close', resolve);
-        });
-      }
+      if (!out.write(Buffer.from(view))) await drained(out, stopped.signal);
     }
   };
   decryptFile(session, node, sink, { signal: stopped.signal })

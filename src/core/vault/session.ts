@@ -258,11 +258,19 @@ export class Session {
       : error;
   }
 
-  /** Wipes keys, forgets every decrypted record and closes the packs. */
-  wipe(): void {
-    this.packs.close();
+  /**
+   * Wipes the KEK, the DEKs and every subkey derived from them (those operations still hold among them): from here
+   * on every use of a key throws {@link VaultLockedError}. Safe while operations run, unlike {@link Session.wipe}.
+   */
+  wipeKeys(): void {
     this.#sealer.wipe();
     this.keys.wipe();
+  }
+
+  /** Wipes keys, forgets every decrypted record and closes the packs; only once no operation runs. */
+  wipe(): void {
+    this.packs.close();
+    this.wipeKeys();
     this.tree.clear();
     this.damaged.length = 0;
     this.#snapshotGeneration = undefined;

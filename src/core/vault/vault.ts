@@ -8,6 +8,7 @@ import { loadSodium, type SodiumBackend } from '../crypto/sodium.js';
 import { createVaultKeys, parseVaultHeader, unlockVaultKeys } from '../crypto/vault-header.js';
 import {
   AlreadyExistsError,
+  CancelledError,
   IntegrityError,
   InvalidArgumentError,
   NotAVaultError,
@@ -239,9 +240,10 @@ export class Vault {
   }
 
   /**
-   * Wipes every key and decrypted record. The vault stays open (and locked against other processes). Running
-   * operations are stopped (they end with {@link CancelledError} at their next batch, keeping what they finished)
-   * and the keys are wiped as soon as they have ended; {@link Vault.released} says when.
+   * Wipes every key at once, and every decrypted record. The vault stays open (and locked against other
+   * processes). Running operations are stopped: each ends with {@link CancelledError} (keeping what it finished)
+   * at its next step, a read stream at once even when its reader has paused; the keys they hold are already wiped
+   * and refuse use. {@link Vault.released} says when they have all ended and the decrypted tree is gone.
    */
   lock(): void {
     const session = this.#session;
@@ -249,11 +251,13 @@ export class Vault {
     this.#session = undefined;
     if (!this.#activity.busy) {
       retire(session, true);
+      session.wipe();
       return;
     }
+    // The tree is stored only when no running operation is changing it; otherwise the next unlock reads the rows.
+    retire(session, this.#activity.onlyReading);
     this.#released = this.#activity.stopAll().then(() => {
-      // A session unlocked meanwhile stores its own snapshot; this one's tree may be behind it.
-      retire(session, this.#session === undefined);
+      session.wipe();
     });
   }
 
@@ -273,7 +277,7 @@ export class Vault {
       });
   }
 
-  /** Settles once the operations stopped by the last lock or close have ended and the keys are wiped. */
+  /** Settles once the operations stopped by the last lock or close have ended (the keys are wiped at the lock). */
   released(): Promise<void> {
     return this.#released;
   }
@@ -566,7 +570,8 @@ export class Vault {
   /**
    * A file's plaintext, or a byte range of it, as a stream; only authenticated bytes are emitted. From its first
    * read until it ends or is destroyed it counts as a running read: a delete or verify waits for it, so destroy a
-   * stream that will not be read to the end. Locking ends it with {@link CancelledError}.
+   * stream that will not be read to the end. Locking destroys it with {@link CancelledError}, at once, whether or
+   * not it is being read; one first read after a lock fails with {@link VaultLockedError}.
    * @throws {@link NotFoundError}, {@link InvalidArgumentError} (a folder, or a range outside the file).
    */
   read(path: string, range?: ByteRange): Readable {
@@ -574,13 +579,23 @@ export class Vault {
     const node = session.resolve(path);
     if (node?.type !== 'file') throw new InvalidArgumentError(`"${path}" is not a file.`);
     if (range) checkRange(node, range);
-    return Readable.from(
-      this.#activity.iterate('read', 'reading a file', (signal) =>
-        plaintextChunks(session, node, range, signal),
-      ),
+    const stream: Readable = Readable.from(
+      this.#activity.iterate('read', 'reading a file', (signal) => {
+        if (this.#session !== session) throw new VaultLockedError();
+        // A paused reader asks for nothing more, so only destroying the stream ends it (and its turn) at a lock.
+        signal.addEventListener(
+          'abort',
+          () => {
+            stream.destroy(new CancelledError());
+          },
+          { once: true },
+        );
+        return plaintextChunks(session, node, range, signal);
+      }),
       // Bytes, not objects: at most about a megabyte is decrypted ahead of the reader.
       { objectMode: false, highWaterMark: 1024 * 1024 },
     );
+    return stream;
   }
 
   /** Checks the index and every stored file; with `readData`, authenticates every chunk. See {@link verifyVault}. */
@@ -593,7 +608,7 @@ export class Vault {
   }
 }
 
-/** Stores the session's tree snapshot (when asked) and wipes it. */
+/** Stores the session's tree snapshot (when asked) and wipes its keys. */
 function retire(session: Session, saveSnapshot: boolean): void {
   try {
     if (saveSnapshot) session.saveSnapshot();
@@ -601,7 +616,7 @@ function retire(session: Session, saveSnapshot: boolean): void {
     // The snapshot is a cache: failing to store it (a full disk, say) only makes the next unlock read every row,
     // and locking must wipe the keys whatever happens.
   } finally {
-    session.wipe();
+    session.wipeKeys();
   }
 }
 

@@ -1,4 +1,4 @@
-import { CancelledError, CofferError, IntegrityError } from '../errors.js';
+import { CancelledError, CofferError, IntegrityError, VaultLockedError } from '../errors.js';
 import type { Problem, StoredFile, VaultEntry, VerifyOptions, VerifyReport } from '../types.js';
 import type { PackedBlob } from './index-db.js';
 import { PACK_DIR, readStoredFile } from './layout.js';
@@ -63,7 +63,13 @@ export async function verifyVault(session: Session, options: VerifyOptions): Pro
         await authenticateLastChunk(session, node);
       }
     } catch (error) {
-      if (!(error instanceof CofferError) || error instanceof CancelledError) throw error;
+      // A lock stops verify: the wiped keys say so, and that is no problem with this file.
+      if (
+        !(error instanceof CofferError) ||
+        error instanceof CancelledError ||
+        error instanceof VaultLockedError
+      )
+        throw error;
       problems.push({ path, code: error.code, message: error.message });
     }
     if (options.readData === true) bytesDone += node.size;

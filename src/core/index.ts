@@ -6,4 +6,5 @@ export { encodePassphrase, KDF_PRESETS, DEFAULT_KDF_PRESET, type KdfPreset } fro
 export { loadSodium, loadNativeSodium, loadWasmSodium, type SodiumBackend } from './crypto/sodium.js';
 export { checkName, parseVaultPath, formatVaultPath } from './names.js';
 export { startWorkers } from './workers.js';
+export { configureHostRuntime, hostRuntime, type HostRuntime } from './host-runtime.js';
 export { SMALL_FILE_LIMIT } from './vault/layout.js';

@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 
 import { IntegrityError, UnsupportedFormatError, VaultInUseError } from '../errors.js';
+import { hostRuntime } from '../host-runtime.js';
 
 /** Version of the index schema below (FORMAT.md section 8.2); bumped with a migration when it changes. */
 export const INDEX_SCHEMA_VERSION = 2;
@@ -118,7 +119,12 @@ export class IndexDb {
   static open(path: string, options: { readOnly: boolean; create: boolean }): IndexDb {
     let db: Database.Database | undefined;
     try {
-      db = new Database(path, { readonly: options.readOnly, fileMustExist: !options.create, timeout: 0 });
+      db = new Database(path, {
+        readonly: options.readOnly,
+        fileMustExist: !options.create,
+        timeout: 0,
+        nativeBinding: hostRuntime().sqliteNativeBinding,
+      });
       // Set before the first access, so the lock is taken then and held until close.
       db.pragma('locking_mode = EXCLUSIVE');
       // Only takes effect on a new database. The largest page size SQLite has, chosen when inline blobs (up to

@@ -1,0 +1,22 @@
+/**
+ * The renderer's entry. In Electron the preload has put the contract on `window.coffer`; in the preview the same
+ * app talks to the preview server over HTTP and a WebSocket instead.
+ */
+import './styles.css';
+
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+
+import { createPreviewApi } from '../preview/bridge.js';
+import { installApi } from './api.js';
+import { App } from './App.js';
+
+installApi(window.coffer ?? createPreviewApi(window.location));
+
+const root = document.getElementById('root');
+if (root === null) throw new Error('index.html has no #root element');
+createRoot(root).render(
+  <StrictMode>
+    <App />
+  </StrictMode>,
+);

@@ -1,0 +1,120 @@
+/**
+ * Gives each test a fresh app on a fresh data folder, and fresh folders for its vault and for restores:
+ * - host `web`: a preview server (test mode) started for the test, and a new browser page on it;
+ * - host `electron`: the built app launched with its own user-data folder; skipped, with the reason, when the
+ *   Electron binary is missing.
+ * Native dialogs are answered by the test: {@link CofferApp.answerDialogs} queues the paths the next dialogs
+ * return (the preview server's test-only queue, or a stand-in for Electron's `dialog.showOpenDialog`).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+
+import { _electron, test as base, type Page } from '@playwright/test';
+
+import { electronPackage, findElectronBinary } from '../scripts/electron-binary.js';
+
+export interface HostOptions {
+  host: 'web' | 'electron';
+}
+
+export interface CofferApp {
+  readonly page: Page;
+  /** An empty folder to create the vault in. */
+  readonly vaultParent: string;
+  /** An empty folder to restore into. */
+  readonly restoreDir: string;
+  /** The paths the next native dialogs answer with, in order (`null` = the user cancelled). */
+  answerDialogs(answers: readonly (string | null)[]): Promise<void>;
+}
+
+const ROOT = join(import.meta.dirname, '..');
+
+/** Starts `npm run preview`'s server in test mode on `dataDir` and resolves with the URL it prints. */
+async function startPreview(dataDir: string): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(ROOT, 'src/preview/cli.ts'), '--test', '--data-dir', dataDir],
+    { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const lines = createInterface({ input: child.stdout ?? process.stdin });
+  for await (const line of lines) {
+    const match = /http:\/\/127\.0\.0\.1:\d+\/\S*/.exec(line);
+    if (match) return { url: match[0], child };
+  }
+  throw new Error('The preview server stopped before printing its URL.');
+}
+
+export const test = base.extend<HostOptions & { coffer: CofferApp }>({
+  host: ['web', { option: true }],
+  coffer: async ({ host, browser }, use, testInfo) => {
+    const work = await mkdtemp(join(tmpdir(), 'coffer-e2e-'));
+    const dataDir = join(work, 'data');
+    const vaultParent = join(work, 'vaults');
+    const restoreDir = join(work, 'restored');
+    await Promise.all([mkdir(dataDir), mkdir(vaultParent), mkdir(restoreDir)]);
+    try {
+      if (host === 'web') {
+        const { url, child } = await startPreview(dataDir);
+        const token = new URL(url).hash.replace(/^#token=/, '');
+        const context = await browser.newContext();
+        const page = await context.newPage();
+        try {
+          await page.goto(url);
+          await use({
+            page,
+            vaultParent,
+            restoreDir,
+            async answerDialogs(answers) {
+              const response = await fetch(new URL('/api/test/dialog-answers', url), {
+                method: 'POST',
+                headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+                body: JSON.stringify({ answers }),
+              });
+              if (!response.ok) throw new Error(`queueing dialog answers failed: HTTP ${response.status}`);
+            },
+          });
+        } finally {
+          await context.close();
+          child.kill();
+        }
+      } else {
+        const binary = findElectronBinary();
+        testInfo.skip(
+          binary === null,
+          `the Electron ${electronPackage().version} binary is not installed here (it cannot be downloaded); ` +
+            'the web project runs the same specs against the preview server',
+        );
+        const app = await _electron.launch({
+          executablePath: binary ?? undefined,
+          args: [ROOT, `--user-data-dir=${dataDir}`],
+        });
+        try {
+          const page = await app.firstWindow();
+          await use({
+            page,
+            vaultParent,
+            restoreDir,
+            async answerDialogs(answers) {
+              await app.evaluate(({ dialog }, queued) => {
+                const queue = [...queued];
+                dialog.showOpenDialog = (() => {
+                  const next = queue.shift() ?? null;
+                  return Promise.resolve({ canceled: next === null, filePaths: next === null ? [] : [next] });
+                }) as typeof dialog.showOpenDialog;
+              }, answers);
+            },
+          });
+        } finally {
+          await app.close();
+        }
+      }
+    } finally {
+      await rm(work, { recursive: true, force: true });
+    }
+  },
+});
+
+export { expect } from '@playwright/test';

@@ -6,15 +6,14 @@
  * Native dialogs are answered by the test: {@link CofferApp.answerDialogs} queues the paths the next dialogs
  * return (the preview server's test-only queue, or a stand-in for Electron's `dialog.showOpenDialog`).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 
 import { _electron, test as base, type Page } from '@playwright/test';
 
 import { electronPackage, findElectronBinary } from '../scripts/electron-binary.js';
+import { startPreview } from './preview-process.js';
 
 export interface HostOptions {
   host: 'web' | 'electron';
@@ -32,21 +31,6 @@ export interface CofferApp {
 
 const ROOT = join(import.meta.dirname, '..');
 
-/** Starts `npm run preview`'s server in test mode on `dataDir` and resolves with the URL it prints. */
-async function startPreview(dataDir: string): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', join(ROOT, 'src/preview/cli.ts'), '--test', '--data-dir', dataDir],
-    { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  const lines = createInterface({ input: child.stdout ?? process.stdin });
-  for await (const line of lines) {
-    const match = /http:\/\/127\.0\.0\.1:\d+\/\S*/.exec(line);
-    if (match) return { url: match[0], child };
-  }
-  throw new Error('The preview server stopped before printing its URL.');
-}
-
 export const test = base.extend<HostOptions & { coffer: CofferApp }>({
   host: ['web', { option: true }],
   coffer: async ({ host, browser }, use, testInfo) => {
@@ -57,28 +41,15 @@ export const test = base.extend<HostOptions & { coffer: CofferApp }>({
     await Promise.all([mkdir(dataDir), mkdir(vaultParent), mkdir(restoreDir)]);
     try {
       if (host === 'web') {
-        const { url, child } = await startPreview(dataDir);
-        const token = new URL(url).hash.replace(/^#token=/, '');
+        const preview = await startPreview(dataDir);
         const context = await browser.newContext();
         const page = await context.newPage();
         try {
-          await page.goto(url);
-          await use({
-            page,
-            vaultParent,
-            restoreDir,
-            async answerDialogs(answers) {
-              const response = await fetch(new URL('/api/test/dialog-answers', url), {
-                method: 'POST',
-                headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-                body: JSON.stringify({ answers }),
-              });
-              if (!response.ok) throw new Error(`queueing dialog answers failed: HTTP ${response.status}`);
-            },
-          });
+          await page.goto(preview.url);
+          await use({ page, vaultParent, restoreDir, answerDialogs: preview.answerDialogs });
         } finally {
           await context.close();
-          child.kill();
+          preview.stop();
         }
       } else {
         const binary = findElectronBinary();

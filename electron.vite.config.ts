@@ -46,6 +46,7 @@ export default defineConfig({
       outDir: resolve(root, 'out/renderer'),
       // Served from app://coffer/ and the preview server alike; no inline scripts or styles, for the CSP.
       assetsInlineLimit: 0,
+      minify: true,
       rolldownOptions: { input: resolve(root, 'src/renderer/index.html') },
     },
   },

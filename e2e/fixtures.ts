@@ -26,7 +26,7 @@ export interface CofferApp {
   /** An empty folder to restore into. */
   readonly restoreDir: string;
   /** The paths the next native dialogs answer with, in order (`null` = the user cancelled). */
-  answerDialogs(answers: readonly (string | null)[]): Promise<void>;
+  readonly answerDialogs: (answers: readonly (string | null)[]) => Promise<void>;
 }
 
 const ROOT = join(import.meta.dirname, '..');
@@ -71,10 +71,10 @@ export const test = base.extend<HostOptions & { coffer: CofferApp }>({
             async answerDialogs(answers) {
               await app.evaluate(({ dialog }, queued) => {
                 const queue = [...queued];
-                dialog.showOpenDialog = (() => {
+                dialog.showOpenDialog = () => {
                   const next = queue.shift() ?? null;
                   return Promise.resolve({ canceled: next === null, filePaths: next === null ? [] : [next] });
-                }) as typeof dialog.showOpenDialog;
+                };
               }, answers);
             },
           });

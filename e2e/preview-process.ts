@@ -11,8 +11,8 @@ export interface PreviewProcess {
   readonly token: string;
   readonly child: ChildProcess;
   /** Queues the paths the next dialogs answer with (test mode only); `null` = cancelled. */
-  answerDialogs(answers: readonly (string | null)[]): Promise<void>;
-  stop(): void;
+  readonly answerDialogs: (answers: readonly (string | null)[]) => Promise<void>;
+  readonly stop: () => void;
 }
 
 /** Starts the server in test mode on `dataDir` over the built renderer, and waits for the URL it prints. */
@@ -22,7 +22,6 @@ export async function startPreview(dataDir: string): Promise<PreviewProcess> {
     ['--import', 'tsx', join(ROOT, 'src/preview/cli.ts'), '--test', '--data-dir', dataDir],
     { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
   );
-  if (child.stdout === null) throw new Error('no output from the preview server');
   let url: string | undefined;
   for await (const line of createInterface({ input: child.stdout })) {
     url = /http:\/\/127\.0\.0\.1:\d+\/\S*/.exec(line)?.[0];

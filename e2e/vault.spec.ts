@@ -2,9 +2,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import type { Page } from '@playwright/test';
-
 import { formatSize } from '../src/renderer/format.js';
+import { dropFiles } from './drop.js';
 import { expect, test, type CofferApp } from './fixtures.js';
 
 const PASSPHRASE = 'correct horse battery staple';
@@ -24,19 +23,6 @@ async function createVault(coffer: CofferApp): Promise<void> {
   await page.getByLabel('Key strength').selectOption('interactive');
   await page.getByRole('button', { name: 'Create vault' }).click();
   await expect(page.getByText('This folder is empty.')).toBeVisible();
-}
-
-/** Drops a file built in the page (it has no path on disk, so its bytes cross to the back end). */
-async function dropFile(page: Page, name: string, bytes: Uint8Array): Promise<void> {
-  const dataTransfer = await page.evaluateHandle(
-    ({ fileName, data }) => {
-      const transfer = new DataTransfer();
-      transfer.items.add(new File([new Uint8Array(data)], fileName, { type: 'application/octet-stream' }));
-      return transfer;
-    },
-    { fileName: name, data: [...bytes] },
-  );
-  await page.dispatchEvent('[data-testid=drop-zone]', 'drop', { dataTransfer });
 }
 
 test('creates a vault, locks it, refuses a wrong passphrase and unlocks with the right one', async ({
@@ -66,7 +52,7 @@ test('adds a dropped file, lists it with its size, and restores the same bytes',
   await createVault(coffer);
   const bytes = randomBytes(200_000);
 
-  await dropFile(page, 'report.pdf', bytes);
+  await dropFiles(page, [{ name: 'report.pdf', bytes }]);
   const row = page.getByRole('row', { name: /report\.pdf/ });
   await expect(row).toBeVisible();
   await expect(row.getByRole('cell').nth(1)).toHaveText(formatSize(bytes.length));

@@ -7,8 +7,9 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { chromium, type Page } from '@playwright/test';
+import { chromium } from '@playwright/test';
 
+import { dropFiles } from '../e2e/drop.js';
 import { startPreview } from '../e2e/preview-process.js';
 import { chromiumExecutable } from './find-chromium.js';
 
@@ -21,15 +22,6 @@ const FILES: readonly [string, number][] = [
   ['notes.md', 1_204],
   ['Passport scan.pdf', 812_544],
 ];
-
-async function drop(page: Page, files: readonly [string, number][]): Promise<void> {
-  const dataTransfer = await page.evaluateHandle((list) => {
-    const transfer = new DataTransfer();
-    for (const [name, size] of list) transfer.items.add(new File([new Uint8Array(size)], name));
-    return transfer;
-  }, files);
-  await page.dispatchEvent('[data-testid=drop-zone]', 'drop', { dataTransfer });
-}
 
 async function shoot(scheme: 'light' | 'dark', executablePath: string | undefined): Promise<void> {
   const work = await mkdtemp(join(tmpdir(), 'coffer-shots-'));
@@ -57,7 +49,10 @@ async function shoot(scheme: 'light' | 'dark', executablePath: string | undefine
     await page.getByText('This folder is empty.').waitFor();
     await save('browser-empty');
 
-    await drop(page, FILES);
+    await dropFiles(
+      page,
+      FILES.map(([name, size]) => ({ name, size })),
+    );
     await page.getByText(`Added ${FILES.length} files.`).waitFor();
     await page.getByRole('row', { name: /IMG_0412/ }).click();
     await save('browser');

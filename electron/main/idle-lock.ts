@@ -27,7 +27,11 @@ export interface AutoLockOptions {
 export function startAutoLock(options: AutoLockOptions): () => void {
   const { powerMonitor, autoLockMinutes, lockAll } = options;
   const schedule = options.setInterval ?? ((callback, ms) => setInterval(callback, ms));
-  const cancel = options.clearInterval ?? ((timer) => clearInterval(timer as NodeJS.Timeout));
+  const cancel =
+    options.clearInterval ??
+    ((timer) => {
+      clearInterval(timer as NodeJS.Timeout);
+    });
   let lockedThisIdle = false;
   let polling = false;
 
@@ -47,8 +51,12 @@ export function startAutoLock(options: AutoLockOptions): () => void {
       polling = false;
     }
   };
-  const onSuspend = (): void => void lockAll('suspend');
-  const onScreenLock = (): void => void lockAll('screen-lock');
+  const onSuspend = (): void => {
+    void lockAll('suspend');
+  };
+  const onScreenLock = (): void => {
+    void lockAll('screen-lock');
+  };
 
   powerMonitor.on('suspend', onSuspend);
   powerMonitor.on('lock-screen', onScreenLock);

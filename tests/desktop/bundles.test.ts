@@ -34,12 +34,23 @@ function specifiers(text: string): string[] {
 }
 
 /** Code that would only be there if the engine or a native binding were bundled. */
-const ENGINE_MARKERS = ['better_sqlite3', 'better-sqlite3', 'sodium_malloc', 'sodium-native', 'crypto_aead_', 'node:fs'];
+const ENGINE_MARKERS = [
+  'better_sqlite3',
+  'better-sqlite3',
+  'sodium_malloc',
+  'sodium-native',
+  'crypto_aead_',
+  'node:fs',
+];
 
 beforeAll(() => {
-  execFileSync(process.execPath, [join('node_modules', 'electron-vite', 'bin', 'electron-vite.js'), 'build'], {
-    stdio: 'pipe',
-  });
+  execFileSync(
+    process.execPath,
+    [join('node_modules', 'electron-vite', 'bin', 'electron-vite.js'), 'build'],
+    {
+      stdio: 'pipe',
+    },
+  );
 }, 300_000);
 
 describe('the built bundles', () => {

@@ -19,15 +19,15 @@ interface BuilderConfig {
   files?: (string | { filter: string[] })[];
 }
 const builderRequire = createRequire(createRequire(import.meta.url).resolve('electron-builder'));
-const { getConfig, validateConfiguration } = builderRequire('app-builder-lib/out/util/config/config') as {
-  getConfig(projectDir: string, configPath: string, options: null): Promise<BuilderConfig>;
-  validateConfiguration(config: BuilderConfig, logger: unknown): Promise<void>;
+const builderConfig = builderRequire('app-builder-lib/out/util/config/config') as {
+  getConfig: (projectDir: string, configPath: string, options: null) => Promise<BuilderConfig>;
+  validateConfiguration: (config: BuilderConfig, logger: unknown) => Promise<void>;
 };
 const { DebugLogger } = builderRequire('builder-util') as { DebugLogger: new (enabled: boolean) => unknown };
 
 async function loadBuilderConfig(file: string): Promise<BuilderConfig> {
-  const config = await getConfig(process.cwd(), file, null);
-  await validateConfiguration(config, new DebugLogger(false));
+  const config = await builderConfig.getConfig(process.cwd(), file, null);
+  await builderConfig.validateConfiguration(config, new DebugLogger(false));
   return config;
 }
 

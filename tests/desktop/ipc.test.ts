@@ -56,7 +56,10 @@ beforeEach(() => {
   sent.length = 0;
   backend = fakeBackend();
   // The fake backend and window stand in structurally for the real ones.
-  unregister = registerIpc(backend as never, () => window as never);
+  unregister = registerIpc(
+    backend as unknown as Parameters<typeof registerIpc>[0],
+    () => window as unknown as ReturnType<Parameters<typeof registerIpc>[1]>,
+  );
 });
 
 const trusted = { sender: webContents, senderFrame: mainFrame };
@@ -65,7 +68,7 @@ const invoke = (channel: string, event: unknown, ...args: unknown[]) => {
   if (!handler) throw new Error(`no handler for ${channel}`);
   return handler(event, ...args);
 };
-const refused = expect.objectContaining({ ok: false, code: 'INVALID_ARGUMENT' });
+const refused: unknown = expect.objectContaining({ ok: false, code: 'INVALID_ARGUMENT' });
 
 describe('IPC from the window', () => {
   it('passes a request from the main frame of the app page to the back end', async () => {

@@ -1,5 +1,5 @@
 import { FolderOpen } from 'lucide-react';
-import { useState, type FormEvent } from 'react';
+import { useState, type SyntheticEvent } from 'react';
 
 import { KDF_PRESET_NAMES, type PickedHandle } from '../../shared/contract.js';
 import { call, describeError } from '../api.js';
@@ -34,12 +34,22 @@ export function CreateVault({ onCancel }: { onCancel: () => void }) {
     }
   };
 
-  const submit = async (event: FormEvent): Promise<void> => {
+  const submit = async (event: SyntheticEvent): Promise<void> => {
     event.preventDefault();
-    if (folder === null) return setError('Choose the folder to create the vault in.');
-    if (name.trim() === '') return setError('Give the vault a name.');
-    if (passphrase === '') return setError('Choose a passphrase.');
-    if (passphrase !== repeat) return setError('The two passphrases differ. Type them again.');
+    const problem =
+      folder === null
+        ? 'Choose the folder to create the vault in.'
+        : name.trim() === ''
+          ? 'Give the vault a name.'
+          : passphrase === ''
+            ? 'Choose a passphrase.'
+            : passphrase !== repeat
+              ? 'The two passphrases differ. Type them again.'
+              : null;
+    if (problem !== null || folder === null) {
+      setError(problem);
+      return;
+    }
     setBusy(true);
     setError(null);
     try {

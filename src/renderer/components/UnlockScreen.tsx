@@ -1,5 +1,5 @@
 import { LockKeyhole } from 'lucide-react';
-import { useRef, useState, type FormEvent } from 'react';
+import { useRef, useState, type SyntheticEvent } from 'react';
 
 import type { VaultSummary } from '../../shared/contract.js';
 import { ApiError, call, describeError } from '../api.js';
@@ -15,7 +15,7 @@ export function UnlockScreen({ vault }: { vault: VaultSummary }) {
   const [error, setError] = useState<string | null>(null);
   const input = useRef<HTMLInputElement>(null);
 
-  const submit = async (event: FormEvent): Promise<void> => {
+  const submit = async (event: SyntheticEvent): Promise<void> => {
     event.preventDefault();
     if (passphrase === '') return;
     setBusy(true);

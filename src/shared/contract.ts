@@ -172,6 +172,10 @@ export const requestSchemas = {
   'settings.get': z.strictObject({}),
   /** Changes some settings; returns all of them. */
   'settings.set': z.partial(z.strictObject(settingsShape)),
+
+  // ── app ──
+  /** Problems the back end met on its own (a damaged settings file replaced by defaults, say), to show once. */
+  'app.problems': z.strictObject({}),
 } as const;
 
 export type Channel = keyof typeof requestSchemas;
@@ -297,6 +301,7 @@ export interface Responses {
   'preview.read': { readonly bytes: Uint8Array; readonly fileSize: number };
   'settings.get': Settings;
   'settings.set': Settings;
+  'app.problems': readonly { readonly code: ResultErrorCode; readonly message: string }[];
 }
 export type ResponseOf<C extends Channel> = Responses[C];
 

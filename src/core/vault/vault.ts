@@ -27,7 +27,7 @@ import type {
   VerifyReport,
 } from '../types.js';
 import { VaultActivity } from './activity.js';
-import { addPaths } from './add.js';
+import { addPaths, addStreams, type StreamedFile } from './add.js';
 import { asIoError, removeQuietly, writeFileAtomic } from './durable.js';
 import { IndexDb } from './index-db.js';
 import { BLOB_DIR, blobPath, HEADER_FILE, INDEX_FILE, PACK_DIR, TEMP_DIR } from './layout.js';
@@ -522,6 +522,22 @@ export class Vault {
     session.requireWritable();
     return this.#activity.run('change', 'adding files', options.signal, (signal) =>
       addPaths(session, sources, destinationFolder, { ...options, signal }),
+    );
+  }
+
+  /**
+   * Adds files that have no path on disk (dropped from a browser, say), their bytes read from streams, into a
+   * vault folder. Nothing of the plaintext is written to disk. See {@link addStreams}.
+   */
+  async addStreams(
+    files: readonly StreamedFile[],
+    destinationFolder = '/',
+    options: AddOptions = {},
+  ): Promise<AddReport> {
+    const session = this.#unlocked();
+    session.requireWritable();
+    return this.#activity.run('change', 'adding files', options.signal, (signal) =>
+      addStreams(session, files, destinationFolder, { ...options, signal }),
     );
   }
 

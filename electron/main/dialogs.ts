@@ -1,6 +1,6 @@
 import { dialog, type BrowserWindow, type OpenDialogOptions } from 'electron';
 
-import type { DialogProvider } from '../../src/app/index.js';
+import type { DialogProvider } from '../../src/app/backend.js';
 
 type FolderPurpose = Parameters<DialogProvider['pickFolder']>[0];
 

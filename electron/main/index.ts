@@ -5,10 +5,11 @@
  */
 import { join } from 'node:path';
 
-import { app, BrowserWindow, powerMonitor, session } from 'electron';
+import { app, BrowserWindow, dialog, powerMonitor, session } from 'electron';
 
-import { createBackend, type Backend } from '../../src/app/index.js';
-import { configureHostRuntime, startWorkers } from '../../src/core/index.js';
+import { createBackend, type Backend } from '../../src/app/backend.js';
+import { CofferError, configureHostRuntime, startWorkers } from '../../src/core/index.js';
+import type { LockReason, Settings } from '../../src/shared/contract.js';
 import { APP_URL } from './app-origin.js';
 import { registerAppScheme, serveAppProtocol } from './app-protocol.js';
 import { nativeDialogs } from './dialogs.js';
@@ -37,7 +38,16 @@ if (!app.requestSingleInstanceLock()) {
   // The crypto workers start while the window loads, so the first add or restore does not wait for them.
   startWorkers();
   refuseEscapes(app);
-  void app.whenReady().then(launch);
+  app
+    .whenReady()
+    .then(launch)
+    .catch((error: unknown) => {
+      // The back end's errors carry a message written for people; anything else is a bug.
+      const message =
+        error instanceof CofferError ? error.message : 'An unexpected error stopped Coffer from starting.';
+      dialog.showErrorBox('Coffer could not start', message);
+      app.exit(1);
+    });
 }
 
 let window: BrowserWindow | null = null;
@@ -57,12 +67,15 @@ function createWindow(): BrowserWindow {
   return created;
 }
 
-function launch(): void {
+async function launch(): Promise<void> {
   serveAppProtocol(join(import.meta.dirname, '../renderer'));
   denyPermissions(session.defaultSession);
 
-  const backend = createBackend({ dataDir: app.getPath('userData'), dialogs: nativeDialogs(getWindow) });
-  const lockAll = (reason: Parameters<Backend['lockAll']>[0]): Promise<void> => backend.lockAll(reason);
+  const backend = await createBackend({
+    dataDir: app.getPath('userData'),
+    dialogs: nativeDialogs(getWindow),
+  });
+  const lockAll = (reason: LockReason): Promise<void> => backend.lockAll(reason);
   registerIpc(backend, getWindow);
   installMenu(
     { lockAll: () => void lockAll('user') },
@@ -73,9 +86,7 @@ function launch(): void {
     lockAll,
     autoLockMinutes: async () => {
       const settings = await backend.handle('settings.get', {});
-      return settings.ok
-        ? (settings.value as { autoLockMinutes: number }).autoLockMinutes
-        : FALLBACK_AUTO_LOCK_MINUTES;
+      return settings.ok ? (settings.value as Settings).autoLockMinutes : FALLBACK_AUTO_LOCK_MINUTES;
     },
   });
   window = createWindow();

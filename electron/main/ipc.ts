@@ -6,13 +6,10 @@
 import { ipcMain, type BrowserWindow, type IpcMainInvokeEvent } from 'electron';
 import * as z from 'zod/mini';
 
-import type { Backend } from '../../src/app/index.js';
+import type { Backend } from '../../src/app/backend.js';
 import type { Result } from '../../src/shared/contract.js';
 import { IPC } from '../shared/ipc-channels.js';
 import { isTrustedSender } from './sender.js';
-
-/** Most files one drop may register. */
-export const DROP_MAX_FILES = 100_000;
 
 const REFUSED: Result<never> = {
   ok: false,
@@ -20,19 +17,18 @@ const REFUSED: Result<never> = {
   message: "The request did not come from Coffer's window and was refused.",
 };
 
-const dropPathsSchema = z
-  .array(z.string().check(z.minLength(1), z.maxLength(32_768)))
-  .check(z.minLength(1), z.maxLength(DROP_MAX_FILES));
+// Only the shape IPC can carry is checked here; the back end checks counts, names and sizes.
+const dropPathsSchema = z.array(z.string().check(z.minLength(1))).check(z.minLength(1));
 const dropBytesSchema = z
   .array(
     z.strictObject({
-      name: z.string().check(z.minLength(1), z.maxLength(1024)),
+      name: z.string(),
       size: z.int().check(z.minimum(0)),
       mtime: z.number(),
       bytes: z.instanceof(Uint8Array),
     }),
   )
-  .check(z.minLength(1), z.maxLength(DROP_MAX_FILES));
+  .check(z.minLength(1));
 
 function invalid(what: string): Result<never> {
   return { ok: false, code: 'INVALID_ARGUMENT', message: `The dropped items could not be read: ${what}.` };

@@ -56,10 +56,7 @@ beforeEach(() => {
   sent.length = 0;
   backend = fakeBackend();
   // The fake backend and window stand in structurally for the real ones.
-  unregister = registerIpc(
-    backend as unknown as Parameters<typeof registerIpc>[0],
-    () => window as unknown as ReturnType<Parameters<typeof registerIpc>[1]>,
-  );
+  unregister = registerIpc(backend, () => window as unknown as ReturnType<Parameters<typeof registerIpc>[1]>);
 });
 
 const trusted = { sender: webContents, senderFrame: mainFrame };

@@ -3,7 +3,7 @@
  * - host `web`: a preview server (test mode) started for the test, and a new browser page on it;
  * - host `electron`: the built app launched with its own user-data folder; skipped, with the reason, when the
  *   Electron binary is missing.
- * Native dialogs are answered by the test: {@link CofferApp.answerDialogs} queues the paths the next dialogs
+ * Native dialogs are answered by the test: {@link CofferApp.answerFolderDialogs} queues the paths the next dialogs
  * return (the preview server's test-only queue, or a stand-in for Electron's `dialog.showOpenDialog`).
  */
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
@@ -26,7 +26,7 @@ export interface CofferApp {
   /** An empty folder to restore into. */
   readonly restoreDir: string;
   /** The paths the next native dialogs answer with, in order (`null` = the user cancelled). */
-  readonly answerDialogs: (answers: readonly (string | null)[]) => Promise<void>;
+  readonly answerFolderDialogs: (answers: readonly (string | null)[]) => Promise<void>;
 }
 
 const ROOT = join(import.meta.dirname, '..');
@@ -46,7 +46,7 @@ export const test = base.extend<HostOptions & { coffer: CofferApp }>({
         const page = await context.newPage();
         try {
           await page.goto(preview.url);
-          await use({ page, vaultParent, restoreDir, answerDialogs: preview.answerDialogs });
+          await use({ page, vaultParent, restoreDir, answerFolderDialogs: preview.answerFolderDialogs });
         } finally {
           await context.close();
           preview.stop();
@@ -68,7 +68,7 @@ export const test = base.extend<HostOptions & { coffer: CofferApp }>({
             page,
             vaultParent,
             restoreDir,
-            async answerDialogs(answers) {
+            async answerFolderDialogs(answers) {
               await app.evaluate(({ dialog }, queued) => {
                 const queue = [...queued];
                 dialog.showOpenDialog = () => {

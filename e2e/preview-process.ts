@@ -11,7 +11,7 @@ export interface PreviewProcess {
   readonly token: string;
   readonly child: ChildProcess;
   /** Queues the paths the next dialogs answer with (test mode only); `null` = cancelled. */
-  readonly answerDialogs: (answers: readonly (string | null)[]) => Promise<void>;
+  readonly answerFolderDialogs: (answers: readonly (string | null)[]) => Promise<void>;
   readonly stop: () => void;
 }
 
@@ -34,11 +34,11 @@ export async function startPreview(dataDir: string): Promise<PreviewProcess> {
     url: printed,
     token,
     child,
-    async answerDialogs(answers) {
+    async answerFolderDialogs(answers) {
       const response = await fetch(new URL('/api/test/dialog-answers', printed), {
         method: 'POST',
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ answers }),
+        body: JSON.stringify({ folders: answers }),
       });
       if (!response.ok) throw new Error(`queueing dialog answers failed: HTTP ${response.status}`);
     },

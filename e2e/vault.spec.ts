@@ -13,7 +13,7 @@ const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes)
 async function createVault(coffer: CofferApp): Promise<void> {
   const { page } = coffer;
   await page.getByRole('button', { name: 'Create vault…' }).click();
-  await coffer.answerDialogs([coffer.vaultParent]);
+  await coffer.answerFolderDialogs([coffer.vaultParent]);
   await page.getByRole('button', { name: 'Choose…' }).click();
   await expect(page.getByText(coffer.vaultParent)).toBeVisible();
   await page.getByLabel('Name').fill('Personal');
@@ -58,7 +58,7 @@ test('adds a dropped file, lists it with its size, and restores the same bytes',
   await expect(row.getByRole('cell').nth(1)).toHaveText(formatSize(bytes.length));
 
   await row.click();
-  await coffer.answerDialogs([coffer.restoreDir]);
+  await coffer.answerFolderDialogs([coffer.restoreDir]);
   await page.getByRole('button', { name: 'Restore…' }).click();
   await expect(page.getByText('Restored 1 file.')).toBeVisible();
   expect(sha256(await readFile(join(coffer.restoreDir, 'report.pdf')))).toBe(sha256(bytes));

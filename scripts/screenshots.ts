@@ -38,7 +38,7 @@ async function shoot(scheme: 'light' | 'dark', executablePath: string | undefine
     await save('start-empty');
 
     await page.getByRole('button', { name: 'Create vault…' }).click();
-    await preview.answerDialogs([vaults]);
+    await preview.answerFolderDialogs([vaults]);
     await page.getByRole('button', { name: 'Choose…' }).click();
     await page.getByLabel('Name').fill('Personal');
     await page.getByLabel('Passphrase', { exact: true }).fill(PASSPHRASE);

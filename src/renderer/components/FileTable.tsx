@@ -70,12 +70,14 @@ export function FileTable({ entries, selection, onSelect, onOpenFolder }: FileTa
               }}
             >
               <td className="col-name">
-                {entry.type === 'folder' ? (
-                  <Folder size={16} aria-hidden="true" className="icon-folder" />
-                ) : (
-                  <File size={16} aria-hidden="true" className="icon-file" />
-                )}
-                <span className="name">{entry.name}</span>
+                <span className="cell-name">
+                  {entry.type === 'folder' ? (
+                    <Folder size={16} aria-hidden="true" className="icon-folder" />
+                  ) : (
+                    <File size={16} aria-hidden="true" className="icon-file" />
+                  )}
+                  <span className="name">{entry.name}</span>
+                </span>
               </td>
               <td
                 className="col-size"

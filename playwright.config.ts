@@ -9,9 +9,6 @@
 import { defineConfig } from '@playwright/test';
 
 import type { HostOptions } from './e2e/fixtures.js';
-import { chromiumExecutable } from './scripts/find-chromium.js';
-
-const executablePath = chromiumExecutable();
 
 export default defineConfig<HostOptions>({
   testDir: 'e2e',
@@ -27,11 +24,8 @@ export default defineConfig<HostOptions>({
   projects: [
     {
       name: 'web',
-      use: {
-        host: 'web',
-        browserName: 'chromium',
-        launchOptions: executablePath === undefined ? {} : { executablePath },
-      },
+      // Chromium: Playwright's own build when installed, else /usr/bin/chromium (scripts/find-chromium.ts).
+      use: { host: 'web' },
     },
     { name: 'electron', use: { host: 'electron' } },
   ],

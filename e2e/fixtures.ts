@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { _electron, test as base, type Page } from '@playwright/test';
 
 import { electronPackage, findElectronBinary } from '../scripts/electron-binary.js';
+import { chromiumExecutable } from '../scripts/find-chromium.js';
 import { startPreview } from './preview-process.js';
 
 export interface HostOptions {
@@ -33,7 +34,7 @@ const ROOT = join(import.meta.dirname, '..');
 
 export const test = base.extend<HostOptions & { coffer: CofferApp }>({
   host: ['web', { option: true }],
-  coffer: async ({ host, browser }, use, testInfo) => {
+  coffer: async ({ host, playwright }, use, testInfo) => {
     const work = await mkdtemp(join(tmpdir(), 'coffer-e2e-'));
     const dataDir = join(work, 'data');
     const vaultParent = join(work, 'vaults');
@@ -42,13 +43,18 @@ export const test = base.extend<HostOptions & { coffer: CofferApp }>({
     try {
       if (host === 'web') {
         const preview = await startPreview(dataDir);
+        // Launched here rather than through the `browser` fixture, so the electron project never needs Chromium.
+        const executablePath = chromiumExecutable();
+        const browser = await playwright.chromium.launch(
+          executablePath === undefined ? {} : { executablePath },
+        );
         const context = await browser.newContext();
         const page = await context.newPage();
         try {
           await page.goto(preview.url);
           await use({ page, vaultParent, restoreDir, answerFolderDialogs: preview.answerFolderDialogs });
         } finally {
-          await context.close();
+          await browser.close();
           preview.stop();
         }
       } else {

@@ -18,7 +18,7 @@ export interface HostRuntime {
 }
 
 let current: HostRuntime = {
-  guardedKeyMemory: process.versions.electron === undefined,
+  guardedKeyMemory: !('electron' in process.versions),
   sqliteNativeBinding: undefined,
 };
 

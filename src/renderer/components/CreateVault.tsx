@@ -5,6 +5,7 @@ import { KDF_PRESET_NAMES, type PickedHandle } from '../../shared/contract.js';
 import { call, describeError } from '../api.js';
 import { showVault } from '../store.js';
 import { ErrorText } from './ErrorText.js';
+import { TextField } from './TextField.js';
 
 type KdfPresetName = (typeof KDF_PRESET_NAMES)[number];
 
@@ -81,39 +82,21 @@ export function CreateVault({ onCancel }: { onCancel: () => void }) {
             </button>
           </div>
         </div>
-        <label className="field">
-          <span className="label">Name</span>
-          <input
-            value={name}
-            onChange={(event) => {
-              setName(event.target.value);
-            }}
-            placeholder="Personal"
-            autoComplete="off"
-          />
-        </label>
-        <label className="field">
-          <span className="label">Passphrase</span>
-          <input
-            type="password"
-            value={passphrase}
-            onChange={(event) => {
-              setPassphrase(event.target.value);
-            }}
-            autoComplete="new-password"
-          />
-        </label>
-        <label className="field">
-          <span className="label">Repeat passphrase</span>
-          <input
-            type="password"
-            value={repeat}
-            onChange={(event) => {
-              setRepeat(event.target.value);
-            }}
-            autoComplete="new-password"
-          />
-        </label>
+        <TextField label="Name" value={name} onValue={setName} placeholder="Personal" autoComplete="off" />
+        <TextField
+          label="Passphrase"
+          type="password"
+          value={passphrase}
+          onValue={setPassphrase}
+          autoComplete="new-password"
+        />
+        <TextField
+          label="Repeat passphrase"
+          type="password"
+          value={repeat}
+          onValue={setRepeat}
+          autoComplete="new-password"
+        />
         <label className="field">
           <span className="label">Key strength</span>
           <select

@@ -5,6 +5,7 @@ import type { VaultSummary } from '../../shared/contract.js';
 import { ApiError, call, describeError } from '../api.js';
 import { showVault } from '../store.js';
 import { ErrorText } from './ErrorText.js';
+import { TextField } from './TextField.js';
 
 const WRONG_PASSPHRASE = 'Wrong passphrase. Check Caps Lock and the keyboard layout.';
 
@@ -58,22 +59,18 @@ export function UnlockScreen({ vault }: { vault: VaultSummary }) {
             <p className="muted location">{vault.location}</p>
           </div>
         </header>
-        <label className="field">
-          <span className="label">Passphrase</span>
-          <input
-            ref={input}
-            type="password"
-            value={passphrase}
-            autoFocus
-            disabled={busy}
-            aria-invalid={error !== null}
-            aria-describedby={error === null ? undefined : 'unlock-error'}
-            onChange={(event) => {
-              setPassphrase(event.target.value);
-            }}
-            autoComplete="current-password"
-          />
-        </label>
+        <TextField
+          label="Passphrase"
+          inputRef={input}
+          type="password"
+          value={passphrase}
+          onValue={setPassphrase}
+          autoFocus
+          disabled={busy}
+          aria-invalid={error !== null}
+          aria-describedby={error === null ? undefined : 'unlock-error'}
+          autoComplete="current-password"
+        />
         <ErrorText message={error} id="unlock-error" />
         <div className="actions">
           <button type="button" className="link" onClick={() => void close()}>

@@ -11,7 +11,32 @@ import type {
   ResponseOf,
   Result,
 } from '../shared/contract.js';
-import { decodeWire, dropBodyParts, type DropManifestEntry } from './wire.js';
+import {
+  decodeWire,
+  dropBodyParts,
+  type ChooserListing,
+  type ChooserRequest,
+  type DropManifestEntry,
+} from './wire.js';
+
+export type { ChooserEntry, ChooserListing, ChooserRequest } from './wire.js';
+
+/**
+ * The preview's stand-in for native dialogs, for the page's in-page chooser: when a `dialog.*` request needs an
+ * answer, `onRequest` listeners get a {@link ChooserRequest}; the page lists folders below its roots and answers
+ * with absolute paths (or null to cancel), and the pending `dialog.*` request then completes. Not in Electron.
+ */
+export interface PreviewChooser {
+  onRequest(listener: (request: ChooserRequest) => void): () => void;
+  /** The chooser waiting for an answer (after a reload, say), or null. */
+  pending(): Promise<Result<ChooserRequest | null>>;
+  list(path: string): Promise<Result<ChooserListing>>;
+  answer(chooserId: string, paths: readonly string[] | null): Promise<Result<null>>;
+}
+
+export interface PreviewApi extends CofferApi {
+  readonly chooser: PreviewChooser;
+}
 
 /** What the bridge needs of the page's location: `origin` and the `#token=` fragment the server printed. */
 export interface PreviewLocation {
@@ -45,15 +70,19 @@ export function tokenFrom(hash: string): string {
 export function createPreviewApi(
   location: PreviewLocation,
   transport: PreviewTransport = { fetch: globalThis.fetch.bind(globalThis), WebSocket: globalThis.WebSocket },
-): CofferApi {
+): PreviewApi {
   const token = tokenFrom(location.hash);
   const authorization = { Authorization: `Bearer ${token}` };
-  const listeners = new Map<EventName, Set<(payload: never) => void>>();
+  const listeners = new Map<EventName | 'chooser', Set<(payload: never) => void>>();
   let socket: WebSocket | undefined;
   /** Settles when the event socket opened (or failed): requests wait for it so no event of theirs is missed. */
   let socketReady: Promise<void> = Promise.resolve();
 
-  const post = async <T>(path: string, body: string | Blob, type: string): Promise<Result<T>> => {
+  const post = async <T>(
+    path: string,
+    body: string | Blob,
+    type = 'application/json',
+  ): Promise<Result<T>> => {
     await socketReady;
     try {
       const response = await transport.fetch(`${location.origin}${path}`, {
@@ -82,7 +111,7 @@ export function createPreviewApi(
     });
     opened.onmessage = (message: MessageEvent) => {
       if (typeof message.data !== 'string') return;
-      const { event, payload } = decodeWire(message.data) as { event: EventName; payload: never };
+      const { event, payload } = decodeWire(message.data) as { event: EventName | 'chooser'; payload: never };
       for (const listener of listeners.get(event) ?? []) listener(payload);
     };
     opened.onclose = () => {
@@ -92,23 +121,27 @@ export function createPreviewApi(
     };
   };
 
+  const listen = (event: EventName | 'chooser', listener: (payload: never) => void): (() => void) => {
+    const set = listeners.get(event) ?? new Set();
+    listeners.set(event, set);
+    set.add(listener);
+    connect();
+    return () => {
+      set.delete(listener);
+      if ([...listeners.values()].every((each) => each.size === 0)) {
+        socket?.close();
+        socket = undefined;
+      }
+    };
+  };
+
   return {
     invoke<C extends Channel>(channel: C, request: RequestOf<C>): Promise<Result<ResponseOf<C>>> {
-      return post(`/api/invoke/${encodeURIComponent(channel)}`, JSON.stringify(request), 'application/json');
+      return post(`/api/invoke/${encodeURIComponent(channel)}`, JSON.stringify(request));
     },
 
     on<E extends EventName>(event: E, listener: (payload: EventPayloads[E]) => void): () => void {
-      const set = listeners.get(event) ?? new Set();
-      listeners.set(event, set);
-      set.add(listener);
-      connect();
-      return () => {
-        set.delete(listener);
-        if ([...listeners.values()].every((each) => each.size === 0)) {
-          socket?.close();
-          socket = undefined;
-        }
-      };
+      return listen(event, listener);
     },
 
     registerDroppedFiles(files) {
@@ -121,6 +154,13 @@ export function createPreviewApi(
       // The browser streams the files from disk (or memory) as the body is sent.
       const body = new Blob([head, ...files]);
       return post('/api/drop', body, 'application/octet-stream');
+    },
+
+    chooser: {
+      onRequest: (listener) => listen('chooser', listener),
+      pending: () => post('/api/chooser/pending', '{}'),
+      list: (path) => post('/api/chooser/list', JSON.stringify({ path })),
+      answer: (chooserId, paths) => post('/api/chooser/answer', JSON.stringify({ chooserId, paths })),
     },
   };
 }

@@ -2,6 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { homedir } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { extname, resolve, sep } from 'node:path';
 
@@ -9,10 +10,11 @@ import { WebSocketServer, type WebSocket } from 'ws';
 
 import { createBackend, type Backend, type DialogProvider } from '../app/backend.js';
 import { DROP_MAX_BYTES } from '../app/dropped.js';
-import { AppError, fail } from '../app/result.js';
+import { errorResult, fail, ok } from '../app/result.js';
 import type { SodiumBackend } from '../core/crypto/sodium.js';
 import { InvalidArgumentError } from '../core/errors.js';
 import type { Result } from '../shared/contract.js';
+import { ChooserDialogs, defaultChooserRoots } from './chooser.js';
 import { readDropBody } from './drop-body.js';
 import { encodeWire } from './wire.js';
 
@@ -33,6 +35,8 @@ export interface PreviewServerOptions {
   readonly port?: number;
   /** Only 127.0.0.1 is accepted; anything else is refused. */
   readonly host?: string;
+  /** Folders the in-page chooser may show (without testMode); default: the home folder and `dataDir`. */
+  readonly chooserRoots?: readonly string[];
   readonly sodium?: SodiumBackend;
 }
 
@@ -97,18 +101,6 @@ class QueuedDialogs implements DialogProvider {
   }
 }
 
-const noDialogs: DialogProvider = {
-  pickFolder: () => Promise.reject(notSupported()),
-  pickFiles: () => Promise.reject(notSupported()),
-};
-
-function notSupported(): AppError {
-  return new AppError(
-    'NOT_SUPPORTED',
-    'The preview server has no file dialogs yet. Start it with --test and queue answers through POST /api/test/dialog-answers, or use the desktop app.',
-  );
-}
-
 class HttpError extends Error {
   constructor(
     readonly status: number,
@@ -161,10 +153,24 @@ export async function startPreviewServer(options: PreviewServerOptions): Promise
     );
   }
   const token = randomBytes(32).toString('hex');
+  const socketServer = new WebSocketServer({ noServer: true, maxPayload: 1024 });
+  const broadcast = (event: string, payload: unknown): void => {
+    const message = encodeWire({ event, payload });
+    for (const client of socketServer.clients) if (client.readyState === client.OPEN) client.send(message);
+  };
   const dialogs = options.testMode === true ? new QueuedDialogs() : undefined;
+  // Without the test queue, a dialog becomes a chooser in the page, limited to these folders.
+  const chooser = dialogs
+    ? undefined
+    : new ChooserDialogs(
+        options.chooserRoots ?? (await defaultChooserRoots(homedir(), options.dataDir)),
+        (request) => {
+          broadcast('chooser', request);
+        },
+      );
   const backend = await createBackend({
     dataDir: options.dataDir,
-    dialogs: dialogs ?? noDialogs,
+    dialogs: dialogs ?? (chooser as DialogProvider),
     ...(options.sodium ? { sodium: options.sodium } : {}),
   });
   const staticRoot = resolve(options.staticDir);
@@ -206,6 +212,21 @@ export async function startPreviewServer(options: PreviewServerOptions): Promise
         backend.registerDroppedBytes(dropped),
       );
       sendJson(response, 200, files);
+      return;
+    }
+    if (path.startsWith('/api/chooser/') && chooser) {
+      const body = (await readJson(request)) as { path?: unknown; chooserId?: unknown; paths?: unknown };
+      try {
+        if (path === '/api/chooser/list') sendJson(response, 200, ok(await chooser.list(body.path)));
+        else if (path === '/api/chooser/answer') {
+          await chooser.answer(body.chooserId, body.paths);
+          sendJson(response, 200, ok(null));
+        } else if (path === '/api/chooser/pending') sendJson(response, 200, ok(chooser.pending ?? null));
+        else throw new HttpError(404, 'No such API.');
+      } catch (error) {
+        if (error instanceof HttpError) throw error;
+        sendJson(response, 200, errorResult(error));
+      }
       return;
     }
     if (path === '/api/test/dialog-answers' && dialogs) {
@@ -295,7 +316,6 @@ export async function startPreviewServer(options: PreviewServerOptions): Promise
     request.on('error', () => response.destroy());
   });
 
-  const sockets = new WebSocketServer({ noServer: true, maxPayload: 1024 });
   server.on('upgrade', (request, socket, head) => {
     const url = new URL(request.url ?? '/', 'http://x');
     const denied =
@@ -308,7 +328,7 @@ export async function startPreviewServer(options: PreviewServerOptions): Promise
       );
       return;
     }
-    sockets.handleUpgrade(request, socket, head, (client: WebSocket) => {
+    socketServer.handleUpgrade(request, socket, head, (client: WebSocket) => {
       // The socket only carries events to the page; anything the page sends on it is ignored.
       client.on('message', () => undefined);
       client.on('error', () => {
@@ -316,10 +336,7 @@ export async function startPreviewServer(options: PreviewServerOptions): Promise
       });
     });
   });
-  const stopEvents = backend.onEvent((event, payload) => {
-    const message = encodeWire({ event, payload });
-    for (const client of sockets.clients) if (client.readyState === client.OPEN) client.send(message);
-  });
+  const stopEvents = backend.onEvent(broadcast);
 
   await new Promise<void>((listening, failed) => {
     server.once('error', failed);
@@ -339,8 +356,9 @@ export async function startPreviewServer(options: PreviewServerOptions): Promise
     backend,
     async close() {
       stopEvents();
-      for (const client of sockets.clients) client.terminate();
-      sockets.close();
+      chooser?.cancel();
+      for (const client of socketServer.clients) client.terminate();
+      socketServer.close();
       await backend.dispose();
       await new Promise<void>((closed) => {
         server.close(() => {

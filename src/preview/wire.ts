@@ -3,6 +3,8 @@
  * Browser-safe (no Node imports): the bridge decodes what the server encodes.
  */
 
+import type { FolderPurpose } from '../shared/contract.js';
+
 const BYTES_KEY = '$bytes';
 
 function toBase64(bytes: Uint8Array): string {
@@ -50,4 +52,27 @@ export function dropBodyParts(manifest: readonly DropManifestEntry[]): { head: U
   new DataView(head.buffer).setUint32(0, json.length);
   head.set(json, 4);
   return { head };
+}
+
+/** The preview's stand-in for a native dialog, sent to the page as the socket event 'chooser'. */
+export interface ChooserRequest {
+  readonly chooserId: string;
+  readonly kind: 'folder' | 'files';
+  readonly purpose: FolderPurpose | 'add-files';
+  /** Absolute folders the page may list and choose below. */
+  readonly roots: readonly string[];
+}
+
+export interface ChooserEntry {
+  readonly name: string;
+  readonly type: 'folder' | 'file';
+}
+
+export interface ChooserListing {
+  readonly path: string;
+  /** The folder above, or null at a root. */
+  readonly parent: string | null;
+  readonly entries: readonly ChooserEntry[];
+  /** Entries past the listing limit, not listed. */
+  readonly omitted: number;
 }

@@ -1,16 +1,22 @@
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 
-import { createPreviewApi } from '../../src/preview/bridge.js';
+import { createPreviewApi, type ChooserRequest, type PreviewTransport } from '../../src/preview/bridge.js';
 import { startPreviewServer, type PreviewServer } from '../../src/preview/server.js';
 import { dropBodyParts } from '../../src/preview/wire.js';
 import type { EventPayloads, JobEvent } from '../../src/shared/contract.js';
 import { nativeSodium } from '../helpers/backends.js';
 import { PASSPHRASE, tempDir } from '../helpers/vault.js';
+
+/** Node's fetch and the ws package stand in for the browser's. */
+const transport: PreviewTransport = {
+  fetch: globalThis.fetch.bind(globalThis),
+  WebSocket: WebSocket as unknown as typeof globalThis.WebSocket,
+};
 
 const servers: PreviewServer[] = [];
 afterEach(async () => {
@@ -155,7 +161,7 @@ describe('preview server: who may talk to it', () => {
     expect(huge.status).toBe(413);
   });
 
-  it('offers the test dialog queue only in test mode; without it dialogs say NOT_SUPPORTED and name --test', async () => {
+  it('offers the test dialog queue only in test mode', async () => {
     const server = await start({ testMode: false });
     const answers = await raw(server, {
       method: 'POST',
@@ -164,14 +170,63 @@ describe('preview server: who may talk to it', () => {
       body: JSON.stringify({ folders: ['/'] }),
     });
     expect(answers.status).toBe(404);
-    const picked = JSON.parse(
-      (await invoke(server, 'dialog.pickFolder', { purpose: 'open-vault' })).body,
-    ) as {
-      code: string;
-      message: string;
-    };
-    expect(picked.code).toBe('NOT_SUPPORTED');
-    expect(picked.message).toContain('--test');
+  });
+});
+
+describe('preview server: the in-page chooser that stands in for dialogs', () => {
+  it('asks the page, lists only below its roots, and answers the dialog with the chosen folder', async () => {
+    const root = realpathSync(tempDir());
+    mkdirSync(join(root, 'Vaults', 'inner'), { recursive: true });
+    writeFileSync(join(root, 'Vaults', 'file.txt'), 'x');
+    symlinkSync('/etc', join(root, 'Vaults', 'escape'));
+    const server = await startPreviewServer({
+      dataDir: tempDir(),
+      staticDir: tempDir(),
+      chooserRoots: [root],
+      sodium: nativeSodium,
+    });
+    servers.push(server);
+    const api = createPreviewApi(new URL(server.url), transport);
+    const asked = new Promise<ChooserRequest>((resolve) => {
+      api.chooser.onRequest(resolve);
+    });
+    const picking = api.invoke('dialog.pickFolder', { purpose: 'open-vault' });
+    const request = await asked;
+    expect(request).toMatchObject({ kind: 'folder', purpose: 'open-vault', roots: [root] });
+    expect(await api.chooser.pending()).toEqual({ ok: true, value: request });
+
+    const listing = await api.chooser.list(join(root, 'Vaults'));
+    if (!listing.ok) throw new Error(listing.message);
+    expect(listing.value).toMatchObject({ path: join(root, 'Vaults'), parent: root });
+    expect(listing.value.entries.map((entry) => `${entry.type} ${entry.name}`)).toEqual([
+      'folder inner',
+      'file file.txt',
+    ]);
+    expect(await api.chooser.list(root)).toMatchObject({ ok: true, value: { parent: null } });
+    for (const outside of ['/etc', join(root, 'Vaults', 'escape'), join(root, '..'), 'relative']) {
+      expect(await api.chooser.list(outside)).toMatchObject({ ok: false, code: 'INVALID_ARGUMENT' });
+      expect(await api.chooser.answer(request.chooserId, [outside])).toMatchObject({ ok: false });
+    }
+    expect(await api.chooser.answer(request.chooserId, [join(root, 'Vaults', 'file.txt')])).toMatchObject({
+      ok: false,
+      code: 'INVALID_ARGUMENT',
+    });
+    expect(await api.chooser.answer('c-other', [join(root, 'Vaults')])).toMatchObject({ ok: false });
+    expect(await api.chooser.answer(request.chooserId, [join(root, 'Vaults', 'inner')])).toEqual({
+      ok: true,
+      value: null,
+    });
+    expect(await picking).toMatchObject({
+      ok: true,
+      value: { label: join(root, 'Vaults', 'inner'), count: 1 },
+    });
+
+    const cancelled = new Promise<ChooserRequest>((resolve) => {
+      api.chooser.onRequest(resolve);
+    });
+    const second = api.invoke('dialog.pickFolder', { purpose: 'create-vault' });
+    await api.chooser.answer((await cancelled).chooserId, null);
+    expect(await second).toEqual({ ok: true, value: null });
   });
 });
 
@@ -221,10 +276,7 @@ describe('preview server: static files', () => {
 describe('preview server: the app end to end through the browser bridge', () => {
   it('creates a vault, sends events on the socket, adds dropped bytes and restores them byte-identical', async () => {
     const server = await start();
-    const api = createPreviewApi(new URL(server.url), {
-      fetch: globalThis.fetch.bind(globalThis),
-      WebSocket: WebSocket as unknown as typeof globalThis.WebSocket,
-    });
+    const api = createPreviewApi(new URL(server.url), transport);
     const answer = (body: unknown) =>
       raw(server, {
         method: 'POST',

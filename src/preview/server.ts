@@ -9,6 +9,7 @@ import { extname, resolve, sep } from 'node:path';
 import { WebSocketServer, type WebSocket } from 'ws';
 
 import { createBackend, type Backend, type DialogProvider } from '../app/backend.js';
+import { IdleLock } from '../app/idle-lock.js';
 import { DROP_MAX_BYTES } from '../app/dropped.js';
 import { errorResult, fail, ok } from '../app/result.js';
 import type { SodiumBackend } from '../core/crypto/sodium.js';
@@ -20,6 +21,9 @@ import { encodeWire } from './wire.js';
 
 /** The only address the preview server binds to: it serves decrypted data, so never beyond this machine. */
 export const PREVIEW_HOST = '127.0.0.1';
+
+/** How often the idle auto-lock is checked. */
+const IDLE_CHECK_MS = 15_000;
 
 /** Largest JSON request body (a request naming many vault paths stays well below). */
 const JSON_BODY_MAX = 16 * 1024 * 1024;
@@ -174,6 +178,17 @@ export async function startPreviewServer(options: PreviewServerOptions): Promise
     ...(options.sodium ? { sodium: options.sodium } : {}),
   });
   const staticRoot = resolve(options.staticDir);
+  const idle = new IdleLock({
+    minutes: async () => {
+      const settings = await backend.handle('settings.get', {});
+      return settings.ok ? (settings.value as { autoLockMinutes: number }).autoLockMinutes : 0;
+    },
+    lock: () => backend.lockAll('idle'),
+  });
+  const idleTimer = setInterval(() => {
+    void idle.check();
+  }, IDLE_CHECK_MS);
+  idleTimer.unref();
   let origin = '';
   let host = '';
 
@@ -201,6 +216,7 @@ export async function startPreviewServer(options: PreviewServerOptions): Promise
     if (request.method !== 'POST') throw new HttpError(405, 'Use POST.');
     const denied = refusal(request, bearer(request));
     if (denied) throw denied;
+    idle.touch();
     if (path.startsWith('/api/invoke/')) {
       const channel = decodeURIComponent(path.slice('/api/invoke/'.length));
       // Payloads are never logged: vault.create and vault.unlock carry a passphrase.
@@ -355,6 +371,7 @@ export async function startPreviewServer(options: PreviewServerOptions): Promise
     token,
     backend,
     async close() {
+      clearInterval(idleTimer);
       stopEvents();
       chooser?.cancel();
       for (const client of socketServer.clients) client.terminate();

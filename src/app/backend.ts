@@ -53,7 +53,7 @@ export interface Backend {
 }
 
 export interface BackendOptions {
-  /** The app's data folder (settings.json lives there). Created by the host. */
+  /** The app's data folder (settings.json lives there); created when missing. */
   readonly dataDir: string;
   readonly dialogs: DialogProvider;
   /** Crypto backend; default: sodium-native, else the WebAssembly build. */

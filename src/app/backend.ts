@@ -53,7 +53,7 @@ export interface Backend {
 }
 
 export interface BackendOptions {
-  /** The app's data folder (settings.json lives there). Created by the host. */
+  /** The app's data folder (settings.json lives there); created when missing. */
   readonly dataDir: string;
   readonly dialogs: DialogProvider;
   /** Crypto backend; default: sodium-native, else the WebAssembly build. */
@@ -93,8 +93,10 @@ function describeIssues(channel: string, issues: readonly { path: PropertyKey[];
 export async function createBackend(options: BackendOptions): Promise<Backend> {
   const store = await SettingsStore.load(options.dataDir);
   if (store.problem) console.warn(`coffer: ${store.problem}`);
-  // Hook: sweep restore temp files left by a crash. The engine function for it is being added on branch `cli`;
-  // call it here (for the folders it needs) once it is merged. Until then a crashed restore's temp file stays.
+  // HOOK(stale restore temps): branch `cli` adds removeStaleRestoreTemps() to src/core (it removes the partial
+  // plaintext a killed restore left in its destination, from records in the per-user state dir). Once merged, call
+  // it here, before any restore of this back end can start. Until then such leftovers stay until the next CLI
+  // restore sweeps them.
   let sodium: SodiumBackend | undefined = options.sodium;
   const getSodium = async (): Promise<SodiumBackend> => (sodium ??= await loadSodium());
   const listeners = new Set<EventListener>();

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { readFile, rename } from 'node:fs/promises';
+import { mkdir, readFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import * as z from 'zod/mini';
@@ -64,8 +64,12 @@ export class SettingsStore {
     this.problem = problem;
   }
 
-  /** @throws {@link IoError} when the data folder cannot be read for another reason than a missing file. */
+  /**
+   * Reads the settings from `dataDir`, creating the folder (private to the user) when it is missing.
+   * @throws the file system's error when the folder cannot be made or read.
+   */
   static async load(dataDir: string): Promise<SettingsStore> {
+    await mkdir(dataDir, { recursive: true, mode: 0o700 });
     const path = join(dataDir, SETTINGS_FILE);
     const defaults: Stored = { version: 1, settings: DEFAULT_SETTINGS, recent: [] };
     let text: string;

@@ -248,8 +248,9 @@ interface JobEventBase {
 /**
  * What a job reports, in order: 'started', then 'progress' (coalesced to at most about 20 a second; the last
  * one is always sent), 'item' per file or folder done, 'problem' per thing skipped or damaged, and exactly one
- * 'ended' — 'done' with the report, 'cancelled' (by the user, or because the vault was locked or closed) with
- * the report of what was finished, or 'failed' with an error.
+ * 'ended' — 'done' with the report, 'cancelled' (by the user, or because the vault was locked or closed), or
+ * 'failed' with an error. A job's events may arrive before the answer that carries its id (in the preview they
+ * come over another connection): keep them by `jobId` until it is known.
  */
 export type JobEvent = JobEventBase &
   (

@@ -24,6 +24,14 @@ async function addTree(
   return app.jobEvents(jobId);
 }
 
+/** A folder of three files large enough to be stored one by one, so a job can be stopped between them. */
+async function threeLargeFiles(): Promise<string> {
+  const source = tempDir();
+  const big = Buffer.alloc(3 * 1024 * 1024, 1);
+  await writeTree(source, { 'a.bin': big, 'b.bin': big, 'c.bin': big });
+  return source;
+}
+
 describe('requests of the wrong shape', () => {
   it('answers INVALID_ARGUMENT for an unknown channel, a wrong shape, extra keys or wrong types', async () => {
     const app = await newApp();
@@ -336,9 +344,7 @@ describe('jobs', () => {
   it('cancels a running job: it ends cancelled and keeps no unfinished file', async () => {
     const app = await newApp();
     const { vaultId } = await newVaultIn(app);
-    const source = tempDir();
-    const big = Buffer.alloc(3 * 1024 * 1024, 1);
-    await writeTree(source, { 'a.bin': big, 'b.bin': big, 'c.bin': big });
+    const source = await threeLargeFiles();
     app.dialogs.folders.push(source);
     const picked = await app.call('dialog.pickFolder', { purpose: 'add-folder', vaultId });
     if (!picked) throw new Error('nothing picked');
@@ -363,9 +369,7 @@ describe('jobs', () => {
   it('stops every job of a vault when it is locked, wipes its handles, and says why', async () => {
     const app = await newApp();
     const { vaultId } = await newVaultIn(app);
-    const source = tempDir();
-    const big = Buffer.alloc(3 * 1024 * 1024, 2);
-    await writeTree(source, { 'a.bin': big, 'b.bin': big, 'c.bin': big });
+    const source = await threeLargeFiles();
     const restoreTo = await pickFolder(app, tempDir(), { purpose: 'restore-destination', vaultId });
     app.dialogs.files.push(['a.bin', 'b.bin', 'c.bin'].map((name) => join(source, name)));
     const picked = await app.call('dialog.pickFiles', { purpose: 'add-files', vaultId });

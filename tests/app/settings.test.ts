@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
@@ -26,6 +26,14 @@ describe('settings store', () => {
     expect(again.problem).toBeUndefined();
     // Written through a temp file and a rename: nothing else is left in the folder.
     expect(readdirSync(dataDir)).toEqual([SETTINGS_FILE]);
+  });
+
+  it('creates a missing data folder, private to the user', async () => {
+    const dataDir = join(tempDir(), 'not', 'yet');
+    const store = await SettingsStore.load(dataDir);
+    store.updateSettings({ theme: 'light' });
+    expect(readdirSync(dataDir)).toEqual([SETTINGS_FILE]);
+    expect(statSync(dataDir).mode & 0o777).toBe(0o700);
   });
 
   it('keeps one entry per folder, most recent first, and forgets the oldest past the limit', async () => {

@@ -518,10 +518,8 @@ export class Vault {
     destinationFolder = '/',
     options: AddOptions = {},
   ): Promise<AddReport> {
-    const session = this.#unlocked();
-    session.requireWritable();
-    return this.#activity.run('change', 'adding files', options.signal, (signal) =>
-      addPaths(session, sources, destinationFolder, { ...options, signal }),
+    return this.#adding(options, (session, running) =>
+      addPaths(session, sources, destinationFolder, running),
     );
   }
 
@@ -534,10 +532,20 @@ export class Vault {
     destinationFolder = '/',
     options: AddOptions = {},
   ): Promise<AddReport> {
+    return this.#adding(options, (session, running) =>
+      addStreams(session, files, destinationFolder, running),
+    );
+  }
+
+  /** Runs an add in its turn (adds run one at a time), with the signal that a lock or close also aborts. */
+  #adding(
+    options: AddOptions,
+    add: (session: Session, options: AddOptions) => Promise<AddReport>,
+  ): Promise<AddReport> {
     const session = this.#unlocked();
     session.requireWritable();
     return this.#activity.run('change', 'adding files', options.signal, (signal) =>
-      addStreams(session, files, destinationFolder, { ...options, signal }),
+      add(session, { ...options, signal }),
     );
   }
 

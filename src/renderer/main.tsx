@@ -9,14 +9,19 @@ import { createRoot } from 'react-dom/client';
 
 import { createPreviewApi } from '../preview/bridge.js';
 import { installApi } from './api.js';
+import type { CofferApi } from '../shared/contract.js';
 import { App } from './App.js';
+import { PreviewChooser } from './components/PreviewChooser.js';
 
-installApi(window.coffer ?? createPreviewApi(window.location));
+// Electron's preload put the API there; otherwise this is the preview, which also needs the in-page chooser.
+const preview = window.coffer === undefined ? createPreviewApi(window.location) : undefined;
+installApi(window.coffer ?? (preview as CofferApi));
 
 const root = document.getElementById('root');
 if (root === null) throw new Error('index.html has no #root element');
 createRoot(root).render(
   <StrictMode>
     <App />
+    {preview && <PreviewChooser chooser={preview.chooser} />}
   </StrictMode>,
 );

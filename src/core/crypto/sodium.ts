@@ -1,5 +1,7 @@
 import { createRequire } from 'node:module';
 
+import { hostRuntime } from '../host-runtime.js';
+
 /**
  * The libsodium primitives Coffer uses, behind one interface so the native binding (fast, Argon2id off the main
  * thread) and the WebAssembly build (portable fallback) are interchangeable and can be checked against each other.
@@ -55,7 +57,8 @@ export interface SodiumBackend {
   /**
    * A zeroed buffer for long-lived secrets: guarded, locked memory (sodium_malloc) where the backend offers it.
    * Each native allocation maps guard pages and Linux caps a process at ~65k mappings, so this is for the handful
-   * of keys an unlocked vault holds, never per file.
+   * of keys an unlocked vault holds, never per file. With the host runtime's `guardedKeyMemory` off (Electron)
+   * an ordinary zeroed, unpooled buffer.
    */
   secureAlloc(length: number): Buffer;
   memzero(buffer: Uint8Array): void;
@@ -217,6 +220,7 @@ function nativeBackend(native: NativeSodium): SodiumBackend {
       native.randombytes_buf(buffer);
     }),
     secureAlloc(length) {
+      if (!hostRuntime().guardedKeyMemory) return Buffer.alloc(length);
       const out = native.sodium_malloc(length);
       native.sodium_memzero(out);
       return out;

@@ -11,7 +11,7 @@ import { checkName } from '../names.js';
 import { writeFileAtomicSync } from '../publish.js';
 import type { AddOptions, AddReport, Problem, Progress, VaultEntry } from '../types.js';
 import { smallFilesNeedPool, SmallFileSealer, type NewPack, type SmallFileToSeal } from './add-small.js';
-import { fileSource, sealIntoBlob } from './blob-io.js';
+import { fileSource, sealIntoBlob, streamSource, type ByteSource } from './blob-io.js';
 import { asIoError, fsyncDirectory } from './durable.js';
 import type { ContentRow, Intent, NodeRow } from './index-db.js';
 import { blobPaths, packPaths, PRIVATE_FOLDER_MODE, SMALL_FILE_LIMIT } from './layout.js';
@@ -46,6 +46,28 @@ interface PlannedItem {
   readonly parts: readonly string[];
   readonly size: number;
   readonly mtime: number;
+  /** The bytes of a file that has no path on disk (`source` is then its name); read once, in order. */
+  readonly stream?: AsyncIterable<Uint8Array> | Uint8Array;
+}
+
+/** A file with no path on disk (dropped from a browser, say), whose bytes arrive as a stream. */
+export interface StreamedFile {
+  readonly name: string;
+  /** Exactly the number of bytes `bytes` yields; a stream that yields more or less is a problem, not stored. */
+  readonly size: number;
+  /** Modification time, milliseconds since the epoch. */
+  readonly mtime: number;
+  readonly bytes: AsyncIterable<Uint8Array> | Uint8Array;
+}
+
+/** A file's bytes opened for sealing, from disk or from a stream. */
+interface OpenedSource {
+  readonly source: ByteSource;
+  readonly size: number;
+  readonly mtimeMs: number;
+  /** Whether the file changed since it was opened (a stream cannot). */
+  changed(): Promise<boolean>;
+  close(): Promise<void>;
 }
 
 /** A failure reading the user's file: reported and skipped, unlike a failure writing the vault, which stops. */
@@ -173,8 +195,8 @@ class AddJob {
     this.#folders.set('', destination);
   }
 
-  async run(sources: readonly string[]): Promise<AddReport> {
-    const items = await plan(sources, this.#problems);
+  async run(planned: (problems: Problem[]) => Promise<PlannedItem[]>): Promise<AddReport> {
+    const items = await planned(this.#problems);
     const files = items.filter((item) => item.kind === 'file');
     this.#progress = {
       filesDone: 0,
@@ -183,7 +205,8 @@ class AddJob {
       bytesTotal: files.reduce((sum, item) => sum + item.size, 0),
     };
     this.#report();
-    const small = files.filter((item) => item.size <= SMALL_FILE_LIMIT);
+    // Workers read files by path; streamed files are sealed in this thread.
+    const small = files.filter((item) => item.size <= SMALL_FILE_LIMIT && !item.stream);
     const smallBytes = small.reduce((sum, item) => sum + item.size, 0);
     const pool = smallFilesNeedPool(small.length, smallBytes) ? await sharedCryptoPool() : undefined;
     this.#sealer = pool
@@ -302,11 +325,37 @@ class AddJob {
     this.#report({ filesDone: this.#progress.filesDone + 1, bytesDone: this.#progress.bytesDone + bytes });
   }
 
-  async #openSource(item: PlannedItem): Promise<FileHandle> {
+  async #openSource(item: PlannedItem): Promise<OpenedSource> {
+    const readError = (error: unknown): SourceReadError => new SourceReadError(item.source, { cause: error });
+    if (item.stream) {
+      const stream = streamSource(item.stream, readError);
+      const { size, mtime } = item;
+      return {
+        source: stream,
+        size,
+        mtimeMs: mtime,
+        changed: () => Promise.resolve(false),
+        close: () => stream.close(),
+      };
+    }
+    let handle: FileHandle;
     try {
-      return await open(item.source, 'r');
+      handle = await open(item.source, 'r');
     } catch (error) {
-      throw new SourceReadError(item.source, { cause: error });
+      throw readError(error);
+    }
+    try {
+      const before = await handle.stat();
+      return {
+        source: fileSource(handle, readError),
+        size: before.size,
+        mtimeMs: before.mtimeMs,
+        changed: async () => fileChanged(before, await handle.stat()),
+        close: () => handle.close(),
+      };
+    } catch (error) {
+      await handle.close();
+      throw readError(error);
     }
   }
 
@@ -349,7 +398,7 @@ class AddJob {
   }
 
   async #addSmallFile(item: PlannedItem, parent: TreeNode | null, name: string): Promise<void> {
-    if (!this.#sealer) {
+    if (!this.#sealer || item.stream) {
       await this.#addSmallFileHere(item, parent, name);
       return;
     }
@@ -398,34 +447,16 @@ class AddJob {
 
   /** The small-file path without the worker: read and seal in this thread. */
   async #addSmallFileHere(item: PlannedItem, parent: TreeNode | null, name: string): Promise<void> {
-    // Synchronous calls: for a file of a few KiB, five thread-pool round trips cost more than the reading.
-    await yieldNow();
-    let fd: number;
-    try {
-      fd = openSync(item.source, 'r');
-    } catch (error) {
-      throw new SourceReadError(item.source, { cause: error });
-    }
-    let plaintext: Buffer;
-    let before;
-    try {
-      before = fstatSync(fd);
-      plaintext = readFileSync(fd);
-      if (fileChanged(before, fstatSync(fd)) || plaintext.length !== before.size)
-        throw sourceChanged(item.source);
-    } catch (error) {
-      if (error instanceof SourceChangedError) throw error;
-      throw new SourceReadError(item.source, { cause: error });
-    } finally {
-      closeSync(fd);
-    }
+    const { plaintext, mtimeMs } = item.stream
+      ? await readStreamedFile(item, item.stream)
+      : await readSmallFile(item);
     if (plaintext.length > SMALL_FILE_LIMIT) throw sourceChanged(item.source);
     const { fileId, header, key, binding } = this.#newContent();
     const encryptor = new ContentEncryptor(this.#session.sodium, key, binding, header);
     const blob: Buffer[] = [];
     encryptor.push(plaintext, (bytes) => blob.push(bytes));
     encryptor.finish((bytes) => blob.push(bytes));
-    const row = this.#fileRow(parent, name, plaintext.length, before.mtimeMs, fileId);
+    const row = this.#fileRow(parent, name, plaintext.length, mtimeMs, fileId);
     this.#queueSmallFile(row, { fileId, blob: Buffer.concat(blob) });
   }
 
@@ -440,15 +471,11 @@ class AddJob {
     // waiting for a pack carry on: cutting their batches here made a pack per file between large files.
     this.#commit(false);
     const session = this.#session;
-    const handle = await this.#openSource(item);
-    const before = await handle.stat().catch((error: unknown) => {
-      throw new SourceReadError(item.source, { cause: error });
-    });
+    const opened = await this.#openSource(item);
     const { fileId, header, key, binding } = this.#newContent();
-    const row = this.#fileRow(parent, name, before.size, before.mtimeMs, fileId);
+    const row = this.#fileRow(parent, name, opened.size, opened.mtimeMs, fileId);
     const cipher = new ChunkCipher(session.sodium, key, binding, header);
     const { temp, target } = blobPaths(session.dir, fileId);
-    const source = fileSource(handle, (error) => new SourceReadError(item.source, { cause: error }));
     const steps = new ByteSteps((bytes) => {
       this.#report({ bytesDone: this.#progress.bytesDone + bytes });
     });
@@ -460,15 +487,15 @@ class AddJob {
         const complete = await sealIntoBlob({
           place: { sodium: session.sodium, executor: await sharedCryptoPool() },
           cipher,
-          source,
-          size: before.size,
+          source: opened.source,
+          size: opened.size,
           target: out,
           ...(this.#options.signal ? { signal: this.#options.signal } : {}),
           onBytes: (bytes) => {
             steps.add(bytes);
           },
         });
-        if (!complete || fileChanged(before, await handle.stat())) throw sourceChanged(item.source);
+        if (!complete || (await opened.changed())) throw sourceChanged(item.source);
         await out.sync();
       } finally {
         await out.close();
@@ -482,7 +509,7 @@ class AddJob {
       throw asIoError(error, `Could not store "${item.source}" in the vault`);
     } finally {
       cipher.wipe();
-      await handle.close();
+      await opened.close();
     }
     // A small file of the same name (differing in case, say) may have been accepted while this one was written.
     if (this.#nameTaken(item, parent, name)) await this.#discard([intent]);
@@ -582,6 +609,46 @@ class AddJob {
   }
 }
 
+/** A small file's bytes, read with synchronous calls: for a few KiB, five thread-pool round trips cost more. */
+async function readSmallFile(item: PlannedItem): Promise<{ plaintext: Buffer; mtimeMs: number }> {
+  await yieldNow();
+  let fd: number;
+  try {
+    fd = openSync(item.source, 'r');
+  } catch (error) {
+    throw new SourceReadError(item.source, { cause: error });
+  }
+  try {
+    const before = fstatSync(fd);
+    const plaintext = readFileSync(fd);
+    if (fileChanged(before, fstatSync(fd)) || plaintext.length !== before.size)
+      throw sourceChanged(item.source);
+    return { plaintext, mtimeMs: before.mtimeMs };
+  } catch (error) {
+    if (error instanceof SourceChangedError) throw error;
+    throw new SourceReadError(item.source, { cause: error });
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** A small streamed file's bytes, which must be exactly the size it announced. */
+async function readStreamedFile(
+  item: PlannedItem,
+  bytes: AsyncIterable<Uint8Array> | Uint8Array,
+): Promise<{ plaintext: Buffer; mtimeMs: number }> {
+  const source = streamSource(bytes, (error) => new SourceReadError(item.source, { cause: error }));
+  try {
+    const plaintext = Buffer.alloc(item.size);
+    const got = await source.readv([plaintext], 0);
+    if (got !== item.size || (await source.readv([new Uint8Array(1)], item.size)) !== 0)
+      throw sourceChanged(item.source);
+    return { plaintext, mtimeMs: item.mtime };
+  } finally {
+    await source.close();
+  }
+}
+
 function sourceChanged(source: string): SourceChangedError {
   return new SourceChangedError(
     `Skipped "${source}": it changed while it was being added, so it was not stored. Add it again when nothing is writing to it.`,
@@ -605,5 +672,33 @@ export async function addPaths(
 ): Promise<AddReport> {
   const destination = session.resolveFolder(destinationFolder);
   await refuseAddingVault(session.dir, sources);
-  return new AddJob(session, destination, options).run(sources);
+  return new AddJob(session, destination, options).run((problems) => plan(sources, problems));
+}
+
+/**
+ * Adds files that have no path on disk, their bytes read from streams, into a vault folder: as {@link addPaths}
+ * does, with the same problems reported (a bad or taken name, a stream that does not hold `size` bytes or fails).
+ * Nothing of the plaintext is written to disk. A file that is skipped has its stream left unread.
+ * @throws {@link InvalidArgumentError} for a size or time that is not a non-negative whole number.
+ * @throws {@link CancelledError}, {@link IoError} as {@link addPaths} does.
+ */
+export async function addStreams(
+  session: Session,
+  files: readonly StreamedFile[],
+  destinationFolder: string,
+  options: AddOptions,
+): Promise<AddReport> {
+  const destination = session.resolveFolder(destinationFolder);
+  const planStreams = (problems: Problem[]): PlannedItem[] =>
+    files.flatMap(({ name, size, mtime, bytes }) => {
+      if (!Number.isSafeInteger(size) || size < 0 || !Number.isFinite(mtime) || mtime < 0)
+        throw new InvalidArgumentError(`"${name}" has an invalid size or modification time.`);
+      try {
+        return [{ kind: 'file', source: name, parts: [checkName(name)], size, mtime, stream: bytes }];
+      } catch (error) {
+        problems.push(problemOf(name, error));
+        return [];
+      }
+    });
+  return new AddJob(session, destination, options).run((problems) => Promise.resolve(planStreams(problems)));
 }

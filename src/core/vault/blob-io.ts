@@ -84,6 +84,69 @@ export function bufferSource(bytes: Uint8Array): ByteSource {
   };
 }
 
+/** Bytes that arrive once, front to back (a dropped file with no path on disk), as a source. */
+export interface StreamSource extends ByteSource {
+  /** Stops the stream if it was not read to its end. */
+  close(): Promise<void>;
+}
+
+/**
+ * Reads `bytes` in order; a read may only start where the previous one ended (sealing reads a blob's plaintext
+ * front to back), except that past the end every read gets nothing.
+ * @throws the stream's own error, through `readError`; an Error for a read that goes back or skips ahead (a programming error).
+ */
+export function streamSource(
+  bytes: AsyncIterable<Uint8Array> | Uint8Array,
+  readError: (error: unknown) => unknown = (error) => error,
+): StreamSource {
+  if (bytes instanceof Uint8Array) return { ...bufferSource(bytes), close: () => Promise.resolve() };
+  const iterator = bytes[Symbol.asyncIterator]();
+  let pending: Uint8Array = new Uint8Array(0);
+  let consumed = 0;
+  let ended = false;
+  const fill = async (view: Uint8Array): Promise<number> => {
+    let filled = 0;
+    while (filled < view.byteLength && !ended) {
+      if (pending.byteLength === 0) {
+        let next: IteratorResult<Uint8Array>;
+        try {
+          next = await iterator.next();
+        } catch (error) {
+          throw readError(error);
+        }
+        if (next.done === true) ended = true;
+        else pending = next.value;
+        continue;
+      }
+      const take = Math.min(pending.byteLength, view.byteLength - filled);
+      view.set(pending.subarray(0, take), filled);
+      pending = pending.subarray(take);
+      filled += take;
+    }
+    return filled;
+  };
+  return {
+    readv: async (views, position) => {
+      if (ended && pending.byteLength === 0 && position >= consumed) return 0;
+      if (position !== consumed)
+        throw new Error(`A stream is read in order: asked for ${position}, at ${consumed}.`);
+      let got = 0;
+      for (const view of views) {
+        const filled = await fill(view);
+        got += filled;
+        if (filled < view.byteLength) break;
+      }
+      consumed += got;
+      return got;
+    },
+    close: async () => {
+      if (ended) return;
+      ended = true;
+      await iterator.return?.();
+    },
+  };
+}
+
 /**
  * Recycles batch buffers: every full batch has the same size, and zero-filling a fresh megabyte per batch cost a
  * measurable share of a tmpfs-speed run.

@@ -11,6 +11,7 @@ import {
   type IntegrityReason,
 } from '../errors.js';
 import { ioError } from './durable.js';
+import { hostRuntime } from '../host-runtime.js';
 import { announceWrite } from '../test-hooks.js';
 
 /** Version of the index schema below (FORMAT.md section 8.2); bumped with a migration when it changes. */
@@ -239,7 +240,12 @@ export class IndexDb {
       } else {
         refuseMissingOrEmpty(path);
       }
-      db = new Database(path, { readonly: options.readOnly, fileMustExist: !options.create, timeout: 0 });
+      db = new Database(path, {
+        readonly: options.readOnly,
+        fileMustExist: !options.create,
+        timeout: 0,
+        nativeBinding: hostRuntime().sqliteNativeBinding,
+      });
       // Set before the first access, so the lock is taken then and held until close.
       db.pragma('locking_mode = EXCLUSIVE');
       if (!options.create) refuseOtherIndex(db, options.vaultId);

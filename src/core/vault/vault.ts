@@ -28,7 +28,7 @@ import type {
   VerifyReport,
 } from '../types.js';
 import { VaultActivity } from './activity.js';
-import { addPaths } from './add.js';
+import { addPaths, addStreams, type StreamedFile } from './add.js';
 import { asIoError, writeFileAtomic } from './durable.js';
 import { IndexDb, type Intent } from './index-db.js';
 import {
@@ -547,11 +547,35 @@ export class Vault {
     destinationFolder = '/',
     options: AddOptions = {},
   ): Promise<AddReport> {
+    return this.#adding(options, (session, running) =>
+      addPaths(session, sources, destinationFolder, running),
+    );
+  }
+
+  /**
+   * Adds files that have no path on disk (dropped from a browser, say), their bytes read from streams, into a
+   * vault folder. Nothing of the plaintext is written to disk. See {@link addStreams}.
+   */
+  async addStreams(
+    files: readonly StreamedFile[],
+    destinationFolder = '/',
+    options: AddOptions = {},
+  ): Promise<AddReport> {
+    return this.#adding(options, (session, running) =>
+      addStreams(session, files, destinationFolder, running),
+    );
+  }
+
+  /** Runs an add in its turn (adds run one at a time), with the signal that a lock or close also aborts. */
+  #adding(
+    options: AddOptions,
+    add: (session: Session, options: AddOptions) => Promise<AddReport>,
+  ): Promise<AddReport> {
     const session = this.#unlocked();
     session.requireWritable();
     return this.#activity.run('change', 'adding files', options.signal, async (signal) => {
       await checkVaultFolder(this.dir);
-      return addPaths(session, sources, destinationFolder, { ...options, signal });
+      return add(session, { ...options, signal });
     });
   }
 

@@ -1,0 +1,42 @@
+import { dialog, type BrowserWindow, type OpenDialogOptions } from 'electron';
+
+import type { DialogProvider } from '../../src/app/backend.js';
+
+type FolderPurpose = Parameters<DialogProvider['pickFolder']>[0];
+
+const FOLDER_DIALOGS: Readonly<Record<FolderPurpose, { title: string; buttonLabel: string }>> = {
+  'create-vault': { title: 'Choose where to create the vault', buttonLabel: 'Create here' },
+  'open-vault': { title: 'Open a vault folder', buttonLabel: 'Open' },
+  'restore-destination': { title: 'Restore to…', buttonLabel: 'Restore here' },
+  'add-folder': { title: 'Add a folder', buttonLabel: 'Add' },
+};
+
+/**
+ * Native dialogs, the only way a path on disk reaches the back end from the window besides a drop: the renderer
+ * asks for a purpose and gets back an opaque handle, never the path.
+ */
+export function nativeDialogs(getWindow: () => BrowserWindow | null): DialogProvider {
+  const show = async (options: OpenDialogOptions): Promise<string[] | null> => {
+    const window = getWindow();
+    const result = window
+      ? await dialog.showOpenDialog(window, options)
+      : await dialog.showOpenDialog(options);
+    return result.canceled || result.filePaths.length === 0 ? null : result.filePaths;
+  };
+  return {
+    async pickFolder(purpose) {
+      const paths = await show({
+        ...FOLDER_DIALOGS[purpose],
+        properties: ['openDirectory', 'createDirectory', 'dontAddToRecent'],
+      });
+      return paths?.[0] ?? null;
+    },
+    pickFiles() {
+      return show({
+        title: 'Add files',
+        buttonLabel: 'Add',
+        properties: ['openFile', 'multiSelections', 'dontAddToRecent'],
+      });
+    },
+  };
+}

@@ -1,0 +1,490 @@
+import { randomBytes } from 'node:crypto';
+import { stat } from 'node:fs/promises';
+import { basename, isAbsolute, join, resolve } from 'node:path';
+
+import { InvalidArgumentError, NotAVaultError, NotFoundError } from '../core/errors.js';
+import { encodePassphrase } from '../core/crypto/kdf.js';
+import { loadSodium, type SodiumBackend } from '../core/crypto/sodium.js';
+import { checkName } from '../core/names.js';
+import { HEADER_FILE } from '../core/vault/layout.js';
+import { removeStaleRestoreTemps } from '../core/vault/restore-record.js';
+import { Vault } from '../core/vault/vault.js';
+import {
+  isChannel,
+  requestSchemas,
+  type Channel,
+  type EventName,
+  type EventPayloads,
+  type FolderPurpose,
+  type FolderTree,
+  type LockReason,
+  type ParsedRequestOf,
+  type RecentVault,
+  type ResponseOf,
+  type Result,
+  type VaultSummary,
+} from '../shared/contract.js';
+import { collectDroppedBytes, type DroppedFileInput } from './dropped.js';
+import { HandleRegistry, wipeDropped, type HandleTarget } from './handles.js';
+import { JobRegistry } from './jobs.js';
+import { errorResult, fail, ok } from './result.js';
+import { SettingsStore, type RecentEntry } from './settings.js';
+
+/** Native dialogs in Electron; a stand-in in the preview server. Returns absolute paths, or null when cancelled. */
+export interface DialogProvider {
+  pickFolder(purpose: FolderPurpose): Promise<string | null>;
+  pickFiles(purpose: 'add-files'): Promise<string[] | null>;
+}
+
+export type EventListener = <E extends EventName>(event: E, payload: EventPayloads[E]) => void;
+
+export interface Backend {
+  /** Validates `payload` against the channel's schema; never throws; an unknown channel or a bad shape gives INVALID_ARGUMENT. */
+  handle(channel: string, payload: unknown): Promise<Result<unknown>>;
+  /** Only the host (preload→main for Electron; the preview server) calls these, never the renderer directly. */
+  registerDroppedPaths(paths: readonly string[]): Result<{ handle: string; count: number }>;
+  registerDroppedBytes(
+    files: readonly DroppedFileInput[],
+  ): Promise<Result<{ handle: string; count: number }>>;
+  onEvent(listener: EventListener): () => void;
+  /** Locks every vault (jobs stopped, keys wiped, `locked` sent for each that was unlocked). Never throws. */
+  lockAll(reason: LockReason): Promise<void>;
+  /** Locks and closes every vault and forgets every handle. Never throws. */
+  dispose(): Promise<void>;
+}
+
+export interface BackendOptions {
+  /** The app's data folder (settings.json lives there); created when missing. */
+  readonly dataDir: string;
+  readonly dialogs: DialogProvider;
+  /** Crypto backend; default: sodium-native, else the WebAssembly build. */
+  readonly sodium?: SodiumBackend;
+  /** For tests: the clock of handle expiry and job progress coalescing. */
+  readonly now?: () => number;
+  /** For tests: how long a handle stays valid. */
+  readonly handleTtlMs?: number;
+}
+
+interface OpenVault {
+  readonly vaultId: string;
+  readonly recentId: string;
+  readonly dir: string;
+  readonly vault: Vault;
+}
+
+type Handlers = { [C in Channel]: (request: ParsedRequestOf<C>) => Promise<ResponseOf<C>> | ResponseOf<C> };
+
+/** Most paths one drop may carry. */
+const DROP_MAX_ITEMS = 10_000;
+
+/** Names schema issues by field and kind only: a payload may carry a passphrase, which must never be echoed. */
+function describeIssues(channel: string, issues: readonly { path: PropertyKey[]; code: string }[]): string {
+  const described = issues
+    .slice(0, 5)
+    .map((issue) => `${issue.path.map(String).join('.') || '(request)'}: ${issue.code.replaceAll('_', ' ')}`);
+  return `Invalid request for "${channel}": ${described.join('; ')}.`;
+}
+
+/**
+ * The app's back end: the contract's handlers on top of {@link Vault}, with no Electron import, so the same code
+ * runs in Electron's main process and in the preview server. Paths on disk come only from the dialog provider or a
+ * drop (as handles); open vaults, jobs and recent vaults are named by ids this back end hands out.
+ * @throws {@link IoError} when the data folder cannot be read.
+ */
+export async function createBackend(options: BackendOptions): Promise<Backend> {
+  const store = await SettingsStore.load(options.dataDir);
+  if (store.problem) console.warn(`coffer: ${store.problem}`);
+  // Restores record their temp files here, so partial plaintext that a killed restore left in its destination is
+  // found and removed now, before any restore of this back end can start (and by each restore after).
+  const restoreStateDir = join(options.dataDir, 'state');
+  removeStaleRestoreTemps(restoreStateDir);
+  let sodium: SodiumBackend | undefined = options.sodium;
+  const getSodium = async (): Promise<SodiumBackend> => (sodium ??= await loadSodium());
+  const listeners = new Set<EventListener>();
+  const emit: EventListener = (event, payload) => {
+    for (const listener of listeners) {
+      try {
+        listener(event, payload);
+      } catch (error) {
+        console.error('coffer: an event listener failed:', error);
+      }
+    }
+  };
+  const handles = new HandleRegistry({
+    ...(options.now ? { now: options.now } : {}),
+    ...(options.handleTtlMs !== undefined ? { ttlMs: options.handleTtlMs } : {}),
+  });
+  const jobs = new JobRegistry(
+    (event) => {
+      emit('job', event);
+    },
+    options.now ? { now: options.now } : {},
+  );
+  const open = new Map<string, OpenVault>();
+
+  const openVault = (vaultId: string): OpenVault => {
+    const found = open.get(vaultId);
+    if (!found)
+      throw new InvalidArgumentError('That vault is not open (it may have been closed). Open it again.');
+    return found;
+  };
+
+  const summary = (entry: OpenVault): VaultSummary => ({
+    vaultId: entry.vaultId,
+    recentId: entry.recentId,
+    name: basename(entry.dir),
+    location: entry.dir,
+    locked: entry.vault.locked,
+    readOnly: entry.vault.readOnly,
+  });
+
+  const recentVault = (entry: RecentEntry): RecentVault => ({
+    recentId: entry.id,
+    name: basename(entry.dir),
+    location: entry.dir,
+    lastOpenedAt: entry.lastOpenedAt,
+    missing: entry.missing,
+  });
+
+  const adopt = (vault: Vault, dir: string): VaultSummary => {
+    const entry: OpenVault = {
+      vaultId: `v-${randomBytes(12).toString('hex')}`,
+      recentId: store.remember(dir).id,
+      dir,
+      vault,
+    };
+    open.set(entry.vaultId, entry);
+    return summary(entry);
+  };
+
+  const lock = async (entry: OpenVault, reason: LockReason): Promise<void> => {
+    const wasUnlocked = !entry.vault.locked;
+    handles.forgetVault(entry.vaultId);
+    const stopped = jobs.stop(entry.vaultId);
+    entry.vault.lock();
+    await entry.vault.released();
+    await stopped;
+    if (wasUnlocked) emit('locked', { vaultId: entry.vaultId, reason });
+  };
+
+  const close = async (entry: OpenVault): Promise<void> => {
+    open.delete(entry.vaultId);
+    handles.forgetVault(entry.vaultId);
+    const stopped = jobs.stop(entry.vaultId);
+    entry.vault.close();
+    await entry.vault.released();
+    await stopped;
+    emit('closed', { vaultId: entry.vaultId });
+  };
+
+  /** Runs the engine with a passphrase as a wipeable buffer, wiped however it ends. */
+  const withPassphrase = async <T>(text: string, use: (passphrase: Buffer) => Promise<T>): Promise<T> => {
+    const passphrase = encodePassphrase(await getSodium(), text);
+    try {
+      return await use(passphrase);
+    } finally {
+      passphrase.fill(0);
+    }
+  };
+
+  const folderOf = (handle: string, purpose: FolderPurpose, vaultId?: string): string => {
+    const target = handles.take(handle, [purpose], vaultId);
+    if (target.kind !== 'folder') throw new InvalidArgumentError('That choice is not a folder.');
+    return target.path;
+  };
+
+  const folderTree = (vault: Vault, path: string, depth: number): FolderTree => {
+    const entry = vault.stat(path);
+    if (entry.type !== 'folder') throw new InvalidArgumentError(`"${path}" is not a folder.`);
+    const folders = vault.list(entry.path).filter((child) => child.type === 'folder');
+    return {
+      path: entry.path,
+      name: entry.name,
+      mtime: entry.mtime,
+      children: depth > 0 ? folders.map((child) => folderTree(vault, child.path, depth - 1)) : [],
+      truncated: depth === 0 && folders.length > 0,
+    };
+  };
+
+  const startAdd = (entry: OpenVault, target: HandleTarget, destination: string): string => {
+    const { vault } = entry;
+    if (target.kind === 'dropped-bytes') {
+      const files = target.files.map(({ name, size, mtime, chunks }) => ({
+        name,
+        size,
+        mtime,
+        bytes: chunksOf(chunks),
+      }));
+      return jobs.start(
+        entry.vaultId,
+        'add',
+        async ({ signal, onProgress, onItem }) => ({
+          kind: 'add',
+          report: await vault.addStreams(files, destination, { signal, onProgress, onAdded: onItem }),
+        }),
+        () => {
+          wipeDropped(target);
+        },
+      );
+    }
+    const paths = target.kind === 'folder' ? [target.path] : target.paths;
+    return jobs.start(entry.vaultId, 'add', async ({ signal, onProgress, onItem }) => ({
+      kind: 'add',
+      report: await vault.add(paths, destination, { signal, onProgress, onAdded: onItem }),
+    }));
+  };
+
+  const handlers: Handlers = {
+    'dialog.pickFolder': async (request) => {
+      const vaultId = 'vaultId' in request ? request.vaultId : undefined;
+      if (vaultId !== undefined) openVault(vaultId);
+      const path = await options.dialogs.pickFolder(request.purpose);
+      if (path === null) return null;
+      const dir = checkedAbsolute(path);
+      return {
+        handle: handles.issue({ kind: 'folder', purpose: request.purpose, path: dir }, vaultId),
+        label: dir,
+        count: 1,
+      };
+    },
+    'dialog.pickFiles': async (request) => {
+      openVault(request.vaultId);
+      const picked = await options.dialogs.pickFiles(request.purpose);
+      if (picked === null || picked.length === 0) return null;
+      const paths = picked.map(checkedAbsolute);
+      const label = paths.length === 1 ? basename(paths[0] ?? '') : `${paths.length} files`;
+      const handle = handles.issue({ kind: 'files', purpose: 'add-files', paths }, request.vaultId);
+      return { handle, label, count: paths.length };
+    },
+    'vault.create': async (request) => {
+      const parent = folderOf(request.folder, 'create-vault');
+      const dir = join(parent, checkName(request.name));
+      const engine = await getSodium();
+      const vault = await withPassphrase(request.passphrase, (passphrase) =>
+        Vault.create(dir, passphrase, { kdf: request.kdf, sodium: engine }),
+      );
+      return adopt(vault, dir);
+    },
+    'vault.open': async (request) => {
+      const recent = 'recentId' in request ? store.recentEntry(request.recentId) : undefined;
+      const dir = 'folder' in request ? folderOf(request.folder, 'open-vault') : (recent as RecentEntry).dir;
+      const already = [...open.values()].find((entry) => entry.dir === dir);
+      if (already) return summary(already);
+      let vault: Vault;
+      try {
+        vault = await Vault.open(dir, { sodium: await getSodium() });
+      } catch (error) {
+        if (recent && error instanceof NotFoundError) store.setMissing(recent.id, true);
+        throw error;
+      }
+      return adopt(vault, dir);
+    },
+    'vault.unlock': async (request) => {
+      const { vault } = openVault(request.vaultId);
+      const problems = await withPassphrase(request.passphrase, (passphrase) => vault.unlock(passphrase));
+      return { problems };
+    },
+    'vault.lock': async (request) => {
+      await lock(openVault(request.vaultId), 'user');
+      return null;
+    },
+    'vault.close': async (request) => {
+      await close(openVault(request.vaultId));
+      return null;
+    },
+    'vault.info': async (request) => {
+      const entry = openVault(request.vaultId);
+      return { ...summary(entry), info: await entry.vault.info() };
+    },
+    'vault.listOpen': () => [...open.values()].map(summary),
+    'recent.list': async () => {
+      const out: RecentVault[] = [];
+      for (const entry of store.recent) {
+        const missing = !(await exists(join(entry.dir, HEADER_FILE)));
+        out.push(recentVault(entry.missing === missing ? entry : store.setMissing(entry.id, missing)));
+      }
+      return out;
+    },
+    'recent.add': async (request) => {
+      const dir = folderOf(request.folder, 'open-vault');
+      if (!(await exists(join(dir, HEADER_FILE)))) {
+        throw new NotAVaultError(`"${dir}" is not a Coffer vault (it has no ${HEADER_FILE}).`);
+      }
+      return recentVault(store.remember(dir));
+    },
+    'recent.forget': (request) => {
+      store.forget(request.recentId);
+      return null;
+    },
+    'recent.markMissing': (request) => recentVault(store.setMissing(request.recentId, true)),
+    'entries.list': (request) => openVault(request.vaultId).vault.list(request.path),
+    'entries.stat': (request) => openVault(request.vaultId).vault.stat(request.path),
+    'entries.search': (request) => openVault(request.vaultId).vault.search(request.query, request.limit),
+    'entries.tree': (request) => folderTree(openVault(request.vaultId).vault, request.path, request.depth),
+    'entries.mkdir': (request) => openVault(request.vaultId).vault.mkdir(request.path),
+    'entries.rename': (request) => openVault(request.vaultId).vault.rename(request.path, request.newName),
+    'entries.move': (request) => openVault(request.vaultId).vault.move(request.paths, request.destination),
+    'entries.remove': async (request) => ({
+      removed: await openVault(request.vaultId).vault.remove(request.paths),
+    }),
+    'job.add': (request) => {
+      const entry = openVault(request.vaultId);
+      // Checked before the job starts, so a wrong destination is this request's error, not a job's.
+      const destination = entry.vault.stat(request.destination);
+      if (destination.type !== 'folder')
+        throw new InvalidArgumentError(`"${request.destination}" is not a folder.`);
+      const target = handles.take(
+        request.source,
+        ['add-files', 'add-folder', 'dropped-paths', 'dropped-bytes'],
+        request.vaultId,
+      );
+      return { jobId: startAdd(entry, target, destination.path) };
+    },
+    'job.restore': (request) => {
+      const entry = openVault(request.vaultId);
+      for (const path of request.paths) entry.vault.stat(path);
+      const destination = folderOf(request.destination, 'restore-destination', request.vaultId);
+      const jobId = jobs.start(entry.vaultId, 'restore', async ({ signal, onProgress, onItem }) => ({
+        kind: 'restore',
+        report: await entry.vault.restore(request.paths, destination, {
+          signal,
+          onProgress,
+          onRestored: onItem,
+          overwrite: request.overwrite,
+          stateDir: restoreStateDir,
+        }),
+      }));
+      return { jobId };
+    },
+    'job.verify': (request) => {
+      const entry = openVault(request.vaultId);
+      if (entry.vault.locked) entry.vault.list('/'); // throws the engine's VaultLockedError
+      const jobId = jobs.start(entry.vaultId, 'verify', async ({ signal, onProgress }) => ({
+        kind: 'verify',
+        report: await entry.vault.verify({ signal, onProgress, readData: request.readData }),
+      }));
+      return { jobId };
+    },
+    'job.cancel': (request) => {
+      jobs.cancel(request.jobId);
+      return null;
+    },
+    'job.list': () => jobs.list(),
+    'preview.read': async (request) => {
+      const { vault } = openVault(request.vaultId);
+      const file = vault.stat(request.path);
+      if (file.type !== 'file') throw new InvalidArgumentError(`"${request.path}" is not a file.`);
+      if (request.offset > file.size) {
+        throw new InvalidArgumentError(
+          `Offset ${request.offset} is past the end of the file (${file.size} bytes).`,
+        );
+      }
+      const end = Math.min(request.offset + request.length, file.size);
+      if (end === request.offset) return { bytes: new Uint8Array(0), fileSize: file.size };
+      const chunks: Buffer[] = [];
+      for await (const chunk of vault.read(file.path, { start: request.offset, end: end - 1 })) {
+        chunks.push(chunk as Buffer);
+      }
+      return { bytes: new Uint8Array(Buffer.concat(chunks)), fileSize: file.size };
+    },
+    'settings.get': () => store.settings,
+    'settings.set': (request) => store.updateSettings(request),
+    'app.problems': () => (store.problem ? [{ code: 'IO', message: store.problem }] : []),
+  };
+
+  return {
+    async handle(channel, payload) {
+      if (typeof channel !== 'string' || !isChannel(channel)) {
+        return fail(
+          'INVALID_ARGUMENT',
+          `Unknown request "${typeof channel === 'string' ? channel.slice(0, 64) : typeof channel}".`,
+        );
+      }
+      const parsed = requestSchemas[channel].safeParse(payload);
+      if (!parsed.success) return fail('INVALID_ARGUMENT', describeIssues(channel, parsed.error.issues));
+      try {
+        const handler = handlers[channel] as (request: unknown) => Promise<unknown>;
+        return ok(await handler(parsed.data));
+      } catch (error) {
+        return errorResult(error);
+      }
+    },
+
+    registerDroppedPaths(paths) {
+      if (!Array.isArray(paths) || paths.length === 0 || paths.length > DROP_MAX_ITEMS) {
+        return fail('INVALID_ARGUMENT', `A drop must hold between 1 and ${DROP_MAX_ITEMS} items.`);
+      }
+      try {
+        const checked = paths.map(checkedAbsolute);
+        return ok({
+          handle: handles.issue({ kind: 'dropped-paths', paths: checked }),
+          count: checked.length,
+        });
+      } catch (error) {
+        return errorResult(error);
+      }
+    },
+
+    async registerDroppedBytes(files) {
+      try {
+        const collected = await collectDroppedBytes(files);
+        return ok({
+          handle: handles.issue({ kind: 'dropped-bytes', files: collected }),
+          count: collected.length,
+        });
+      } catch (error) {
+        return errorResult(error);
+      }
+    },
+
+    onEvent(listener) {
+      listeners.add(listener);
+      return () => {
+        listeners.delete(listener);
+      };
+    },
+
+    async lockAll(reason) {
+      handles.clear();
+      await Promise.all([...open.values()].map((entry) => lock(entry, reason).catch(logFailure)));
+    },
+
+    async dispose() {
+      handles.clear();
+      await Promise.all(
+        [...open.values()].map((entry) =>
+          lock(entry, 'quit')
+            .then(() => close(entry))
+            .catch(logFailure),
+        ),
+      );
+      listeners.clear();
+    },
+  };
+}
+
+function logFailure(error: unknown): void {
+  console.error('coffer: locking a vault failed:', error);
+}
+
+/** Paths from a dialog or a drop are the host's, but still checked: absolute, and normalised. */
+function checkedAbsolute(path: string): string {
+  if (typeof path !== 'string' || !isAbsolute(path) || path.includes('\0')) {
+    throw new InvalidArgumentError('A chosen path was not an absolute path on this computer.');
+  }
+  return resolve(path);
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+// eslint-disable-next-line @typescript-eslint/require-await -- the engine reads files as async streams
+async function* chunksOf(chunks: readonly Uint8Array[]): AsyncGenerator<Uint8Array> {
+  for (const chunk of chunks) yield chunk;
+}

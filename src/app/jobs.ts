@@ -1,0 +1,153 @@
+import { randomBytes } from 'node:crypto';
+
+import { CancelledError, InvalidArgumentError } from '../core/errors.js';
+import type { Progress, VaultEntry } from '../core/types.js';
+import type { JobEvent, JobKind, JobReport, JobSummary } from '../shared/contract.js';
+import { errorResult } from './result.js';
+
+/** At most this many progress events a second per job (the contract promises about 20). */
+export const PROGRESS_EVENTS_PER_SECOND = 20;
+
+/** What a job's work gets: its signal and where to report. */
+export interface JobContext {
+  readonly signal: AbortSignal;
+  readonly onProgress: (progress: Progress) => void;
+  readonly onItem: (entry: VaultEntry) => void;
+}
+
+/**
+ * Passes progress on at most once per interval: the first at once, later ones at the end of their interval, and
+ * always the latest (a burst of a thousand files becomes one or two events, never a stale one).
+ */
+export class ProgressCoalescer {
+  readonly #send: (progress: Progress) => void;
+  readonly #intervalMs: number;
+  readonly #now: () => number;
+  #lastSentAt = Number.NEGATIVE_INFINITY;
+  #pending: Progress | undefined;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(send: (progress: Progress) => void, options: { intervalMs?: number; now?: () => number } = {}) {
+    this.#send = send;
+    this.#intervalMs = options.intervalMs ?? 1000 / PROGRESS_EVENTS_PER_SECOND;
+    this.#now = options.now ?? (() => performance.now());
+  }
+
+  push(progress: Progress): void {
+    this.#pending = progress;
+    const wait = this.#lastSentAt + this.#intervalMs - this.#now();
+    if (wait <= 0) this.flush();
+    else
+      this.#timer ??= setTimeout(() => {
+        this.flush();
+      }, wait);
+  }
+
+  /** Sends what is pending now (the job ended, or its interval passed). */
+  flush(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    const progress = this.#pending;
+    if (!progress) return;
+    this.#pending = undefined;
+    this.#lastSentAt = this.#now();
+    this.#send(progress);
+  }
+}
+
+interface RunningJob {
+  readonly summary: { jobId: string; vaultId: string; kind: JobKind; progress?: Progress };
+  readonly controller: AbortController;
+  readonly ended: Promise<void>;
+}
+
+/**
+ * The jobs running in the back end: one AbortController each, events in the contract's order ('started',
+ * 'progress'/'item', 'problem' per problem of the report, exactly one 'ended').
+ */
+export class JobRegistry {
+  readonly #jobs = new Map<string, RunningJob>();
+  readonly #emit: (event: JobEvent) => void;
+  readonly #coalescing: { intervalMs?: number; now?: () => number };
+
+  constructor(emit: (event: JobEvent) => void, coalescing: { intervalMs?: number; now?: () => number } = {}) {
+    this.#emit = emit;
+    this.#coalescing = coalescing;
+  }
+
+  /**
+   * Starts `work` and returns its job id at once. `cleanup` runs after the job ended, however it ended.
+   */
+  start(
+    vaultId: string,
+    kind: JobKind,
+    work: (context: JobContext) => Promise<JobReport>,
+    cleanup?: () => void,
+  ): string {
+    const jobId = `j-${randomBytes(12).toString('hex')}`;
+    const controller = new AbortController();
+    const base = { jobId, vaultId, kind };
+    const summary: RunningJob['summary'] = { ...base };
+    const progress = new ProgressCoalescer((latest) => {
+      this.#emit({ ...base, type: 'progress', progress: latest });
+    }, this.#coalescing);
+    const context: JobContext = {
+      signal: controller.signal,
+      onProgress: (latest) => {
+        summary.progress = latest;
+        progress.push(latest);
+      },
+      onItem: (entry) => {
+        progress.flush();
+        this.#emit({ ...base, type: 'item', entry });
+      },
+    };
+    this.#emit({ ...base, type: 'started' });
+    const ended = (async () => {
+      let event: JobEvent;
+      try {
+        // A microtask later, so the caller has the job id before any other event of the job.
+        await Promise.resolve();
+        if (controller.signal.aborted) throw new CancelledError();
+        const result = await work(context);
+        progress.flush();
+        for (const problem of result.report.problems) this.#emit({ ...base, type: 'problem', problem });
+        event = { ...base, type: 'ended', status: 'done', result };
+      } catch (error) {
+        progress.flush();
+        if (error instanceof CancelledError || controller.signal.aborted) {
+          event = { ...base, type: 'ended', status: 'cancelled' };
+        } else {
+          const { code, message } = errorResult(error);
+          event = { ...base, type: 'ended', status: 'failed', code, message };
+        }
+      } finally {
+        this.#jobs.delete(jobId);
+        cleanup?.();
+      }
+      this.#emit(event);
+    })();
+    this.#jobs.set(jobId, { summary, controller, ended });
+    return jobId;
+  }
+
+  /** @throws {@link InvalidArgumentError} for a job id that is not running. */
+  cancel(jobId: string): void {
+    const job = this.#jobs.get(jobId);
+    if (!job) throw new InvalidArgumentError('No such job is running (it may have ended already).');
+    job.controller.abort();
+  }
+
+  /** Cancels every job of a vault (or all) and settles when they have ended. */
+  async stop(vaultId?: string): Promise<void> {
+    const stopping = [...this.#jobs.values()].filter(
+      (job) => vaultId === undefined || job.summary.vaultId === vaultId,
+    );
+    for (const job of stopping) job.controller.abort();
+    await Promise.all(stopping.map((job) => job.ended));
+  }
+
+  list(): JobSummary[] {
+    return [...this.#jobs.values()].map((job) => ({ ...job.summary }));
+  }
+}

@@ -1,0 +1,166 @@
+/**
+ * The browser implementation of `window.coffer` for the preview server: requests over HTTP, events over a
+ * WebSocket, dropped files as bytes. Browser code: no Node imports (a test keeps it so).
+ */
+import type {
+  Channel,
+  CofferApi,
+  EventName,
+  EventPayloads,
+  RequestOf,
+  ResponseOf,
+  Result,
+} from '../shared/contract.js';
+import {
+  decodeWire,
+  dropBodyParts,
+  type ChooserListing,
+  type ChooserRequest,
+  type DropManifestEntry,
+} from './wire.js';
+
+export type { ChooserEntry, ChooserListing, ChooserRequest } from './wire.js';
+
+/**
+ * The preview's stand-in for native dialogs, for the page's in-page chooser: when a `dialog.*` request needs an
+ * answer, `onRequest` listeners get a {@link ChooserRequest}; the page lists folders below its roots and answers
+ * with absolute paths (or null to cancel), and the pending `dialog.*` request then completes. Not in Electron.
+ */
+export interface PreviewChooser {
+  onRequest(listener: (request: ChooserRequest) => void): () => void;
+  /** The chooser waiting for an answer (after a reload, say), or null. */
+  pending(): Promise<Result<ChooserRequest | null>>;
+  list(path: string): Promise<Result<ChooserListing>>;
+  answer(chooserId: string, paths: readonly string[] | null): Promise<Result<null>>;
+}
+
+export interface PreviewApi extends CofferApi {
+  readonly chooser: PreviewChooser;
+}
+
+/** What the bridge needs of the page's location: `origin` and the `#token=` fragment the server printed. */
+export interface PreviewLocation {
+  readonly origin: string;
+  readonly hash: string;
+}
+
+/** For tests outside a browser: the fetch and WebSocket to use. */
+export interface PreviewTransport {
+  readonly fetch: typeof fetch;
+  readonly WebSocket: typeof WebSocket;
+}
+
+/** Waits this long before reconnecting the event socket after it closed. */
+const RECONNECT_MS = 1000;
+
+function unreachable(error: unknown): Result<never> {
+  const reason = error instanceof Error ? error.message : String(error);
+  return {
+    ok: false,
+    code: 'IO',
+    message: `The preview server did not answer (${reason}). Is it still running? Restart it with npm run preview.`,
+  };
+}
+
+/** The token from `#token=<hex>`, or an empty string. */
+export function tokenFrom(hash: string): string {
+  return new URLSearchParams(hash.replace(/^#/, '')).get('token') ?? '';
+}
+
+export function createPreviewApi(
+  location: PreviewLocation,
+  transport: PreviewTransport = { fetch: globalThis.fetch.bind(globalThis), WebSocket: globalThis.WebSocket },
+): PreviewApi {
+  const token = tokenFrom(location.hash);
+  const authorization = { Authorization: `Bearer ${token}` };
+  const listeners = new Map<EventName | 'chooser', Set<(payload: never) => void>>();
+  let socket: WebSocket | undefined;
+  /** Settles when the event socket opened (or failed): requests wait for it so no event of theirs is missed. */
+  let socketReady: Promise<void> = Promise.resolve();
+
+  const post = async <T>(
+    path: string,
+    body: string | Blob,
+    type = 'application/json',
+  ): Promise<Result<T>> => {
+    await socketReady;
+    try {
+      const response = await transport.fetch(`${location.origin}${path}`, {
+        method: 'POST',
+        headers: { ...authorization, 'Content-Type': type },
+        body,
+      });
+      return decodeWire(await response.text()) as Result<T>;
+    } catch (error) {
+      return unreachable(error);
+    }
+  };
+
+  const connect = (): void => {
+    if (socket) return;
+    const url = `${location.origin.replace(/^http/, 'ws')}/api/events?token=${encodeURIComponent(token)}`;
+    const opened = new transport.WebSocket(url);
+    socket = opened;
+    socketReady = new Promise((settled) => {
+      opened.onopen = () => {
+        settled();
+      };
+      opened.onerror = () => {
+        settled();
+      };
+    });
+    opened.onmessage = (message: MessageEvent) => {
+      if (typeof message.data !== 'string') return;
+      const { event, payload } = decodeWire(message.data) as { event: EventName | 'chooser'; payload: never };
+      for (const listener of listeners.get(event) ?? []) listener(payload);
+    };
+    opened.onclose = () => {
+      socket = undefined;
+      socketReady = Promise.resolve();
+      if ([...listeners.values()].some((set) => set.size > 0)) setTimeout(connect, RECONNECT_MS);
+    };
+  };
+
+  const listen = (event: EventName | 'chooser', listener: (payload: never) => void): (() => void) => {
+    const set = listeners.get(event) ?? new Set();
+    listeners.set(event, set);
+    set.add(listener);
+    connect();
+    return () => {
+      set.delete(listener);
+      if ([...listeners.values()].every((each) => each.size === 0)) {
+        socket?.close();
+        socket = undefined;
+      }
+    };
+  };
+
+  return {
+    invoke<C extends Channel>(channel: C, request: RequestOf<C>): Promise<Result<ResponseOf<C>>> {
+      return post(`/api/invoke/${encodeURIComponent(channel)}`, JSON.stringify(request));
+    },
+
+    on<E extends EventName>(event: E, listener: (payload: EventPayloads[E]) => void): () => void {
+      return listen(event, listener);
+    },
+
+    registerDroppedFiles(files) {
+      const manifest: DropManifestEntry[] = files.map((file) => ({
+        name: file.name,
+        size: file.size,
+        mtime: file.lastModified,
+      }));
+      const { head } = dropBodyParts(manifest);
+      // The browser streams the files from disk (or memory) as the body is sent.
+      const body = new Blob([head, ...files]);
+      return post('/api/drop', body, 'application/octet-stream');
+    },
+
+    chooser: {
+      onRequest: (listener) => listen('chooser', listener),
+      pending: () => post('/api/chooser/pending', '{}'),
+      list: (path) => post('/api/chooser/list', JSON.stringify({ path })),
+      answer: (chooserId, paths) => post('/api/chooser/answer', JSON.stringify({ chooserId, paths })),
+    },
+  };
+}

@@ -1,0 +1,78 @@
+/**
+ * JSON with bytes, for the preview's HTTP and WebSocket messages: a Uint8Array travels as `{ "$bytes": base64 }`.
+ * Browser-safe (no Node imports): the bridge decodes what the server encodes.
+ */
+
+import type { FolderPurpose } from '../shared/contract.js';
+
+const BYTES_KEY = '$bytes';
+
+function toBase64(bytes: Uint8Array): string {
+  let binary = '';
+  for (let at = 0; at < bytes.length; at += 0x8000) {
+    binary += String.fromCharCode(...bytes.subarray(at, at + 0x8000));
+  }
+  return btoa(binary);
+}
+
+function fromBase64(text: string): Uint8Array {
+  const binary = atob(text);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}
+
+export function encodeWire(value: unknown): string {
+  return JSON.stringify(value, (_key, item: unknown) =>
+    item instanceof Uint8Array ? { [BYTES_KEY]: toBase64(item) } : item,
+  );
+}
+
+export function decodeWire(text: string): unknown {
+  return JSON.parse(text, (_key, item: unknown) => {
+    if (item !== null && typeof item === 'object' && !Array.isArray(item)) {
+      const bytes = (item as Record<string, unknown>)[BYTES_KEY];
+      if (typeof bytes === 'string' && Object.keys(item).length === 1) return fromBase64(bytes);
+    }
+    return item;
+  });
+}
+
+/** The manifest that opens a drop body: then each file's bytes follow, in this order. */
+export interface DropManifestEntry {
+  readonly name: string;
+  readonly size: number;
+  readonly mtime: number;
+}
+
+/** A drop body: a 4-byte big-endian manifest length, the manifest as UTF-8 JSON, then every file's bytes. */
+export function dropBodyParts(manifest: readonly DropManifestEntry[]): { head: Uint8Array<ArrayBuffer> } {
+  const json = new TextEncoder().encode(JSON.stringify(manifest));
+  const head = new Uint8Array(4 + json.length);
+  new DataView(head.buffer).setUint32(0, json.length);
+  head.set(json, 4);
+  return { head };
+}
+
+/** The preview's stand-in for a native dialog, sent to the page as the socket event 'chooser'. */
+export interface ChooserRequest {
+  readonly chooserId: string;
+  readonly kind: 'folder' | 'files';
+  readonly purpose: FolderPurpose | 'add-files';
+  /** Absolute folders the page may list and choose below. */
+  readonly roots: readonly string[];
+}
+
+export interface ChooserEntry {
+  readonly name: string;
+  readonly type: 'folder' | 'file';
+}
+
+export interface ChooserListing {
+  readonly path: string;
+  /** The folder above, or null at a root. */
+  readonly parent: string | null;
+  readonly entries: readonly ChooserEntry[];
+  /** Entries past the listing limit, not listed. */
+  readonly omitted: number;
+}

@@ -1,0 +1,31 @@
+import { useEffect } from 'react';
+
+import { onEvent } from './api.js';
+import { Browser } from './components/Browser.js';
+import { StartScreen } from './components/StartScreen.js';
+import { UnlockScreen } from './components/UnlockScreen.js';
+import { jobEvent, useCoffer, vaultClosed, vaultLocked } from './store.js';
+
+/** Chooses the screen from the store: no vault, a locked vault, or an unlocked one. */
+export function App() {
+  const vault = useCoffer((state) => state.vault);
+
+  useEffect(() => {
+    const stops = [
+      onEvent('locked', ({ vaultId }) => {
+        vaultLocked(vaultId);
+      }),
+      onEvent('closed', ({ vaultId }) => {
+        vaultClosed(vaultId);
+      }),
+      onEvent('job', jobEvent),
+    ];
+    return () => {
+      for (const stop of stops) stop();
+    };
+  }, []);
+
+  if (vault === null) return <StartScreen />;
+  if (vault.locked) return <UnlockScreen key={vault.vaultId} vault={vault} />;
+  return <Browser key={vault.vaultId} vault={vault} />;
+}

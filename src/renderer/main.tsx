@@ -1,0 +1,27 @@
+/**
+ * The renderer's entry. In Electron the preload has put the contract on `window.coffer`; in the preview the same
+ * app talks to the preview server over HTTP and a WebSocket instead.
+ */
+import './styles.css';
+
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+
+import { createPreviewApi } from '../preview/bridge.js';
+import { installApi } from './api.js';
+import type { CofferApi } from '../shared/contract.js';
+import { App } from './App.js';
+import { PreviewChooser } from './components/PreviewChooser.js';
+
+// Electron's preload put the API there; otherwise this is the preview, which also needs the in-page chooser.
+const preview = window.coffer === undefined ? createPreviewApi(window.location) : undefined;
+installApi(window.coffer ?? (preview as CofferApi));
+
+const root = document.getElementById('root');
+if (root === null) throw new Error('index.html has no #root element');
+createRoot(root).render(
+  <StrictMode>
+    <App />
+    {preview && <PreviewChooser chooser={preview.chooser} />}
+  </StrictMode>,
+);

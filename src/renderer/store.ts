@@ -1,0 +1,109 @@
+/**
+ * The one store of the window's state. Everything decrypted from a vault (names in `entries`, the `selection`,
+ * finished jobs' summaries) lives here and nowhere else, so {@link clearVaultContents} removes all of it when the
+ * vault locks or closes.
+ */
+import { create } from 'zustand';
+
+import type { JobEvent, JobKind, Progress, VaultEntry, VaultSummary } from '../shared/contract.js';
+
+export interface JobView {
+  readonly jobId: string;
+  readonly kind: JobKind;
+  readonly progress?: Progress;
+  readonly status: 'running' | 'done' | 'cancelled' | 'failed';
+  /** What happened, in words, once the job ended. */
+  readonly summary?: string;
+  readonly problems: number;
+}
+
+export interface CofferState {
+  /** The vault shown, or null on the start screen. */
+  readonly vault: VaultSummary | null;
+  /** The folder shown inside the vault. */
+  readonly folder: string;
+  readonly entries: readonly VaultEntry[];
+  readonly selection: ReadonlySet<string>;
+  readonly jobs: readonly JobView[];
+}
+
+const EMPTY: Pick<CofferState, 'folder' | 'entries' | 'selection' | 'jobs'> = {
+  folder: '/',
+  entries: [],
+  selection: new Set(),
+  jobs: [],
+};
+
+export const useCoffer = create<CofferState>()(() => ({ vault: null, ...EMPTY }));
+
+export function showVault(vault: VaultSummary | null): void {
+  useCoffer.setState({ vault });
+}
+
+/** Forgets every decrypted name and every job summary (on lock, on close). */
+export function clearVaultContents(): void {
+  useCoffer.setState({ ...EMPTY, selection: new Set() });
+}
+
+/** The vault locked (by the user, idle, suspend…): its contents leave the window. */
+export function vaultLocked(vaultId: string): void {
+  const { vault } = useCoffer.getState();
+  if (vault?.vaultId !== vaultId) return;
+  clearVaultContents();
+  useCoffer.setState({ vault: { ...vault, locked: true } });
+}
+
+export function vaultClosed(vaultId: string): void {
+  if (useCoffer.getState().vault?.vaultId !== vaultId) return;
+  clearVaultContents();
+  useCoffer.setState({ vault: null });
+}
+
+export function showFolder(folder: string, entries: readonly VaultEntry[]): void {
+  useCoffer.setState({ folder, entries, selection: new Set() });
+}
+
+export function setSelection(selection: ReadonlySet<string>): void {
+  useCoffer.setState({ selection });
+}
+
+function summarize(event: Extract<JobEvent, { type: 'ended' }>): string {
+  if (event.status === 'cancelled') return 'Stopped.';
+  if (event.status === 'failed') return event.message;
+  const { result } = event;
+  switch (result.kind) {
+    case 'add':
+      return `Added ${plural(result.report.filesAdded, 'file')}.`;
+    case 'restore':
+      return `Restored ${plural(result.report.filesRestored, 'file')}.`;
+    case 'verify':
+      return result.report.ok ? 'The vault is intact.' : 'The vault has problems.';
+  }
+}
+
+export function plural(count: number, noun: string): string {
+  return `${count.toLocaleString()} ${noun}${count === 1 ? '' : 's'}`;
+}
+
+/** Folds one job event into the job list. */
+export function jobEvent(event: JobEvent): void {
+  if (event.vaultId !== useCoffer.getState().vault?.vaultId) return;
+  useCoffer.setState(({ jobs }) => {
+    const current: JobView = jobs.find((job) => job.jobId === event.jobId) ?? {
+      jobId: event.jobId,
+      kind: event.kind,
+      status: 'running',
+      problems: 0,
+    };
+    let next: JobView = current;
+    if (event.type === 'progress') next = { ...current, progress: event.progress };
+    else if (event.type === 'problem') next = { ...current, problems: current.problems + 1 };
+    else if (event.type === 'ended') next = { ...current, status: event.status, summary: summarize(event) };
+    const others = jobs.filter((job) => job.jobId !== event.jobId);
+    return { jobs: [...others, next] };
+  });
+}
+
+export function dismissJob(jobId: string): void {
+  useCoffer.setState(({ jobs }) => ({ jobs: jobs.filter((job) => job.jobId !== jobId) }));
+}

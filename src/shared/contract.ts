@@ -1,0 +1,350 @@
+/**
+ * The one contract between the window (renderer) and the back end (Electron main, or the preview server).
+ *
+ * Every request has a zod schema here; the back end validates each payload against it before anything else runs,
+ * so a compromised renderer can send nothing the schema does not allow. Response and event types are types only:
+ * the back end produces them. This module is imported by main, the preload, the renderer and the preview bridge,
+ * so it imports nothing of Node, the DOM, the engine's runtime or native modules (a test keeps it so).
+ *
+ * Paths on disk never appear in a request. Folders and files on disk come from the `dialog.*` channels (or from a
+ * drop, through {@link CofferApi.registerDroppedFiles}) as opaque handles; open vaults are named by the `vaultId`
+ * the back end hands out; recent vaults by the `recentId` of the settings store. Paths inside a vault ("/a/b.txt")
+ * are plain strings: the engine checks them.
+ */
+import * as z from 'zod/mini';
+
+import type {
+  AddReport,
+  Problem,
+  Progress,
+  RestoreReport,
+  VaultEntry,
+  VaultInfo,
+  VerifyReport,
+} from '../core/types.js';
+import type { ErrorCode } from './error-codes.js';
+
+export type { AddReport, Problem, Progress, RestoreReport, VaultEntry, VaultInfo, VerifyReport };
+
+/** Largest byte range one `preview.read` returns (4 MiB): enough to show an image or a page of text. */
+export const PREVIEW_MAX_BYTES = 4 * 1024 * 1024;
+
+/** Longest passphrase accepted (in UTF-16 code units); a longer one is refused before it reaches the KDF. */
+export const PASSPHRASE_MAX_LENGTH = 1024;
+
+/** Most vault paths one request may name (move, remove, restore). */
+export const PATHS_MAX = 10_000;
+
+/** Longest auto-lock delay in minutes (one day); 0 turns auto-lock off. */
+export const AUTO_LOCK_MAX_MINUTES = 24 * 60;
+
+function boundedString(maxLength: number) {
+  return z.string().check(z.minLength(1), z.maxLength(maxLength));
+}
+
+function boundedInt(minimum: number, maximum: number) {
+  return z.int().check(z.minimum(minimum), z.maximum(maximum));
+}
+
+/** Opaque ids handed out by the back end: handles, vault ids, job ids, recent-vault ids. */
+const id = z.string().check(z.minLength(1), z.maxLength(128));
+/** A path inside a vault; the engine parses and checks it. */
+const vaultPath = z.string().check(z.minLength(1), z.maxLength(4096));
+const vaultPaths = z.array(vaultPath).check(z.minLength(1), z.maxLength(PATHS_MAX));
+const vaultRef = { vaultId: id };
+const passphrase = boundedString(PASSPHRASE_MAX_LENGTH);
+
+export const KDF_PRESET_NAMES = ['interactive', 'moderate', 'sensitive'] as const;
+export const THEMES = ['system', 'light', 'dark'] as const;
+export const LOCK_REASONS = ['user', 'idle', 'suspend', 'screen-lock', 'quit'] as const;
+export type LockReason = (typeof LOCK_REASONS)[number];
+
+/** What a picked folder is for: a handle is accepted only by the channel of its purpose. */
+export const FOLDER_PURPOSES = ['create-vault', 'open-vault', 'restore-destination', 'add-folder'] as const;
+export type FolderPurpose = (typeof FOLDER_PURPOSES)[number];
+export type FilesPurpose = 'add-files';
+
+const settingsShape = {
+  /** Lock every vault after this many minutes without use; 0 = never. */
+  autoLockMinutes: boundedInt(0, AUTO_LOCK_MAX_MINUTES),
+  theme: z.enum(THEMES),
+};
+
+/** Settings the user can change. Validated when read from disk too. */
+export const settingsSchema = z.strictObject(settingsShape);
+export type Settings = z.output<typeof settingsSchema>;
+
+/** Every request the window may make: channel name → zod schema of its request. */
+export const requestSchemas = {
+  // ── dialogs: the only way a path on disk enters (as a handle) ──
+  /** Asks the user for a folder. Handles for a vault's restore destination or added folder belong to that vault. */
+  'dialog.pickFolder': z.discriminatedUnion('purpose', [
+    z.strictObject({ purpose: z.literal('create-vault') }),
+    z.strictObject({ purpose: z.literal('open-vault') }),
+    z.strictObject({ purpose: z.literal('restore-destination'), ...vaultRef }),
+    z.strictObject({ purpose: z.literal('add-folder'), ...vaultRef }),
+  ]),
+  /** Asks the user for files to add to a vault. */
+  'dialog.pickFiles': z.strictObject({ purpose: z.literal('add-files'), ...vaultRef }),
+
+  // ── vaults ──
+  /**
+   * Creates a vault in a new folder `name` inside the picked folder (handle of purpose 'create-vault') and
+   * returns it unlocked. The passphrase crosses here once; the back end wipes its copy after use.
+   */
+  'vault.create': z.strictObject({
+    folder: id,
+    name: boundedString(255),
+    passphrase,
+    kdf: z._default(z.enum(KDF_PRESET_NAMES), 'moderate'),
+  }),
+  /** Opens (locked) a picked folder (handle of purpose 'open-vault') or a recent vault. */
+  'vault.open': z.union([z.strictObject({ folder: id }), z.strictObject({ recentId: id })]),
+  'vault.unlock': z.strictObject({ ...vaultRef, passphrase }),
+  /** Stops the vault's jobs, wipes its keys; the vault stays open. Emits `locked` with reason 'user'. */
+  'vault.lock': z.strictObject(vaultRef),
+  /** Locks and releases the vault; its vaultId is no longer valid. Emits `closed`. */
+  'vault.close': z.strictObject(vaultRef),
+  'vault.info': z.strictObject(vaultRef),
+  /** The vaults open in this back end (after a renderer reload, say). */
+  'vault.listOpen': z.strictObject({}),
+
+  // ── recent vaults (settings store) ──
+  /** Recent vaults, most recent first; `missing` is refreshed from disk on each call. */
+  'recent.list': z.strictObject({}),
+  /** Remembers a picked vault folder (handle of purpose 'open-vault') without opening it. */
+  'recent.add': z.strictObject({ folder: id }),
+  'recent.forget': z.strictObject({ recentId: id }),
+  /** Marks an entry missing (the user saw it gone); it is cleared again when the folder is back. */
+  'recent.markMissing': z.strictObject({ recentId: id }),
+
+  // ── browsing ──
+  'entries.list': z.strictObject({ ...vaultRef, path: vaultPath }),
+  'entries.stat': z.strictObject({ ...vaultRef, path: vaultPath }),
+  'entries.search': z.strictObject({
+    ...vaultRef,
+    query: boundedString(1024),
+    limit: z._default(boundedInt(1, 10_000), 1000),
+  }),
+  /** The folders (only) below `path`, to `depth` levels. */
+  'entries.tree': z.strictObject({
+    ...vaultRef,
+    path: z._default(vaultPath, '/'),
+    depth: z._default(boundedInt(1, 256), 256),
+  }),
+
+  // ── changes ──
+  'entries.mkdir': z.strictObject({ ...vaultRef, path: vaultPath }),
+  'entries.rename': z.strictObject({ ...vaultRef, path: vaultPath, newName: boundedString(1024) }),
+  'entries.move': z.strictObject({ ...vaultRef, paths: vaultPaths, destination: vaultPath }),
+  'entries.remove': z.strictObject({ ...vaultRef, paths: vaultPaths }),
+
+  // ── jobs: each returns a job id at once, then streams `job` events ──
+  /**
+   * Adds into vault folder `destination` what a handle names: picked files ('add-files'), a picked folder
+   * ('add-folder') or dropped files (from registerDroppedFiles). A dropped-files handle is used up by its job.
+   */
+  'job.add': z.strictObject({ ...vaultRef, source: id, destination: z._default(vaultPath, '/') }),
+  /** Restores vault paths into a picked folder (handle of purpose 'restore-destination'). */
+  'job.restore': z.strictObject({
+    ...vaultRef,
+    paths: vaultPaths,
+    destination: id,
+    overwrite: z._default(z.boolean(), false),
+  }),
+  /** Checks the vault's structure, or with `readData` authenticates every stored byte. */
+  'job.verify': z.strictObject({ ...vaultRef, readData: z._default(z.boolean(), false) }),
+  /** Cancels a running job; it ends with a `job` event of type 'ended', status 'cancelled'. */
+  'job.cancel': z.strictObject({ jobId: id }),
+  /** Jobs still running (after a renderer reload, say). */
+  'job.list': z.strictObject({}),
+
+  // ── preview ──
+  /** Up to {@link PREVIEW_MAX_BYTES} plaintext bytes of a file, held in memory only. */
+  'preview.read': z.strictObject({
+    ...vaultRef,
+    path: vaultPath,
+    offset: z._default(boundedInt(0, Number.MAX_SAFE_INTEGER), 0),
+    length: boundedInt(1, PREVIEW_MAX_BYTES),
+  }),
+
+  // ── settings ──
+  'settings.get': z.strictObject({}),
+  /** Changes some settings; returns all of them. */
+  'settings.set': z.partial(z.strictObject(settingsShape)),
+
+  // ── app ──
+  /** Problems the back end met on its own (a damaged settings file replaced by defaults, say), to show once. */
+  'app.problems': z.strictObject({}),
+} as const;
+
+export type Channel = keyof typeof requestSchemas;
+export type RequestOf<C extends Channel> = z.input<(typeof requestSchemas)[C]>;
+/** A request after validation (defaults filled in): what the back end's handlers receive. */
+export type ParsedRequestOf<C extends Channel> = z.output<(typeof requestSchemas)[C]>;
+
+/** A picked folder or set of files: an opaque handle and something to show the user. */
+export interface PickedHandle {
+  readonly handle: string;
+  /** For display only (the folder's path, or the file name / "3 files"); never sent back. */
+  readonly label: string;
+  /** Files picked (1 for a folder). */
+  readonly count: number;
+}
+
+/** An open vault as the window knows it. */
+export interface VaultSummary {
+  readonly vaultId: string;
+  readonly recentId: string;
+  /** The vault folder's name. */
+  readonly name: string;
+  /** Where it is, for display only. */
+  readonly location: string;
+  readonly locked: boolean;
+  readonly readOnly: boolean;
+}
+
+export interface RecentVault {
+  readonly recentId: string;
+  readonly name: string;
+  /** Where it is, for display only. */
+  readonly location: string;
+  /** Milliseconds since the epoch. */
+  readonly lastOpenedAt: number;
+  readonly missing: boolean;
+}
+
+/** A folder and the folders below it. */
+export interface FolderTree {
+  readonly path: string;
+  readonly name: string;
+  readonly mtime: number;
+  readonly children: readonly FolderTree[];
+  /** True when the depth limit cut off folders below this one. */
+  readonly truncated: boolean;
+}
+
+export type JobKind = 'add' | 'restore' | 'verify';
+
+export interface JobSummary {
+  readonly jobId: string;
+  readonly vaultId: string;
+  readonly kind: JobKind;
+  /** The latest progress, when any was reported. */
+  readonly progress?: Progress;
+}
+
+export type JobReport =
+  | { readonly kind: 'add'; readonly report: AddReport }
+  | { readonly kind: 'restore'; readonly report: RestoreReport }
+  | { readonly kind: 'verify'; readonly report: VerifyReport };
+
+interface JobEventBase {
+  readonly jobId: string;
+  readonly vaultId: string;
+  readonly kind: JobKind;
+}
+
+/**
+ * What a job reports, in order: 'started', then 'progress' (coalesced to at most about 20 a second; the last
+ * one is always sent), 'item' per file or folder done, 'problem' per thing skipped or damaged, and exactly one
+ * 'ended' — 'done' with the report, 'cancelled' (by the user, or because the vault was locked or closed), or
+ * 'failed' with an error. A job's events may arrive before the answer that carries its id (in the preview they
+ * come over another connection): keep them by `jobId` until it is known.
+ */
+export type JobEvent = JobEventBase &
+  (
+    | { readonly type: 'started' }
+    | { readonly type: 'progress'; readonly progress: Progress }
+    | { readonly type: 'item'; readonly entry: VaultEntry }
+    | { readonly type: 'problem'; readonly problem: Problem }
+    | { readonly type: 'ended'; readonly status: 'done'; readonly result: JobReport }
+    | { readonly type: 'ended'; readonly status: 'cancelled' }
+    | {
+        readonly type: 'ended';
+        readonly status: 'failed';
+        readonly code: ResultErrorCode;
+        readonly message: string;
+      }
+  );
+
+/** Response types per channel (types only; the back end produces them). */
+export interface Responses {
+  /** null when the user cancelled the dialog. */
+  'dialog.pickFolder': PickedHandle | null;
+  'dialog.pickFiles': PickedHandle | null;
+  'vault.create': VaultSummary;
+  'vault.open': VaultSummary;
+  /** Index rows that could not be decrypted (empty for a healthy vault). */
+  'vault.unlock': { readonly problems: readonly Problem[] };
+  'vault.lock': null;
+  'vault.close': null;
+  'vault.info': VaultSummary & { readonly info: VaultInfo };
+  'vault.listOpen': readonly VaultSummary[];
+  'recent.list': readonly RecentVault[];
+  'recent.add': RecentVault;
+  'recent.forget': null;
+  'recent.markMissing': RecentVault;
+  'entries.list': readonly VaultEntry[];
+  'entries.stat': VaultEntry;
+  'entries.search': readonly VaultEntry[];
+  'entries.tree': FolderTree;
+  'entries.mkdir': VaultEntry;
+  'entries.rename': VaultEntry;
+  'entries.move': readonly VaultEntry[];
+  'entries.remove': { readonly removed: number };
+  'job.add': { readonly jobId: string };
+  'job.restore': { readonly jobId: string };
+  'job.verify': { readonly jobId: string };
+  'job.cancel': null;
+  'job.list': readonly JobSummary[];
+  /** `bytes.length` may be less than asked at the end of the file. */
+  'preview.read': { readonly bytes: Uint8Array; readonly fileSize: number };
+  'settings.get': Settings;
+  'settings.set': Settings;
+  'app.problems': readonly { readonly code: ResultErrorCode; readonly message: string }[];
+}
+export type ResponseOf<C extends Channel> = Responses[C];
+
+/**
+ * Codes an error may carry: the engine's, plus NOT_SUPPORTED (this host cannot do it, e.g. a native dialog in the
+ * preview without its test flag) and INTERNAL (a bug: the message says so; nothing secret is in it).
+ */
+export type ResultErrorCode = ErrorCode | 'NOT_SUPPORTED' | 'INTERNAL';
+
+export type Result<T> =
+  | { readonly ok: true; readonly value: T }
+  | { readonly ok: false; readonly code: ResultErrorCode; readonly message: string };
+
+/** Events the back end pushes to the window. */
+export interface EventPayloads {
+  job: JobEvent;
+  /** A vault was locked: its keys are wiped and its jobs stopped. */
+  locked: { readonly vaultId: string; readonly reason: LockReason };
+  /** A vault was closed; its vaultId is no longer valid. */
+  closed: { readonly vaultId: string };
+}
+export type EventName = keyof EventPayloads;
+
+export const channels = Object.keys(requestSchemas) as readonly Channel[];
+export const eventNames: readonly EventName[] = ['job', 'locked', 'closed'];
+
+/** Channels whose request carries a passphrase: never log their payloads. */
+export const SECRET_CHANNELS: readonly Channel[] = ['vault.create', 'vault.unlock'];
+
+export function isChannel(name: string): name is Channel {
+  return Object.hasOwn(requestSchemas, name);
+}
+
+/** What the renderer sees as `window.coffer` in both hosts. */
+export interface CofferApi {
+  invoke<C extends Channel>(channel: C, request: RequestOf<C>): Promise<Result<ResponseOf<C>>>;
+  /** Returns a function that removes the listener. */
+  on<E extends EventName>(event: E, listener: (payload: EventPayloads[E]) => void): () => void;
+  /**
+   * Host-specific: turns dropped `File`s into an opaque handle accepted by `job.add`. In Electron the preload
+   * reads each file's path with webUtils.getPathForFile; files without a path (from a browser, or built in a
+   * test) and every file in the preview host go as bytes.
+   */
+  registerDroppedFiles(files: readonly File[]): Promise<Result<{ handle: string; count: number }>>;
+}

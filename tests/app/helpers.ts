@@ -1,0 +1,127 @@
+import { afterEach } from 'vitest';
+
+import {
+  createBackend,
+  type Backend,
+  type BackendOptions,
+  type DialogProvider,
+} from '../../src/app/backend.js';
+import type {
+  Channel,
+  EventName,
+  EventPayloads,
+  JobEvent,
+  RequestOf,
+  ResponseOf,
+  Result,
+} from '../../src/shared/contract.js';
+import { nativeSodium } from '../helpers/backends.js';
+import { PASSPHRASE, tempDir } from '../helpers/vault.js';
+
+export { PASSPHRASE };
+
+/** Dialog answers a test queues before the request that opens the dialog; an empty queue answers "cancelled". */
+export interface QueuedDialogs extends DialogProvider {
+  readonly folders: (string | null)[];
+  readonly files: (string[] | null)[];
+}
+
+export function queuedDialogs(): QueuedDialogs {
+  const folders: (string | null)[] = [];
+  const files: (string[] | null)[] = [];
+  return {
+    folders,
+    files,
+    pickFolder: () => Promise.resolve(folders.shift() ?? null),
+    pickFiles: () => Promise.resolve(files.shift() ?? null),
+  };
+}
+
+export interface TestApp {
+  readonly backend: Backend;
+  readonly dataDir: string;
+  readonly dialogs: QueuedDialogs;
+  readonly events: { event: EventName; payload: EventPayloads[EventName] }[];
+  /** Invokes a channel and returns its value; fails the test with the error's code when it is not ok. */
+  call<C extends Channel>(channel: C, request: RequestOf<C>): Promise<ResponseOf<C>>;
+  /** Invokes a channel (any payload) and returns the raw result. */
+  raw(channel: string, payload: unknown): Promise<Result<unknown>>;
+  /** Resolves with a job's events once its 'ended' event has arrived. */
+  jobEvents(jobId: string): Promise<JobEvent[]>;
+}
+
+const disposals: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const dispose of disposals.splice(0)) await dispose();
+});
+
+export async function newApp(options: Partial<BackendOptions> = {}): Promise<TestApp> {
+  const dataDir = options.dataDir ?? tempDir();
+  const dialogs = queuedDialogs();
+  const backend = await createBackend({ dataDir, dialogs, sodium: nativeSodium, ...options });
+  disposals.push(() => backend.dispose());
+  const events: TestApp['events'] = [];
+  const waiting = new Map<string, () => void>();
+  backend.onEvent((event, payload) => {
+    events.push({ event, payload });
+    if (event === 'job') {
+      const job = payload as JobEvent;
+      if (job.type === 'ended') waiting.get(job.jobId)?.();
+    }
+  });
+  const jobOf = (jobId: string): JobEvent[] =>
+    events.flatMap(({ event, payload }) =>
+      event === 'job' && (payload as JobEvent).jobId === jobId ? [payload as JobEvent] : [],
+    );
+  return {
+    backend,
+    dataDir,
+    dialogs,
+    events,
+    async call(channel, request) {
+      const result = await backend.handle(channel, request);
+      if (!result.ok) throw new Error(`${channel} failed: ${result.code}: ${result.message}`);
+      return result.value as never;
+    },
+    raw: (channel, payload) => backend.handle(channel, payload),
+    jobEvents: (jobId) =>
+      new Promise((resolve) => {
+        if (jobOf(jobId).some((event) => event.type === 'ended')) resolve(jobOf(jobId));
+        else
+          waiting.set(jobId, () => {
+            resolve(jobOf(jobId));
+          });
+      }),
+  };
+}
+
+/** Creates a vault named "vault" in a fresh temp folder (KDF preset 'interactive', to keep tests quick). */
+export async function newVaultIn(app: TestApp): Promise<{ vaultId: string; parent: string }> {
+  const parent = tempDir();
+  app.dialogs.folders.push(parent);
+  const picked = await app.call('dialog.pickFolder', { purpose: 'create-vault' });
+  if (!picked) throw new Error('no folder picked');
+  const created = await app.call('vault.create', {
+    folder: picked.handle,
+    name: 'vault',
+    passphrase: PASSPHRASE,
+    kdf: 'interactive',
+  });
+  return { vaultId: created.vaultId, parent };
+}
+
+/** A handle for a folder the "user" picks for a purpose. */
+export async function pickFolder(
+  app: TestApp,
+  path: string,
+  request: RequestOf<'dialog.pickFolder'>,
+): Promise<string> {
+  app.dialogs.folders.push(path);
+  const picked = await app.call('dialog.pickFolder', request);
+  if (!picked) throw new Error('no folder picked');
+  return picked.handle;
+}
+
+export function codeOf(result: Result<unknown>): string {
+  return result.ok ? 'ok' : result.code;
+}

@@ -1,0 +1,142 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+
+import { JobRegistry, ProgressCoalescer } from '../../src/app/jobs.js';
+import { CancelledError, IoError } from '../../src/core/errors.js';
+import type { Progress } from '../../src/core/types.js';
+import type { JobEvent } from '../../src/shared/contract.js';
+
+const progress = (filesDone: number): Progress => ({
+  filesDone,
+  filesTotal: 1000,
+  bytesDone: 0,
+  bytesTotal: 0,
+});
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('progress coalescing', () => {
+  it('sends the first at once, then at most one per interval, always the latest, and the last on flush', () => {
+    vi.useFakeTimers();
+    let now = 0;
+    const sent: number[] = [];
+    const coalescer = new ProgressCoalescer((p) => sent.push(p.filesDone), {
+      intervalMs: 50,
+      now: () => now,
+    });
+    for (let i = 1; i <= 1000; i++) coalescer.push(progress(i));
+    expect(sent).toEqual([1]);
+    now = 50;
+    vi.advanceTimersByTime(50);
+    expect(sent).toEqual([1, 1000]);
+    for (let i = 1001; i <= 1010; i++) coalescer.push(progress(i));
+    expect(sent).toEqual([1, 1000]);
+    coalescer.flush();
+    expect(sent).toEqual([1, 1000, 1010]);
+    // Nothing pending: the timer that was set sends nothing more.
+    now = 200;
+    vi.advanceTimersByTime(200);
+    expect(sent).toEqual([1, 1000, 1010]);
+  });
+
+  it('turns a burst of a job into a handful of events, ending with the final progress', async () => {
+    vi.useFakeTimers();
+    const events: JobEvent[] = [];
+    const jobs = new JobRegistry((event) => events.push(event), { now: () => 0 });
+    const ended = new Promise<void>((resolve) => {
+      jobs.start('v-1', 'verify', async ({ onProgress }) => {
+        for (let i = 1; i <= 10_000; i++) onProgress(progress(i));
+        await Promise.resolve();
+        resolve();
+        return {
+          kind: 'verify',
+          report: {
+            ok: true,
+            filesChecked: 10_000,
+            bytesChecked: 0,
+            problems: [],
+            unreferenced: [],
+            recovered: [],
+            deleted: [],
+          },
+        };
+      });
+    });
+    await ended;
+    await vi.runAllTimersAsync();
+    const sent = events.flatMap((event) => (event.type === 'progress' ? [event.progress.filesDone] : []));
+    expect(sent).toEqual([1, 10_000]);
+    expect(events.map((event) => event.type)).toEqual(['started', 'progress', 'progress', 'ended']);
+  });
+});
+
+describe('job registry', () => {
+  const ended = (events: JobEvent[], jobId: string): Promise<JobEvent> =>
+    vi.waitFor(() => {
+      const end = events.find((event) => event.jobId === jobId && event.type === 'ended');
+      if (!end) throw new Error('not ended yet');
+      return end;
+    });
+
+  it('reports a failure with its code, a cancel as cancelled, and runs cleanup either way', async () => {
+    const events: JobEvent[] = [];
+    const jobs = new JobRegistry((event) => events.push(event));
+    const cleaned: string[] = [];
+    const failing = jobs.start(
+      'v-1',
+      'add',
+      () => Promise.reject(new IoError('Could not write: the disk is full.')),
+      () => cleaned.push('failing'),
+    );
+    const cancelled = jobs.start(
+      'v-1',
+      'restore',
+      ({ signal }) =>
+        new Promise((_, reject) => {
+          signal.addEventListener('abort', () => {
+            reject(new CancelledError());
+          });
+        }),
+      () => cleaned.push('cancelled'),
+    );
+    expect(
+      jobs
+        .list()
+        .map((job) => job.jobId)
+        .sort(),
+    ).toEqual([failing, cancelled].sort());
+    jobs.cancel(cancelled);
+    expect(await ended(events, failing)).toMatchObject({
+      status: 'failed',
+      code: 'IO',
+      message: 'Could not write: the disk is full.',
+    });
+    expect(await ended(events, cancelled)).toMatchObject({ status: 'cancelled' });
+    expect(cleaned.sort()).toEqual(['cancelled', 'failing']);
+    expect(jobs.list()).toEqual([]);
+    expect(() => {
+      jobs.cancel(cancelled);
+    }).toThrow(/No such job/);
+  });
+
+  it('stop() aborts only the jobs of that vault and settles when they ended', async () => {
+    const events: JobEvent[] = [];
+    const jobs = new JobRegistry((event) => events.push(event));
+    const waitForAbort = ({ signal }: { signal: AbortSignal }) =>
+      new Promise<never>((_, reject) => {
+        signal.addEventListener('abort', () => {
+          reject(new CancelledError());
+        });
+      });
+    const mine = jobs.start('v-1', 'verify', waitForAbort);
+    const other = jobs.start('v-2', 'verify', waitForAbort);
+    await jobs.stop('v-1');
+    expect(events.find((event) => event.jobId === mine && event.type === 'ended')).toMatchObject({
+      status: 'cancelled',
+    });
+    expect(jobs.list().map((job) => job.jobId)).toEqual([other]);
+    await jobs.stop();
+    expect(jobs.list()).toEqual([]);
+  });
+});

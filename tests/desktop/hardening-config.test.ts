@@ -1,0 +1,107 @@
+/**
+ * Fails if the desktop app's hardening is loosened: the window's web preferences, the CSP, and the packaged
+ * app's Electron fuses and ASAR. The packaging configs are read through electron-builder's own loader (which
+ * resolves `extends`) and checked against its schema, so this is what a real `electron-builder` run would use.
+ */
+import { createRequire } from 'node:module';
+
+import { describe, expect, it } from 'vitest';
+
+import { CONTENT_SECURITY_POLICY, windowOptions } from '../../electron/main/window-options.js';
+
+interface BuilderConfig {
+  asar?: boolean;
+  electronFuses?: Record<string, boolean>;
+  linux?: { target?: string[] };
+  mac?: { target?: string[] };
+  win?: { target?: string[] };
+  /** As electron-builder normalises it: a list of `{ filter }` sets. */
+  files?: (string | { filter: string[] })[];
+}
+const builderRequire = createRequire(createRequire(import.meta.url).resolve('electron-builder'));
+const builderConfig = builderRequire('app-builder-lib/out/util/config/config') as {
+  getConfig: (projectDir: string, configPath: string, options: null) => Promise<BuilderConfig>;
+  validateConfiguration: (config: BuilderConfig, logger: unknown) => Promise<void>;
+};
+const { DebugLogger } = builderRequire('builder-util') as { DebugLogger: new (enabled: boolean) => unknown };
+
+async function loadBuilderConfig(file: string): Promise<BuilderConfig> {
+  const config = await builderConfig.getConfig(process.cwd(), file, null);
+  await builderConfig.validateConfiguration(config, new DebugLogger(false));
+  return config;
+}
+
+const RELEASE_FUSES = {
+  runAsNode: false,
+  enableCookieEncryption: true,
+  enableNodeOptionsEnvironmentVariable: false,
+  enableNodeCliInspectArguments: false,
+  enableEmbeddedAsarIntegrityValidation: true,
+  onlyLoadAppFromAsar: true,
+  grantFileProtocolExtraPrivileges: false,
+};
+
+describe('the window', () => {
+  for (const devTools of [false, true]) {
+    it(`isolates, sandboxes and denies Node to the renderer (devTools ${devTools})`, () => {
+      const options = windowOptions('/app/out/preload/index.cjs', { devTools });
+      expect(options.webPreferences).toMatchObject({
+        preload: '/app/out/preload/index.cjs',
+        contextIsolation: true,
+        sandbox: true,
+        nodeIntegration: false,
+        nodeIntegrationInWorker: false,
+        nodeIntegrationInSubFrames: false,
+        webSecurity: true,
+        allowRunningInsecureContent: false,
+        experimentalFeatures: false,
+        webviewTag: false,
+        navigateOnDragDrop: false,
+      });
+      expect(options.webPreferences).not.toHaveProperty('enableBlinkFeatures');
+      expect(options.webPreferences).not.toHaveProperty('additionalArguments');
+    });
+  }
+
+  it('sends a CSP that allows only its own scripts: nothing inline, evaluated or remote', () => {
+    const directives = new Map(
+      CONTENT_SECURITY_POLICY.split(';').map((part) => {
+        const [name = '', ...values] = part.trim().split(/\s+/);
+        return [name, values];
+      }),
+    );
+    expect(directives.get('default-src')).toEqual(["'none'"]);
+    expect(directives.get('script-src')).toEqual(["'self'"]);
+    expect(directives.get('object-src')).toEqual(["'none'"]);
+    expect(directives.get('base-uri')).toEqual(["'none'"]);
+    expect(directives.get('frame-ancestors')).toEqual(["'none'"]);
+    expect(directives.get('connect-src')).toEqual(["'none'"]);
+    expect(CONTENT_SECURITY_POLICY).not.toMatch(/unsafe-|\*|https?:/);
+  });
+});
+
+describe('the packaged app', () => {
+  it('ships in an ASAR with every fuse set for release', async () => {
+    const config = await loadBuilderConfig('electron-builder.json');
+    expect(config.asar).toBe(true);
+    expect(config.electronFuses).toEqual(RELEASE_FUSES);
+  });
+
+  it('builds AppImage and deb, dmg, and nsis from the built bundles only', async () => {
+    const config = await loadBuilderConfig('electron-builder.json');
+    expect(config.linux?.target).toEqual(['AppImage', 'deb']);
+    expect(config.mac?.target).toEqual(['dmg']);
+    expect(config.win?.target).toEqual(['nsis']);
+    const patterns = (config.files ?? []).flatMap((set) => (typeof set === 'string' ? [set] : set.filter));
+    expect(patterns).toEqual(expect.arrayContaining(['out/main/**', 'out/preload/**', 'out/renderer/**']));
+    expect(patterns.some((pattern) => pattern.startsWith('src') || pattern.includes('out/native'))).toBe(
+      false,
+    );
+  });
+
+  it('differs in the end-to-end build by the inspect fuse alone (Playwright needs it)', async () => {
+    const config = await loadBuilderConfig('electron-builder.e2e.json');
+    expect(config.asar).toBe(true);
+    expect(config.electronFuses).toEqual({ ...RELEASE_FUSES, enableNodeCliInspectArguments: true });
+  });
+});

@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+
+import { startAutoLock, type PowerMonitorLike } from '../../electron/main/idle-lock.js';
+
+/** A power monitor and a clock the test drives by hand: no timers, no waiting. */
+function harness(minutes: number) {
+  const listeners = new Map<string, () => void>();
+  let idleSeconds = 0;
+  let tick: (() => void) | undefined;
+  const locks: string[] = [];
+  const powerMonitor: PowerMonitorLike = {
+    getSystemIdleTime: () => idleSeconds,
+    on: (event, listener) => listeners.set(event, listener),
+    removeListener: (event) => listeners.delete(event),
+  };
+  const stop = startAutoLock({
+    powerMonitor,
+    autoLockMinutes: () => Promise.resolve(minutes),
+    lockAll: (reason) => {
+      locks.push(reason);
+      return Promise.resolve();
+    },
+    setInterval: (callback) => {
+      tick = callback;
+      return 1;
+    },
+    clearInterval: () => {
+      tick = undefined;
+    },
+  });
+  return {
+    locks,
+    listeners,
+    stop,
+    /** Sets the system idle time and runs one poll to its end. */
+    async poll(seconds: number) {
+      idleSeconds = seconds;
+      tick?.();
+      await new Promise((resolve) => setImmediate(resolve));
+    },
+  };
+}
+
+describe('auto-lock', () => {
+  it('locks once when the system has been idle for the set minutes, and again only after the user came back', async () => {
+    const h = harness(5);
+    await h.poll(299);
+    expect(h.locks).toEqual([]);
+    await h.poll(300);
+    await h.poll(900);
+    expect(h.locks).toEqual(['idle']);
+    await h.poll(2);
+    await h.poll(301);
+    expect(h.locks).toEqual(['idle', 'idle']);
+  });
+
+  it('never locks for idleness when the setting is 0', async () => {
+    const h = harness(0);
+    await h.poll(1_000_000);
+    expect(h.locks).toEqual([]);
+  });
+
+  it('locks at once on suspend and on screen lock, and stops listening when stopped', () => {
+    const h = harness(0);
+    h.listeners.get('suspend')?.();
+    h.listeners.get('lock-screen')?.();
+    expect(h.locks).toEqual(['suspend', 'screen-lock']);
+    h.stop();
+    expect(h.listeners.size).toBe(0);
+  });
+});

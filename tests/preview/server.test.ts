@@ -1,0 +1,385 @@
+import { mkdirSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { join } from 'node:path';
+
+import { afterEach, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
+
+import { createPreviewApi, type ChooserRequest, type PreviewTransport } from '../../src/preview/bridge.js';
+import { startPreviewServer, type PreviewServer } from '../../src/preview/server.js';
+import { dropBodyParts } from '../../src/preview/wire.js';
+import type { EventPayloads, JobEvent } from '../../src/shared/contract.js';
+import { nativeSodium } from '../helpers/backends.js';
+import { PASSPHRASE, tempDir } from '../helpers/vault.js';
+
+/** Node's fetch and the ws package stand in for the browser's. */
+const transport: PreviewTransport = {
+  fetch: globalThis.fetch.bind(globalThis),
+  WebSocket: WebSocket as unknown as typeof globalThis.WebSocket,
+};
+
+const servers: PreviewServer[] = [];
+afterEach(async () => {
+  for (const server of servers.splice(0)) await server.close();
+});
+
+async function start(options: { testMode?: boolean; staticDir?: string } = {}): Promise<PreviewServer> {
+  const server = await startPreviewServer({
+    dataDir: tempDir(),
+    staticDir: options.staticDir ?? tempDir(),
+    testMode: options.testMode ?? true,
+    sodium: nativeSodium,
+  });
+  servers.push(server);
+  return server;
+}
+
+interface RawResponse {
+  readonly status: number;
+  readonly headers: Record<string, string | string[] | undefined>;
+  readonly body: string;
+}
+
+/** A request with full control of the path and headers (fetch cannot set Host or send `..`). */
+function raw(
+  server: PreviewServer,
+  options: { method?: string; path: string; headers?: Record<string, string>; body?: string | Buffer },
+): Promise<RawResponse> {
+  const { port } = new URL(server.origin);
+  return new Promise((resolve, reject) => {
+    const sent = httpRequest(
+      {
+        host: '127.0.0.1',
+        port,
+        method: options.method ?? 'GET',
+        path: options.path,
+        headers: options.headers,
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => {
+          resolve({
+            status: response.statusCode ?? 0,
+            headers: response.headers,
+            body: Buffer.concat(chunks).toString(),
+          });
+        });
+      },
+    );
+    // A server that answers early (413) may reset the connection while the body is still being written.
+    sent.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ECONNRESET' && error.code !== 'EPIPE') reject(error);
+    });
+    sent.end(options.body);
+  });
+}
+
+const invoke = (
+  server: PreviewServer,
+  channel: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+) =>
+  raw(server, {
+    method: 'POST',
+    path: `/api/invoke/${channel}`,
+    headers: { Authorization: `Bearer ${server.token}`, 'Content-Type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
+
+/** Opens the event socket; resolves with the HTTP status that refused it, or 101 when it opened. */
+function socketStatus(url: string, origin?: string): Promise<number> {
+  return new Promise((resolve) => {
+    const socket = new WebSocket(url, origin === undefined ? {} : { origin });
+    socket.on('open', () => {
+      socket.close();
+      resolve(101);
+    });
+    socket.on('unexpected-response', (_request, response) => {
+      resolve(response.statusCode ?? 0);
+    });
+    socket.on('error', () => {
+      resolve(-1);
+    });
+  });
+}
+
+describe('preview server: who may talk to it', () => {
+  it('refuses to bind anywhere but 127.0.0.1', async () => {
+    for (const host of ['0.0.0.0', '::', 'localhost', '192.168.1.2']) {
+      await expect(
+        startPreviewServer({ dataDir: tempDir(), staticDir: tempDir(), host, sodium: nativeSodium }),
+      ).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    }
+  });
+
+  it('prints a 127.0.0.1 URL with a 256-bit token in the fragment', async () => {
+    const server = await start();
+    expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/#token=[0-9a-f]{64}$/);
+  });
+
+  it('refuses an API request with a missing or wrong token, a foreign Origin, or a foreign Host', async () => {
+    const server = await start();
+    expect((await invoke(server, 'settings.get', {})).status).toBe(200);
+    expect((await invoke(server, 'settings.get', {}, { Origin: server.origin })).status).toBe(200);
+    const refused = [
+      await raw(server, { method: 'POST', path: '/api/invoke/settings.get', body: '{}' }),
+      await invoke(server, 'settings.get', {}, { Authorization: `Bearer ${'0'.repeat(64)}` }),
+      await invoke(server, 'settings.get', {}, { Authorization: `Bearer ${server.token.slice(0, 63)}` }),
+      await invoke(server, 'settings.get', {}, { Authorization: server.token }),
+      await invoke(server, 'settings.get', {}, { Origin: 'http://evil.example' }),
+      await invoke(server, 'settings.get', {}, { Origin: 'http://localhost:1' }),
+      await invoke(server, 'settings.get', {}, { Host: 'evil.example' }),
+    ];
+    expect(refused.map((response) => response.status)).toEqual([401, 401, 401, 401, 403, 403, 421]);
+    for (const response of refused) {
+      expect(JSON.parse(response.body)).toMatchObject({ ok: false, code: 'INVALID_ARGUMENT' });
+    }
+  });
+
+  it('refuses an event socket with a missing or wrong token or a foreign Origin', async () => {
+    const server = await start();
+    const socketUrl = `${server.origin.replace('http', 'ws')}/api/events`;
+    expect(await socketStatus(`${socketUrl}?token=${server.token}`, server.origin)).toBe(101);
+    expect(await socketStatus(socketUrl, server.origin)).toBe(401);
+    expect(await socketStatus(`${socketUrl}?token=${'f'.repeat(64)}`, server.origin)).toBe(401);
+    expect(await socketStatus(`${socketUrl}?token=${server.token}`, 'http://evil.example')).toBe(403);
+    expect(await socketStatus(`${server.origin.replace('http', 'ws')}/other?token=${server.token}`)).toBe(
+      404,
+    );
+  });
+
+  it('bounds the size of a request body', async () => {
+    const server = await start();
+    const huge = await raw(server, {
+      method: 'POST',
+      path: '/api/invoke/settings.get',
+      headers: { Authorization: `Bearer ${server.token}` },
+      body: Buffer.alloc(17 * 1024 * 1024, 0x20),
+    });
+    expect(huge.status).toBe(413);
+  });
+
+  it('offers the test dialog queue only in test mode', async () => {
+    const server = await start({ testMode: false });
+    const answers = await raw(server, {
+      method: 'POST',
+      path: '/api/test/dialog-answers',
+      headers: { Authorization: `Bearer ${server.token}` },
+      body: JSON.stringify({ folders: ['/'] }),
+    });
+    expect(answers.status).toBe(404);
+  });
+});
+
+describe('preview server: the in-page chooser that stands in for dialogs', () => {
+  it('asks the page, lists only below its roots, and answers the dialog with the chosen folder', async () => {
+    const root = realpathSync(tempDir());
+    mkdirSync(join(root, 'Vaults', 'inner'), { recursive: true });
+    writeFileSync(join(root, 'Vaults', 'file.txt'), 'x');
+    symlinkSync('/etc', join(root, 'Vaults', 'escape'));
+    const server = await startPreviewServer({
+      dataDir: tempDir(),
+      staticDir: tempDir(),
+      chooserRoots: [root],
+      sodium: nativeSodium,
+    });
+    servers.push(server);
+    const api = createPreviewApi(new URL(server.url), transport);
+    const asked = new Promise<ChooserRequest>((resolve) => {
+      api.chooser.onRequest(resolve);
+    });
+    const picking = api.invoke('dialog.pickFolder', { purpose: 'open-vault' });
+    const request = await asked;
+    expect(request).toMatchObject({ kind: 'folder', purpose: 'open-vault', roots: [root] });
+    expect(await api.chooser.pending()).toEqual({ ok: true, value: request });
+
+    const listing = await api.chooser.list(join(root, 'Vaults'));
+    if (!listing.ok) throw new Error(listing.message);
+    expect(listing.value).toMatchObject({ path: join(root, 'Vaults'), parent: root });
+    expect(listing.value.entries.map((entry) => `${entry.type} ${entry.name}`)).toEqual([
+      'folder inner',
+      'file file.txt',
+    ]);
+    expect(await api.chooser.list(root)).toMatchObject({ ok: true, value: { parent: null } });
+    for (const outside of ['/etc', join(root, 'Vaults', 'escape'), join(root, '..'), 'relative']) {
+      expect(await api.chooser.list(outside)).toMatchObject({ ok: false, code: 'INVALID_ARGUMENT' });
+      expect(await api.chooser.answer(request.chooserId, [outside])).toMatchObject({ ok: false });
+    }
+    expect(await api.chooser.answer(request.chooserId, [join(root, 'Vaults', 'file.txt')])).toMatchObject({
+      ok: false,
+      code: 'INVALID_ARGUMENT',
+    });
+    expect(await api.chooser.answer('c-other', [join(root, 'Vaults')])).toMatchObject({ ok: false });
+    expect(await api.chooser.answer(request.chooserId, [join(root, 'Vaults', 'inner')])).toEqual({
+      ok: true,
+      value: null,
+    });
+    expect(await picking).toMatchObject({
+      ok: true,
+      value: { label: join(root, 'Vaults', 'inner'), count: 1 },
+    });
+
+    const cancelled = new Promise<ChooserRequest>((resolve) => {
+      api.chooser.onRequest(resolve);
+    });
+    const second = api.invoke('dialog.pickFolder', { purpose: 'create-vault' });
+    await api.chooser.answer((await cancelled).chooserId, null);
+    expect(await second).toEqual({ ok: true, value: null });
+  });
+});
+
+describe('preview server: static files', () => {
+  it('serves the built renderer with the CSP, and nothing outside it: no listing, no traversal', async () => {
+    const staticDir = join(tempDir(), 'renderer');
+    mkdirSync(join(staticDir, 'assets'), { recursive: true });
+    writeFileSync(
+      join(staticDir, 'index.html'),
+      '<!doctype html><script type="module" src="/assets/app.js"></script>',
+    );
+    writeFileSync(join(staticDir, 'assets', 'app.js'), 'console.log(1)');
+    writeFileSync(join(staticDir, '..', 'secret.txt'), 'outside');
+    const server = await start({ staticDir });
+    const page = await raw(server, { path: '/' });
+    expect(page.status).toBe(200);
+    expect(page.headers['content-security-policy']).toContain("script-src 'self'");
+    expect(page.headers['content-security-policy']).toContain("default-src 'none'");
+    const script = await raw(server, { path: '/assets/app.js' });
+    expect(script).toMatchObject({ status: 200, body: 'console.log(1)' });
+    expect(script.headers['content-type']).toContain('text/javascript');
+    for (const path of [
+      '/assets/',
+      '/assets',
+      '/../secret.txt',
+      '/assets/../../secret.txt',
+      '/%2e%2e/secret.txt',
+      '/assets/%2e%2e%2f%2e%2e%2fsecret.txt',
+      '/..%5csecret.txt',
+      '/nope.js',
+    ]) {
+      const response = await raw(server, { path });
+      expect(response.status, path).toBe(404);
+      expect(response.body, path).not.toContain('outside');
+    }
+  });
+
+  it('says to build the app when the renderer is not built', async () => {
+    const server = await start({ staticDir: join(tempDir(), 'missing') });
+    const page = await raw(server, { path: '/' });
+    expect(page.status).toBe(200);
+    expect(page.body).toContain('npm run preview');
+    expect(page.headers['content-security-policy']).toBeDefined();
+  });
+});
+
+describe('preview server: the app end to end through the browser bridge', () => {
+  it('creates a vault, sends events on the socket, adds dropped bytes and restores them byte-identical', async () => {
+    const server = await start();
+    const api = createPreviewApi(new URL(server.url), transport);
+    const answer = (body: unknown) =>
+      raw(server, {
+        method: 'POST',
+        path: '/api/test/dialog-answers',
+        headers: { Authorization: `Bearer ${server.token}` },
+        body: JSON.stringify(body),
+      });
+    const events: { event: string; payload: unknown }[] = [];
+    // A job's events may arrive on the socket before the HTTP answer that carries its id.
+    const ended = new Map<string, () => void>();
+    const endedJobs = new Set<string>();
+    api.on('job', (job: JobEvent) => {
+      events.push({ event: 'job', payload: job });
+      if (job.type !== 'ended') return;
+      endedJobs.add(job.jobId);
+      ended.get(job.jobId)?.();
+    });
+    const locked = new Promise<EventPayloads['locked']>((resolve) => {
+      api.on('locked', resolve);
+    });
+    const waitForEnd = (jobId: string) =>
+      new Promise<void>((resolve) => {
+        if (endedJobs.has(jobId)) resolve();
+        else ended.set(jobId, resolve);
+      });
+
+    const parent = tempDir();
+    await answer({ folders: [parent] });
+    const picked = await api.invoke('dialog.pickFolder', { purpose: 'create-vault' });
+    if (!picked.ok || !picked.value) throw new Error('no folder');
+    const created = await api.invoke('vault.create', {
+      folder: picked.value.handle,
+      name: 'Preview vault',
+      passphrase: PASSPHRASE,
+      kdf: 'interactive',
+    });
+    if (!created.ok) throw new Error(created.message);
+    const { vaultId } = created.value;
+    expect(readdirSync(join(parent, 'Preview vault'))).toContain('coffer.header');
+
+    const bytes = Buffer.from(Array.from({ length: 200_000 }, (_, i) => (i * 7) % 256));
+    const dropped = await api.registerDroppedFiles([
+      new File([bytes], 'photo.raw', { lastModified: 1_650_000_000_000 }),
+      new File(['note'], 'note.txt'),
+    ]);
+    if (!dropped.ok) throw new Error(dropped.message);
+    expect(dropped.value.count).toBe(2);
+    const add = await api.invoke('job.add', { vaultId, source: dropped.value.handle });
+    if (!add.ok) throw new Error(add.message);
+    await waitForEnd(add.value.jobId);
+    const listed = await api.invoke('entries.list', { vaultId, path: '/' });
+    expect(listed.ok && listed.value.map((entry) => `${entry.name} ${entry.size}`)).toEqual([
+      'note.txt 4',
+      'photo.raw 200000',
+    ]);
+
+    const range = await api.invoke('preview.read', { vaultId, path: '/photo.raw', offset: 1000, length: 64 });
+    expect(range.ok && Buffer.from(range.value.bytes).equals(bytes.subarray(1000, 1064))).toBe(true);
+
+    const out = tempDir();
+    await answer({ folders: [out] });
+    const destination = await api.invoke('dialog.pickFolder', { purpose: 'restore-destination', vaultId });
+    if (!destination.ok || !destination.value) throw new Error('no destination');
+    const restore = await api.invoke('job.restore', {
+      vaultId,
+      paths: ['/photo.raw'],
+      destination: destination.value.handle,
+    });
+    if (!restore.ok) throw new Error(restore.message);
+    await waitForEnd(restore.value.jobId);
+    expect(readFileSync(join(out, 'photo.raw')).equals(bytes)).toBe(true);
+    const jobTypes = events.map(({ payload }) => (payload as JobEvent).type);
+    expect(jobTypes.filter((type) => type === 'ended')).toHaveLength(2);
+    expect(jobTypes).toContain('item');
+
+    await api.invoke('vault.lock', { vaultId });
+    expect(await locked).toEqual({ vaultId, reason: 'user' });
+    const wrong = await api.invoke('vault.unlock', { vaultId, passphrase: 'wrong' });
+    expect(wrong).toMatchObject({ ok: false, code: 'WRONG_PASSPHRASE' });
+  });
+
+  it('refuses a drop whose body holds more or fewer bytes than its manifest says', async () => {
+    const server = await start();
+    const drop = (manifestSize: number, bytes: Buffer) =>
+      raw(server, {
+        method: 'POST',
+        path: '/api/drop',
+        headers: { Authorization: `Bearer ${server.token}` },
+        body: Buffer.concat([dropBodyParts([{ name: 'a.txt', size: manifestSize, mtime: 0 }]).head, bytes]),
+      });
+    for (const [size, bytes] of [
+      [3, Buffer.from('abcd')],
+      [5, Buffer.from('abcd')],
+    ] as const) {
+      const response = await drop(size, bytes);
+      expect(JSON.parse(response.body)).toMatchObject({ ok: false, code: 'INVALID_ARGUMENT' });
+    }
+    const garbage = await raw(server, {
+      method: 'POST',
+      path: '/api/drop',
+      headers: { Authorization: `Bearer ${server.token}` },
+      body: Buffer.from([0, 0, 0, 3, 0x7b, 0x7b, 0x7b]),
+    });
+    expect(JSON.parse(garbage.body)).toMatchObject({ ok: false, code: 'INVALID_ARGUMENT' });
+  });
+});

@@ -46,7 +46,7 @@ export interface DropManifestEntry {
 }
 
 /** A drop body: a 4-byte big-endian manifest length, the manifest as UTF-8 JSON, then every file's bytes. */
-export function dropBodyParts(manifest: readonly DropManifestEntry[]): { head: Uint8Array } {
+export function dropBodyParts(manifest: readonly DropManifestEntry[]): { head: Uint8Array<ArrayBuffer> } {
   const json = new TextEncoder().encode(JSON.stringify(manifest));
   const head = new Uint8Array(4 + json.length);
   new DataView(head.buffer).setUint32(0, json.length);

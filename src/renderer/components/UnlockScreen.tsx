@@ -1,5 +1,5 @@
 import { LockKeyhole } from 'lucide-react';
-import { useRef, useState, type SyntheticEvent } from 'react';
+import { useEffect, useRef, useState, type SyntheticEvent } from 'react';
 
 import type { VaultSummary } from '../../shared/contract.js';
 import { ApiError, call, describeError } from '../api.js';
@@ -32,13 +32,17 @@ export function UnlockScreen({ vault }: { vault: VaultSummary }) {
           : describeError(cause),
       );
       setBusy(false);
-      // Keep the person typing: the field stays focused with its text selected, ready to be retyped.
-      requestAnimationFrame(() => {
-        input.current?.focus();
-        input.current?.select();
-      });
     }
   };
+
+  // Keep the person typing: after a failed try the field is focused again with its text selected, ready to be
+  // retyped. In an effect, so it runs once the field is enabled again (focusing a disabled field does nothing).
+  useEffect(() => {
+    if (!busy && error !== null) {
+      input.current?.focus();
+      input.current?.select();
+    }
+  }, [busy, error]);
 
   const close = async (): Promise<void> => {
     try {

@@ -10,6 +10,7 @@ import {
   mkdirSync,
   readdirSync,
   readFileSync,
+  rmSync,
   statSync,
   writeFileSync,
 } from 'node:fs';
@@ -18,7 +19,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 
-import { ReadOnlyVaultError, Vault } from '../../src/core/index.js';
+import { AlreadyExistsError, ReadOnlyVaultError, Vault } from '../../src/core/index.js';
 import { nativeSodium } from '../helpers/backends.js';
 import { collect, leftBehind, newVault, passphrase, track, writeTree } from '../helpers/vault.js';
 
@@ -141,6 +142,35 @@ describe('packs and blob files that arrive before the index that names them', ()
     const deleted = await vault.verify({ deleteUnreferenced: true });
     expect(deleted).toMatchObject({ ok: true, unreferenced: [], deleted: [{ path: foreign, size: 5000 }] });
     expect(storedFiles(dir)).not.toContain(foreign);
+  });
+
+  it('repair with delete keeps a copy whose file ids rows already name: their own data may be what is missing', async () => {
+    const { vault, dir, root } = await newVault();
+    await writeTree(join(root, 'src'), { 'a.txt': 'alpha', 'b.txt': 'beta' });
+    await vault.add([join(root, 'src')]);
+    vault.close();
+    const [pack] = storedFiles(dir).filter((path) => path.startsWith('packs/'));
+    if (pack === undefined) throw new Error('no pack was written');
+    // The copy a newer index compacted into, with the pack the (older) index names gone.
+    const copy = `packs/${'cd'.repeat(16)}.pack`;
+    cpSync(join(dir, pack), join(dir, copy));
+    rmSync(join(dir, pack));
+    const reopened = await reopen(dir);
+    const report = await reopened.verify({ repair: true, deleteUnreferenced: true });
+    expect(report.deleted).toEqual([]);
+    expect(report.unreferenced.map((file) => file.path)).toEqual([copy]);
+    expect(storedFiles(dir)).toContain(copy);
+  });
+
+  it('repair with delete stops, deleting nothing, when recovered files cannot be put in /lost+found', async () => {
+    const { w, root, arrived } = await deliveredBeforeIndex();
+    await writeTree(join(root, 'third'), { 'lost+found': 'a file of that name' });
+    const vault = await reopen(w);
+    await vault.add([join(root, 'third', 'lost+found')]);
+    await expect(vault.verify({ repair: true, deleteUnreferenced: true })).rejects.toBeInstanceOf(
+      AlreadyExistsError,
+    );
+    for (const path of arrived) expect(storedFiles(w)).toContain(path);
   });
 
   it('repair and delete are refused on a read-only vault, and nothing is removed there', async () => {

@@ -519,7 +519,13 @@ class AddJob {
         node: row,
         content: { file_id: fileId, node_id: row.id, location: { kind: 'file' } },
       });
-      this.#commit(false);
+      try {
+        this.#commit(false);
+      } catch (error) {
+        // Its row never committed (a full disk, say): the blob goes now, not only at the next open.
+        await this.#discard([intent]);
+        throw error;
+      }
     }
     steps.flush();
     this.#report({ filesDone: this.#progress.filesDone + 1 });

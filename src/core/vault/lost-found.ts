@@ -1,20 +1,18 @@
-import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { AlreadyExistsError, CancelledError, CofferError } from '../errors.js';
+import { AlreadyExistsError, CancelledError, IntegrityError } from '../errors.js';
 import type { StoredFile, VaultEntry } from '../types.js';
 import { fileSource, openBlob } from './blob-io.js';
 import type { ContentRow } from './index-db.js';
-import { PACK_DIR } from './layout.js';
+import { PACK_DIR, requireRegularFile, VAULT_READ_FLAGS } from './layout.js';
 import { walkPack } from './pack-walk.js';
 import { cryptoPlace, openBlobFrom } from './read.js';
 import type { Session } from './session.js';
 
 /** The vault folder recovered files go into. */
 export const LOST_FOUND = 'lost+found';
-/** Never follow a symlink put where a pack or blob file was found. (Windows has no O_NOFOLLOW: `| undefined` is 0.) */
-const NO_FOLLOW = constants.O_RDONLY | constants.O_NOFOLLOW;
 /** Packs are written up to a few MiB; anything far larger is not one of this vault's, and is not read whole. */
 const MAX_PACK_BYTES = 256 * 1024 * 1024;
 
@@ -30,16 +28,21 @@ interface FoundBlob {
  * complete blob of this vault in them, authenticated with the file id in its own header, becomes the file
  * `/lost+found/recovered-<file id>`, named by a new row that points at the blob where it is (nothing is copied), so
  * the pack or blob file is referenced again. All rows for one pack or blob file go in one transaction.
- * @returns the recovered entries, and the files left unreferenced with the reason.
+ * @returns the recovered entries, the files left unreferenced with the reason, and those of them that hold no
+ * readable blob of this vault (nothing in them can be recovered; a copy whose file ids rows already name is not
+ * among them, since those rows' own data may be what is missing).
  * @throws {@link CancelledError} when `signal` aborts (what was recovered before stays).
+ * @throws any error other than damage to an unreferenced file ({@link IoError}, {@link AlreadyExistsError} when
+ * "/lost+found" is a file, {@link VaultLockedError}): the repair stops there.
  */
 export async function recoverUnreferenced(
   session: Session,
   files: readonly StoredFile[],
   signal?: AbortSignal,
-): Promise<{ recovered: VaultEntry[]; left: StoredFile[] }> {
+): Promise<{ recovered: VaultEntry[]; left: StoredFile[]; holdsNothing: StoredFile[] }> {
   const recovered: VaultEntry[] = [];
   const left: StoredFile[] = [];
+  const holdsNothing: StoredFile[] = [];
   for (const file of files) {
     if (signal?.aborted) throw new CancelledError();
     try {
@@ -48,6 +51,7 @@ export async function recoverUnreferenced(
         : [await blobInFile(session, file, signal)];
       const fresh = found.filter(({ fileId }) => session.db.blobOf(fileId) === undefined);
       if (fresh.length === 0) {
+        if (found.length === 0) holdsNothing.push(file);
         left.push({
           ...file,
           note:
@@ -59,15 +63,19 @@ export async function recoverUnreferenced(
       }
       recovered.push(...adopt(session, fresh, mtimeOf(session, file)));
     } catch (error) {
-      if (!(error instanceof CofferError) || error instanceof CancelledError) throw error;
+      // Only damage to the file itself leaves it behind; anything else (a full disk, a lock, "/lost+found" being a
+      // file) stops the repair, so that a --delete-unreferenced after it cannot remove data repair could not
+      // bring back for a reason of its own.
+      if (!(error instanceof IntegrityError)) throw error;
       left.push({ ...file, note: `it could not be recovered: ${error.message}` });
+      holdsNothing.push(file);
     }
   }
-  return { recovered, left };
+  return { recovered, left, holdsNothing };
 }
 
 function mtimeOf(session: Session, file: StoredFile): number {
-  const fd = openSync(join(session.dir, file.path), NO_FOLLOW);
+  const fd = openSync(join(session.dir, file.path), VAULT_READ_FLAGS);
   try {
     return fstatSync(fd).mtimeMs;
   } finally {
@@ -79,9 +87,11 @@ function mtimeOf(session: Session, file: StoredFile): number {
 function blobsInPack(session: Session, file: StoredFile): FoundBlob[] {
   const packId = Buffer.from(file.path.slice(PACK_DIR.length + 1, PACK_DIR.length + 33), 'hex');
   if (file.size > MAX_PACK_BYTES) return [];
-  const fd = openSync(join(session.dir, file.path), NO_FOLLOW);
+  const path = join(session.dir, file.path);
+  const fd = openSync(path, VAULT_READ_FLAGS);
   let pack: Buffer;
   try {
+    requireRegularFile(fstatSync(fd), path);
     pack = readFileSync(fd);
   } finally {
     closeSync(fd);
@@ -96,8 +106,10 @@ function blobsInPack(session: Session, file: StoredFile): FoundBlob[] {
 /** An unreferenced blob file, authenticated whole as the blob of the file id its name gives. */
 async function blobInFile(session: Session, file: StoredFile, signal?: AbortSignal): Promise<FoundBlob> {
   const fileId = Buffer.from(file.path.slice(-32), 'hex');
-  const handle = await open(join(session.dir, file.path), NO_FOLLOW);
+  const path = join(session.dir, file.path);
+  const handle = await open(path, VAULT_READ_FLAGS);
   try {
+    requireRegularFile(await handle.stat(), path);
     const source = fileSource(handle);
     const bind = { vaultId: session.keys.vaultId, fileId, label: `unreferenced blob file ${file.path}` };
     const { cipher, layout } = await openBlobFrom(session, source, (await handle.stat()).size, bind);

@@ -106,12 +106,18 @@ async function unreferencedFiles(
   if (!session.db.readOnly) await settleIntents(session.dir, session.db, session.db.intents());
   let unreferenced = await findUnreferenced(session.dir, session.db);
   let recovered: VaultEntry[] = [];
+  // With repair, only what holds nothing recoverable may be deleted after it.
+  let deletable = unreferenced;
   if (options.repair === true && unreferenced.length > 0) {
-    ({ recovered, left: unreferenced } = await recoverUnreferenced(session, unreferenced, options.signal));
+    ({
+      recovered,
+      left: unreferenced,
+      holdsNothing: deletable,
+    } = await recoverUnreferenced(session, unreferenced, options.signal));
   }
   let deleted: StoredFile[] = [];
-  if (options.deleteUnreferenced === true && unreferenced.length > 0) {
-    deleted = await removeStoredFiles(session.dir, unreferenced);
+  if (options.deleteUnreferenced === true && deletable.length > 0) {
+    deleted = await removeStoredFiles(session.dir, deletable);
     const gone = new Set(deleted.map((file) => file.path));
     unreferenced = unreferenced.filter((file) => !gone.has(file.path));
   }

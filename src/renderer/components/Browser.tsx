@@ -1,4 +1,13 @@
-import { ArrowDownToLine, ChevronRight, Eye, FilePlus, FolderInput, Lock } from 'lucide-react';
+import {
+  ArrowDownToLine,
+  ChevronRight,
+  Eye,
+  FilePlus,
+  FolderInput,
+  Info,
+  Lock,
+  Settings,
+} from 'lucide-react';
 import { useCallback, useEffect, useRef, useState, type DragEvent } from 'react';
 
 import type { VaultEntry, VaultSummary } from '../../shared/contract.js';
@@ -10,6 +19,8 @@ import { ErrorText } from './ErrorText.js';
 import { FileTable } from './FileTable.js';
 import { JobsPanel } from './JobsPanel.js';
 import { PreviewDialog } from './PreviewDialog.js';
+import { SettingsDialog } from './SettingsDialog.js';
+import { VaultDetails } from './VaultDetails.js';
 
 /** An unlocked vault: a toolbar, the current folder's table (a drop target) and the jobs. */
 export function Browser({ vault }: { vault: VaultSummary }) {
@@ -20,6 +31,7 @@ export function Browser({ vault }: { vault: VaultSummary }) {
   const [error, setError] = useState<string | null>(null);
   const [dragging, setDragging] = useState(false);
   const [previewing, setPreviewing] = useState<VaultEntry | null>(null);
+  const [panel, setPanel] = useState<'details' | 'settings' | null>(null);
   const dragDepth = useRef(0);
 
   const load = useCallback(
@@ -133,6 +145,28 @@ export function Browser({ vault }: { vault: VaultSummary }) {
           </button>
           <button
             type="button"
+            className="icon-button"
+            aria-label="Vault details"
+            title="Vault details"
+            onClick={() => {
+              setPanel('details');
+            }}
+          >
+            <Info size={16} aria-hidden="true" />
+          </button>
+          <button
+            type="button"
+            className="icon-button"
+            aria-label="Settings"
+            title="Settings"
+            onClick={() => {
+              setPanel('settings');
+            }}
+          >
+            <Settings size={16} aria-hidden="true" />
+          </button>
+          <button
+            type="button"
             onClick={() => void lock()}
             aria-label="Lock vault"
             title="Lock vault (Ctrl+L)"
@@ -191,6 +225,21 @@ export function Browser({ vault }: { vault: VaultSummary }) {
           entry={previewing}
           onClose={() => {
             setPreviewing(null);
+          }}
+        />
+      )}
+      {panel === 'details' && (
+        <VaultDetails
+          vaultId={vault.vaultId}
+          onClose={() => {
+            setPanel(null);
+          }}
+        />
+      )}
+      {panel === 'settings' && (
+        <SettingsDialog
+          onClose={() => {
+            setPanel(null);
           }}
         />
       )}

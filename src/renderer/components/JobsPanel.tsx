@@ -9,20 +9,6 @@ import { dismissJob, plural, type JobView } from '../store.js';
 const VERBS = { add: 'Adding', restore: 'Restoring', verify: 'Checking' } as const;
 const NOUNS = { add: 'Add', restore: 'Restore', verify: 'Check' } as const;
 
-/** What a user can do about a problem, by its engine error code. */
-const NEXT_STEPS: Partial<Record<string, string>> = {
-  INTEGRITY: 'The stored copy is damaged: restore this file from a backup of the vault folder.',
-  NOT_FOUND: 'It was moved or deleted meanwhile; check the path and try again.',
-  ALREADY_EXISTS: 'Restore again and choose to overwrite, or pick another folder.',
-  IO: 'Check the disk and that you may read and write there, then try again.',
-  SOURCE_CHANGED: 'The file changed while it was read; add it again once it is not in use.',
-  INVALID_NAME: 'Rename it to something every system can store, then add it again.',
-};
-
-function nextStep(code: string): string {
-  return NEXT_STEPS[code] ?? 'Try again; if it keeps happening, check the vault (Vault details).';
-}
-
 function runningText(job: JobView, now: number): string {
   const { progress } = job;
   if (progress === undefined) return `${VERBS[job.kind]}…`;
@@ -81,8 +67,8 @@ function JobRow({ job }: { job: JobView }) {
             <li key={`${problem.path}-${index}`}>
               <AlertTriangle size={14} aria-hidden="true" className="danger-icon" />
               <span>
-                <span className="problem-path">{problem.path}</span>: {problem.message}{' '}
-                <span className="muted">{nextStep(problem.code)}</span>
+                {/* The engine's message says what happened and what to do (src/core/errors.ts). */}
+                <span className="problem-path">{problem.path}</span>: {problem.message}
               </span>
             </li>
           ))}

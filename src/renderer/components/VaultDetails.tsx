@@ -65,7 +65,11 @@ export function VaultDetails({ vaultId, onClose }: { vaultId: string; onClose: (
     });
   }, [vaultId]);
 
+  const checking = check?.status === 'running';
+
   const startCheck = (readData: boolean): void => {
+    // aria-disabled rather than disabled while a check runs: a disabled button would drop the keyboard focus.
+    if (checking) return;
     setError(null);
     call('job.verify', { vaultId, readData }).then(
       ({ jobId }) => {
@@ -77,11 +81,6 @@ export function VaultDetails({ vaultId, onClose }: { vaultId: string; onClose: (
     );
   };
 
-  const checking =
-    checkId !== null &&
-    check?.status !== 'done' &&
-    check?.status !== 'failed' &&
-    check?.status !== 'cancelled';
   return (
     <ModalOverlay
       isOpen
@@ -138,7 +137,7 @@ export function VaultDetails({ vaultId, onClose }: { vaultId: string; onClose: (
           <div className="dialog-actions">
             <button
               type="button"
-              disabled={checking}
+              aria-disabled={checking}
               onClick={() => {
                 startCheck(false);
               }}
@@ -147,7 +146,7 @@ export function VaultDetails({ vaultId, onClose }: { vaultId: string; onClose: (
             </button>
             <button
               type="button"
-              disabled={checking}
+              aria-disabled={checking}
               onClick={() => {
                 startCheck(true);
               }}

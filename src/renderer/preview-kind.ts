@@ -14,6 +14,25 @@ const IMAGE_TYPES: Readonly<Record<string, string>> = {
   ico: 'image/x-icon',
 };
 
+const AUDIO_TYPES: Readonly<Record<string, string>> = {
+  mp3: 'audio/mpeg',
+  m4a: 'audio/mp4',
+  aac: 'audio/aac',
+  wav: 'audio/wav',
+  ogg: 'audio/ogg',
+  oga: 'audio/ogg',
+  opus: 'audio/ogg',
+  flac: 'audio/flac',
+};
+
+const VIDEO_TYPES: Readonly<Record<string, string>> = {
+  mp4: 'video/mp4',
+  m4v: 'video/mp4',
+  webm: 'video/webm',
+  ogv: 'video/ogg',
+  mov: 'video/quicktime',
+};
+
 const TEXT_EXTENSIONS = new Set(
   (
     'txt md markdown csv tsv log json jsonc yaml yml toml ini cfg conf xml html htm css scss js mjs cjs ts tsx ' +
@@ -22,7 +41,8 @@ const TEXT_EXTENSIONS = new Set(
   ).split(' '),
 );
 
-export type PreviewKind = { readonly kind: 'image'; readonly type: string } | { readonly kind: 'text' };
+export type PreviewKind =
+  { readonly kind: 'image' | 'audio' | 'video'; readonly type: string } | { readonly kind: 'text' };
 
 /** How to preview a file named `name`, or undefined when the window cannot show it. */
 export function previewKind(name: string): PreviewKind | undefined {
@@ -30,6 +50,10 @@ export function previewKind(name: string): PreviewKind | undefined {
   const extension = (dot < 0 ? name : name.slice(dot + 1)).toLowerCase();
   const image = IMAGE_TYPES[extension];
   if (image !== undefined) return { kind: 'image', type: image };
+  const audio = AUDIO_TYPES[extension];
+  if (audio !== undefined) return { kind: 'audio', type: audio };
+  const video = VIDEO_TYPES[extension];
+  if (video !== undefined) return { kind: 'video', type: video };
   if (TEXT_EXTENSIONS.has(extension)) return { kind: 'text' };
   return undefined;
 }

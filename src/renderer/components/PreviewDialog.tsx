@@ -7,13 +7,16 @@ import { call, describeError } from '../api.js';
 import { formatSize } from '../format.js';
 import { previewKind, TEXT_PREVIEW_BYTES } from '../preview-kind.js';
 
-/** Larger images are not decrypted into memory for a preview. */
-const IMAGE_PREVIEW_MAX_BYTES = 64 * 1024 * 1024;
+/**
+ * Larger images, audio and video are not decrypted into memory for a preview. (Streaming them by range reads as
+ * they play would need a MediaSource per container format or a service worker; neither is here yet.)
+ */
+const MEDIA_PREVIEW_MAX_BYTES = 64 * 1024 * 1024;
 
 type Shown =
   | { readonly state: 'loading' }
   | { readonly state: 'error'; readonly message: string }
-  | { readonly state: 'image'; readonly url: string }
+  | { readonly state: 'image' | 'audio' | 'video'; readonly url: string }
   | { readonly state: 'text'; readonly text: string; readonly cut: boolean }
   | { readonly state: 'unsupported' };
 
@@ -67,7 +70,7 @@ export function PreviewDialog({
       setShown({ state: 'unsupported' });
       return undefined;
     }
-    if (kind.kind === 'image' && entry.size > IMAGE_PREVIEW_MAX_BYTES) {
+    if (kind.kind !== 'text' && entry.size > MEDIA_PREVIEW_MAX_BYTES) {
       setShown({ state: 'unsupported' });
       return undefined;
     }
@@ -77,12 +80,12 @@ export function PreviewDialog({
     readStart(vaultId, entry.path, length, abort.signal)
       .then((bytes) => {
         if (abort.signal.aborted) return;
-        if (kind.kind === 'image') {
-          url = URL.createObjectURL(new Blob([bytes as Uint8Array<ArrayBuffer>], { type: kind.type }));
-          setShown({ state: 'image', url });
-        } else {
+        if (kind.kind === 'text') {
           const text = new TextDecoder('utf-8', { fatal: false }).decode(bytes);
           setShown({ state: 'text', text, cut: entry.size > length });
+        } else {
+          url = URL.createObjectURL(new Blob([bytes as Uint8Array<ArrayBuffer>], { type: kind.type }));
+          setShown({ state: kind.kind, url });
         }
       })
       .catch((cause: unknown) => {
@@ -121,6 +124,12 @@ export function PreviewDialog({
               </p>
             )}
             {shown.state === 'image' && <img src={shown.url} alt={entry.name} className="preview-image" />}
+            {shown.state === 'audio' && (
+              <audio src={shown.url} controls aria-label={entry.name} className="preview-media" />
+            )}
+            {shown.state === 'video' && (
+              <video src={shown.url} controls aria-label={entry.name} className="preview-media" />
+            )}
             {shown.state === 'text' && (
               <>
                 <pre className="preview-text" tabIndex={0}>

@@ -22,6 +22,11 @@ import { PreviewDialog } from './PreviewDialog.js';
 import { SettingsDialog } from './SettingsDialog.js';
 import { VaultDetails } from './VaultDetails.js';
 
+const PANELS = [
+  { panel: 'details', label: 'Vault details', Icon: Info },
+  { panel: 'settings', label: 'Settings', Icon: Settings },
+] as const;
+
 /** An unlocked vault: a toolbar, the current folder's table (a drop target) and the jobs. */
 export function Browser({ vault }: { vault: VaultSummary }) {
   const folder = useCoffer((state) => state.folder);
@@ -31,7 +36,7 @@ export function Browser({ vault }: { vault: VaultSummary }) {
   const [error, setError] = useState<string | null>(null);
   const [dragging, setDragging] = useState(false);
   const [previewing, setPreviewing] = useState<VaultEntry | null>(null);
-  const [panel, setPanel] = useState<'details' | 'settings' | null>(null);
+  const [panel, setPanel] = useState<(typeof PANELS)[number]['panel'] | null>(null);
   const dragDepth = useRef(0);
 
   const load = useCallback(
@@ -143,28 +148,20 @@ export function Browser({ vault }: { vault: VaultSummary }) {
             <ArrowDownToLine size={16} aria-hidden="true" />
             Restore…
           </button>
-          <button
-            type="button"
-            className="icon-button"
-            aria-label="Vault details"
-            title="Vault details"
-            onClick={() => {
-              setPanel('details');
-            }}
-          >
-            <Info size={16} aria-hidden="true" />
-          </button>
-          <button
-            type="button"
-            className="icon-button"
-            aria-label="Settings"
-            title="Settings"
-            onClick={() => {
-              setPanel('settings');
-            }}
-          >
-            <Settings size={16} aria-hidden="true" />
-          </button>
+          {PANELS.map(({ panel: which, label, Icon }) => (
+            <button
+              key={which}
+              type="button"
+              className="icon-button"
+              aria-label={label}
+              title={label}
+              onClick={() => {
+                setPanel(which);
+              }}
+            >
+              <Icon size={16} aria-hidden="true" />
+            </button>
+          ))}
           <button
             type="button"
             onClick={() => void lock()}

@@ -1,11 +1,10 @@
 import { useEffect, useState } from 'react';
-import '../panels.css';
-import { Dialog, Heading, Modal, ModalOverlay } from 'react-aria-components';
 
 import { PREVIEW_MAX_BYTES, type VaultEntry } from '../../shared/contract.js';
 import { call, describeError } from '../api.js';
 import { formatSize } from '../format.js';
 import { previewKind, TEXT_PREVIEW_BYTES } from '../preview-kind.js';
+import { PanelDialog } from './PanelDialog.js';
 
 /**
  * Larger images, audio and video are not decrypted into memory for a preview. (Streaming them by range reads as
@@ -98,49 +97,37 @@ export function PreviewDialog({
   }, [vaultId, entry]);
 
   return (
-    <ModalOverlay
-      isOpen
-      isDismissable
-      onOpenChange={(open) => {
-        if (!open) onClose();
-      }}
-      className="modal-overlay"
+    <PanelDialog
+      title={entry.name}
+      label={`Preview of ${entry.name}`}
+      aside={<span className="muted">{formatSize(entry.size)}</span>}
+      wide
+      onClose={onClose}
     >
-      <Modal className="modal preview-modal">
-        <Dialog className="dialog" aria-label={`Preview of ${entry.name}`}>
-          <header className="dialog-header">
-            <Heading slot="title">{entry.name}</Heading>
-            <span className="muted">{formatSize(entry.size)}</span>
-            <button type="button" className="small" onClick={onClose}>
-              Close
-            </button>
-          </header>
-          <div className="preview-body" data-testid="preview">
-            {shown.state === 'loading' && <p className="muted">Decrypting…</p>}
-            {shown.state === 'error' && <p role="alert">{shown.message}</p>}
-            {shown.state === 'unsupported' && (
-              <p className="muted">
-                This file cannot be previewed here (its kind, or its size). Restore it to open it.
-              </p>
-            )}
-            {shown.state === 'image' && <img src={shown.url} alt={entry.name} className="preview-image" />}
-            {shown.state === 'audio' && (
-              <audio src={shown.url} controls aria-label={entry.name} className="preview-media" />
-            )}
-            {shown.state === 'video' && (
-              <video src={shown.url} controls aria-label={entry.name} className="preview-media" />
-            )}
-            {shown.state === 'text' && (
-              <>
-                <pre className="preview-text" tabIndex={0}>
-                  {shown.text}
-                </pre>
-                {shown.cut && <p className="muted">Only the first MiB is shown.</p>}
-              </>
-            )}
-          </div>
-        </Dialog>
-      </Modal>
-    </ModalOverlay>
+      <div className="preview-body" data-testid="preview">
+        {shown.state === 'loading' && <p className="muted">Decrypting…</p>}
+        {shown.state === 'error' && <p role="alert">{shown.message}</p>}
+        {shown.state === 'unsupported' && (
+          <p className="muted">
+            This file cannot be previewed here (its kind, or its size). Restore it to open it.
+          </p>
+        )}
+        {shown.state === 'image' && <img src={shown.url} alt={entry.name} className="preview-image" />}
+        {shown.state === 'audio' && (
+          <audio src={shown.url} controls aria-label={entry.name} className="preview-media" />
+        )}
+        {shown.state === 'video' && (
+          <video src={shown.url} controls aria-label={entry.name} className="preview-media" />
+        )}
+        {shown.state === 'text' && (
+          <>
+            <pre className="preview-text" tabIndex={0}>
+              {shown.text}
+            </pre>
+            {shown.cut && <p className="muted">Only the first MiB is shown.</p>}
+          </>
+        )}
+      </div>
+    </PanelDialog>
   );
 }

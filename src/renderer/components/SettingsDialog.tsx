@@ -1,12 +1,10 @@
-import '../panels.css';
-
 import { useEffect, useId, useState } from 'react';
-import { Dialog, Heading, Modal, ModalOverlay } from 'react-aria-components';
 
 import { AUTO_LOCK_MAX_MINUTES, THEMES, type Settings } from '../../shared/contract.js';
 import { call, describeError } from '../api.js';
 import { applyAppearance } from '../appearance.js';
 import { ErrorText } from './ErrorText.js';
+import { PanelDialog } from './PanelDialog.js';
 
 const THEME_LABELS = { system: 'Same as the system', light: 'Light', dark: 'Dark' } as const;
 
@@ -59,78 +57,61 @@ export function SettingsDialog({ onClose }: { onClose: () => void }) {
   };
 
   return (
-    <ModalOverlay
-      isOpen
-      isDismissable
-      onOpenChange={(open) => {
-        if (!open) onClose();
-      }}
-      className="modal-overlay"
-    >
-      <Modal className="modal">
-        <Dialog className="dialog settings-dialog">
-          <header className="dialog-header">
-            <Heading slot="title">Settings</Heading>
-            <button type="button" className="small" onClick={onClose}>
-              Close
-            </button>
-          </header>
-          <ErrorText message={error} />
-          {settings && (
-            <form
-              className="settings-form"
-              onSubmit={(event) => {
-                event.preventDefault();
-                saveMinutes();
+    <PanelDialog title="Settings" onClose={onClose}>
+      <ErrorText message={error} />
+      {settings && (
+        <form
+          className="settings-form"
+          onSubmit={(event) => {
+            event.preventDefault();
+            saveMinutes();
+          }}
+        >
+          <label className="field">
+            <span className="label">Lock after this many idle minutes</span>
+            <input
+              type="number"
+              min={0}
+              max={AUTO_LOCK_MAX_MINUTES}
+              step="any"
+              value={minutes}
+              aria-describedby={minutesHint}
+              onChange={(event) => {
+                setMinutes(event.target.value);
+              }}
+              onBlur={saveMinutes}
+            />
+            <span className="hint" id={minutesHint}>
+              0 never locks on its own.
+            </span>
+          </label>
+          <label className="field">
+            <span className="label">Theme</span>
+            <select
+              value={settings.theme}
+              onChange={(event) => {
+                save({ theme: event.target.value as Settings['theme'] });
               }}
             >
-              <label className="field">
-                <span className="label">Lock after this many idle minutes</span>
-                <input
-                  type="number"
-                  min={0}
-                  max={AUTO_LOCK_MAX_MINUTES}
-                  step="any"
-                  value={minutes}
-                  aria-describedby={minutesHint}
-                  onChange={(event) => {
-                    setMinutes(event.target.value);
-                  }}
-                  onBlur={saveMinutes}
-                />
-                <span className="hint" id={minutesHint}>
-                  0 never locks on its own.
-                </span>
-              </label>
-              <label className="field">
-                <span className="label">Theme</span>
-                <select
-                  value={settings.theme}
-                  onChange={(event) => {
-                    save({ theme: event.target.value as Settings['theme'] });
-                  }}
-                >
-                  {THEMES.map((theme) => (
-                    <option key={theme} value={theme}>
-                      {THEME_LABELS[theme]}
-                    </option>
-                  ))}
-                </select>
-              </label>
-              <label className="checkbox">
-                <input
-                  type="checkbox"
-                  checked={settings.reduceMotion}
-                  onChange={(event) => {
-                    save({ reduceMotion: event.target.checked });
-                  }}
-                />
-                Reduce motion
-              </label>
-            </form>
-          )}
-        </Dialog>
-      </Modal>
-    </ModalOverlay>
+              {THEMES.map((theme) => (
+                <option key={theme} value={theme}>
+                  {THEME_LABELS[theme]}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label className="checkbox">
+            <input
+              type="checkbox"
+              checked={settings.reduceMotion}
+              onChange={(event) => {
+                save({ reduceMotion: event.target.checked });
+              }}
+            />
+            Reduce motion
+          </label>
+        </form>
+      )}
+    </PanelDialog>
   );
 }

@@ -1,13 +1,11 @@
-import '../panels.css';
-
 import { useEffect, useState } from 'react';
-import { Dialog, Heading, Modal, ModalOverlay } from 'react-aria-components';
 
 import type { ResponseOf, VerifyReport } from '../../shared/contract.js';
 import { call, describeError } from '../api.js';
 import { formatSize } from '../format.js';
 import { plural, useCoffer } from '../store.js';
 import { ErrorText } from './ErrorText.js';
+import { PanelDialog } from './PanelDialog.js';
 
 type Details = ResponseOf<'vault.info'>;
 
@@ -82,84 +80,67 @@ export function VaultDetails({ vaultId, onClose }: { vaultId: string; onClose: (
   };
 
   return (
-    <ModalOverlay
-      isOpen
-      isDismissable
-      onOpenChange={(open) => {
-        if (!open) onClose();
-      }}
-      className="modal-overlay"
-    >
-      <Modal className="modal">
-        <Dialog className="dialog details-dialog">
-          <header className="dialog-header">
-            <Heading slot="title">Vault details</Heading>
-            <button type="button" className="small" onClick={onClose}>
-              Close
-            </button>
-          </header>
-          <ErrorText message={error} />
-          {details && (
-            <dl className="facts">
-              <dt>Name</dt>
-              <dd>{details.name}</dd>
-              <dt>Folder</dt>
-              <dd>{details.location}</dd>
-              <dt>Files</dt>
-              <dd>{(details.info.files ?? 0).toLocaleString()}</dd>
-              <dt>Folders</dt>
-              <dd>{(details.info.folders ?? 0).toLocaleString()}</dd>
-              <dt>Size of the files</dt>
-              <dd>{formatSize(details.info.totalBytes ?? 0)}</dd>
-              <dt>Size on disk</dt>
-              <dd>{formatSize(details.info.storedBytes)}</dd>
-              <dt>Format version</dt>
-              <dd>{details.info.formatVersion}</dd>
-              <dt>Key derivation</dt>
-              <dd>
-                {details.info.kdf
-                  .map(
-                    (kdf) =>
-                      `Argon2id, ${kdf.opslimit} passes, ${(kdf.memlimitKiB / 1024).toLocaleString()} MiB memory`,
-                  )
-                  .join('; ')}
-              </dd>
-              <dt>Key ids</dt>
-              <dd>{(details.info.keyIds ?? []).join(', ') || '—'}</dd>
-              {details.info.readOnly && (
-                <>
-                  <dt>Access</dt>
-                  <dd>Read only</dd>
-                </>
-              )}
-            </dl>
+    <PanelDialog title="Vault details" onClose={onClose}>
+      <ErrorText message={error} />
+      {details && (
+        <dl className="facts">
+          <dt>Name</dt>
+          <dd>{details.name}</dd>
+          <dt>Folder</dt>
+          <dd>{details.location}</dd>
+          <dt>Files</dt>
+          <dd>{(details.info.files ?? 0).toLocaleString()}</dd>
+          <dt>Folders</dt>
+          <dd>{(details.info.folders ?? 0).toLocaleString()}</dd>
+          <dt>Size of the files</dt>
+          <dd>{formatSize(details.info.totalBytes ?? 0)}</dd>
+          <dt>Size on disk</dt>
+          <dd>{formatSize(details.info.storedBytes)}</dd>
+          <dt>Format version</dt>
+          <dd>{details.info.formatVersion}</dd>
+          <dt>Key derivation</dt>
+          <dd>
+            {details.info.kdf
+              .map(
+                (kdf) =>
+                  `Argon2id, ${kdf.opslimit} passes, ${(kdf.memlimitKiB / 1024).toLocaleString()} MiB memory`,
+              )
+              .join('; ')}
+          </dd>
+          <dt>Key ids</dt>
+          <dd>{(details.info.keyIds ?? []).join(', ') || '—'}</dd>
+          {details.info.readOnly && (
+            <>
+              <dt>Access</dt>
+              <dd>Read only</dd>
+            </>
           )}
-          <div className="dialog-actions">
-            <button
-              type="button"
-              aria-disabled={checking}
-              onClick={() => {
-                startCheck(false);
-              }}
-            >
-              Check vault
-            </button>
-            <button
-              type="button"
-              aria-disabled={checking}
-              onClick={() => {
-                startCheck(true);
-              }}
-            >
-              Check all data
-            </button>
-          </div>
-          {checking && <p className="muted">Checking… (progress in the jobs panel)</p>}
-          {check?.status === 'failed' && <ErrorText message={check.summary ?? null} />}
-          {check?.status === 'cancelled' && <p className="muted">The check was stopped.</p>}
-          {check?.verifyReport && <CheckReport report={check.verifyReport} />}
-        </Dialog>
-      </Modal>
-    </ModalOverlay>
+        </dl>
+      )}
+      <div className="dialog-actions">
+        <button
+          type="button"
+          aria-disabled={checking}
+          onClick={() => {
+            startCheck(false);
+          }}
+        >
+          Check vault
+        </button>
+        <button
+          type="button"
+          aria-disabled={checking}
+          onClick={() => {
+            startCheck(true);
+          }}
+        >
+          Check all data
+        </button>
+      </div>
+      {checking && <p className="muted">Checking… (progress in the jobs panel)</p>}
+      {check?.status === 'failed' && <ErrorText message={check.summary ?? null} />}
+      {check?.status === 'cancelled' && <p className="muted">The check was stopped.</p>}
+      {check?.verifyReport && <CheckReport report={check.verifyReport} />}
+    </PanelDialog>
   );
 }

@@ -15,11 +15,13 @@ import { chromiumExecutable } from './find-chromium.js';
 
 const OUT_DIR = join(import.meta.dirname, '..', 'docs', 'screenshots');
 const PASSPHRASE = 'correct horse battery staple';
+const NOTES = new TextEncoder().encode(
+  '# Notes\n\n- Renew the passport before March.\n- Scan the house deeds into the vault.\n- Call the bank about the savings account.\n',
+);
 const FILES: readonly [string, number][] = [
   ['Budget 2026.xlsx', 48_213],
   ['IMG_0412.jpg', 3_145_728],
   ['IMG_0413.jpg', 2_936_012],
-  ['notes.md', 1_204],
   ['Passport scan.pdf', 812_544],
 ];
 
@@ -49,13 +51,42 @@ async function shoot(scheme: 'light' | 'dark', executablePath: string | undefine
     await page.getByText('This folder is empty.').waitFor();
     await save('browser-empty');
 
-    await dropFiles(
-      page,
-      FILES.map(([name, size]) => ({ name, size })),
-    );
-    await page.getByText(`Added ${FILES.length} files.`).waitFor();
+    await dropFiles(page, [
+      ...FILES.map(([name, size]) => ({ name, size })),
+      { name: 'notes.md', bytes: NOTES },
+    ]);
+    await page.getByText(`Added ${FILES.length + 1} files.`).waitFor();
+    await page.getByRole('button', { name: 'Dismiss add job' }).click();
     await page.getByRole('row', { name: /IMG_0412/ }).click();
     await save('browser');
+
+    // Restoring the same file twice: the second job lists its problem with what to do.
+    const restored = join(work, 'Restored');
+    await mkdir(restored);
+    for (const done of ['Restored 1 file.', 'Restored 0 files. 1 problem:']) {
+      await page.getByRole('row', { name: /IMG_0412/ }).click();
+      await preview.answerFolderDialogs([restored]);
+      await page.getByRole('button', { name: 'Restore…' }).click();
+      await page.getByText(done).waitFor();
+    }
+    await save('jobs');
+
+    await page.getByRole('row', { name: /notes\.md/ }).click();
+    await page.getByRole('button', { name: 'Preview' }).click();
+    await page.getByText('Renew the passport').waitFor();
+    await save('preview');
+    await page.keyboard.press('Escape');
+
+    await page.getByRole('button', { name: 'Vault details' }).click();
+    await page.getByRole('button', { name: 'Check all data' }).click();
+    await page.getByText('No damage found.').waitFor();
+    await save('details');
+    await page.keyboard.press('Escape');
+
+    await page.getByRole('button', { name: 'Settings' }).click();
+    await page.getByLabel('Theme').waitFor();
+    await save('settings');
+    await page.keyboard.press('Escape');
 
     await page.getByRole('button', { name: 'Lock vault' }).click();
     await page.getByLabel('Passphrase').fill('wrong passphrase');

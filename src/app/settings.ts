@@ -12,7 +12,7 @@ export const SETTINGS_FILE = 'settings.json';
 /** Most recent vaults remembered; the oldest is forgotten first. */
 export const RECENT_MAX = 50;
 
-export const DEFAULT_SETTINGS: Settings = { autoLockMinutes: 10, theme: 'system' };
+export const DEFAULT_SETTINGS: Settings = { autoLockMinutes: 10, theme: 'system', reduceMotion: false };
 
 /** A remembered vault folder. Only where the vault is: never a name from inside it. */
 export interface RecentEntry {
@@ -24,7 +24,10 @@ export interface RecentEntry {
 
 const storedSchema = z.strictObject({
   version: z.literal(1),
-  settings: settingsSchema,
+  // Files written before a setting existed lack it: its default fills in rather than the file counting as damaged.
+  settings: z.extend(settingsSchema, {
+    reduceMotion: z._default(z.boolean(), DEFAULT_SETTINGS.reduceMotion),
+  }),
   recent: z
     .array(
       z.strictObject({
@@ -99,6 +102,7 @@ export class SettingsStore {
     const settings = { ...this.#state.settings };
     if (change.autoLockMinutes !== undefined) settings.autoLockMinutes = change.autoLockMinutes;
     if (change.theme !== undefined) settings.theme = change.theme;
+    if (change.reduceMotion !== undefined) settings.reduceMotion = change.reduceMotion;
     this.#save({ ...this.#state, settings });
     return settings;
   }

@@ -1,6 +1,7 @@
 import { useEffect } from 'react';
 
 import { onEvent } from './api.js';
+import { useAppearance } from './appearance.js';
 import { Browser } from './components/Browser.js';
 import { StartScreen } from './components/StartScreen.js';
 import { UnlockScreen } from './components/UnlockScreen.js';
@@ -9,6 +10,7 @@ import { jobEvent, useCoffer, vaultClosed, vaultLocked } from './store.js';
 /** Chooses the screen from the store: no vault, a locked vault, or an unlocked one. */
 export function App() {
   const vault = useCoffer((state) => state.vault);
+  useAppearance();
 
   useEffect(() => {
     const stops = [

@@ -5,7 +5,15 @@
  */
 import { create } from 'zustand';
 
-import type { JobEvent, JobKind, Progress, VaultEntry, VaultSummary } from '../shared/contract.js';
+import type {
+  JobEvent,
+  JobKind,
+  Problem,
+  Progress,
+  VaultEntry,
+  VaultSummary,
+  VerifyReport,
+} from '../shared/contract.js';
 
 export interface JobView {
   readonly jobId: string;
@@ -14,7 +22,14 @@ export interface JobView {
   readonly status: 'running' | 'done' | 'cancelled' | 'failed';
   /** What happened, in words, once the job ended. */
   readonly summary?: string;
-  readonly problems: number;
+  /** Every path skipped or damaged, as reported while the job ran. */
+  readonly problems: readonly Problem[];
+  /** When the window first heard of the job (ms since the epoch), for speed and time left. */
+  readonly startedAt: number;
+  /** When its latest progress arrived. */
+  readonly progressAt?: number;
+  /** A finished check's report, for the vault details' report (unreferenced files too). */
+  readonly verifyReport?: VerifyReport;
 }
 
 export interface CofferState {
@@ -93,14 +108,23 @@ export function jobEvent(event: JobEvent): void {
       jobId: event.jobId,
       kind: event.kind,
       status: 'running',
-      problems: 0,
+      problems: [],
+      startedAt: Date.now(),
     };
     let next: JobView = current;
-    if (event.type === 'progress') next = { ...current, progress: event.progress };
-    else if (event.type === 'problem') next = { ...current, problems: current.problems + 1 };
-    else if (event.type === 'ended') next = { ...current, status: event.status, summary: summarize(event) };
-    const others = jobs.filter((job) => job.jobId !== event.jobId);
-    return { jobs: [...others, next] };
+    if (event.type === 'progress') next = { ...current, progress: event.progress, progressAt: Date.now() };
+    else if (event.type === 'problem') next = { ...current, problems: [...current.problems, event.problem] };
+    else if (event.type === 'ended') {
+      next = { ...current, status: event.status, summary: summarize(event) };
+      if (event.status === 'done' && event.result.kind === 'verify')
+        next = { ...next, verifyReport: event.result.report };
+    }
+    // Kept in the order the jobs started, so rows do not jump as events arrive.
+    return {
+      jobs: jobs.some((job) => job.jobId === event.jobId)
+        ? jobs.map((job) => (job.jobId === event.jobId ? next : job))
+        : [...jobs, next],
+    };
   });
 }
 

@@ -65,9 +65,15 @@ export type FolderPurpose = (typeof FOLDER_PURPOSES)[number];
 export type FilesPurpose = 'add-files';
 
 const settingsShape = {
-  /** Lock every vault after this many minutes without use; 0 = never. */
-  autoLockMinutes: boundedInt(0, AUTO_LOCK_MAX_MINUTES),
+  /**
+   * Lock every vault after this many minutes without use; 0 = never. Fractions are allowed (the window offers
+   * whole minutes; a test sets a few seconds).
+   */
+  autoLockMinutes: z.number().check(z.minimum(0), z.maximum(AUTO_LOCK_MAX_MINUTES)),
+  /** 'system' follows the system's light or dark appearance. */
   theme: z.enum(THEMES),
+  /** Turns the window's animations and transitions off, whatever the system's own setting. */
+  reduceMotion: z.boolean(),
 };
 
 /** Settings the user can change. Validated when read from disk too. */

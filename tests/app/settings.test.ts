@@ -77,10 +77,39 @@ describe('settings store', () => {
     expect(await app.call('settings.set', { autoLockMinutes: 0, theme: 'light' })).toEqual({
       autoLockMinutes: 0,
       theme: 'light',
+      reduceMotion: false,
     });
-    expect((await app.raw('settings.set', { autoLockMinutes: 1.5 })).ok).toBe(false);
+    expect(await app.call('settings.set', { reduceMotion: true })).toEqual({
+      autoLockMinutes: 0,
+      theme: 'light',
+      reduceMotion: true,
+    });
+    expect((await app.raw('settings.set', { autoLockMinutes: -1 })).ok).toBe(false);
     expect((await app.raw('settings.set', { autoLockMinutes: 100_000 })).ok).toBe(false);
-    expect(await app.call('settings.get', {})).toEqual({ autoLockMinutes: 0, theme: 'light' });
+    expect((await app.raw('settings.set', { reduceMotion: 'yes' })).ok).toBe(false);
+    expect(await app.call('settings.get', {})).toEqual({
+      autoLockMinutes: 0,
+      theme: 'light',
+      reduceMotion: true,
+    });
     expect(await app.call('app.problems', {})).toEqual([]);
+  });
+
+  it('takes fractions of a minute for auto-lock (a test locks after seconds) and keeps them', async () => {
+    const dataDir = tempDir();
+    const app = await newApp({ dataDir });
+    expect((await app.call('settings.set', { autoLockMinutes: 0.05 })).autoLockMinutes).toBe(0.05);
+    expect((await SettingsStore.load(dataDir)).settings.autoLockMinutes).toBe(0.05);
+  });
+
+  it('reads a settings file written before reduced motion existed, with motion on, as not damaged', async () => {
+    const dataDir = tempDir();
+    writeFileSync(
+      join(dataDir, SETTINGS_FILE),
+      JSON.stringify({ version: 1, settings: { autoLockMinutes: 7, theme: 'dark' }, recent: [] }),
+    );
+    const store = await SettingsStore.load(dataDir);
+    expect(store.problem).toBeUndefined();
+    expect(store.settings).toEqual({ autoLockMinutes: 7, theme: 'dark', reduceMotion: false });
   });
 });

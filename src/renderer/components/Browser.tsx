@@ -1,13 +1,31 @@
-import { ArrowDownToLine, ChevronRight, FilePlus, FolderInput, Lock } from 'lucide-react';
+import {
+  ArrowDownToLine,
+  ChevronRight,
+  Eye,
+  FilePlus,
+  FolderInput,
+  Info,
+  Lock,
+  Settings,
+} from 'lucide-react';
 import { useCallback, useEffect, useRef, useState, type DragEvent } from 'react';
 
-import type { VaultSummary } from '../../shared/contract.js';
+import type { VaultEntry, VaultSummary } from '../../shared/contract.js';
 import { call, describeError, registerDroppedFiles } from '../api.js';
 import { crumbs, formatSize } from '../format.js';
-import { plural, setSelection, showFolder, useCoffer, vaultLocked } from '../store.js';
+import { lockVault, useLockShortcut } from '../lock.js';
+import { plural, setSelection, showFolder, useCoffer } from '../store.js';
 import { ErrorText } from './ErrorText.js';
 import { FileTable } from './FileTable.js';
-import { JobList } from './JobList.js';
+import { JobsPanel } from './JobsPanel.js';
+import { PreviewDialog } from './PreviewDialog.js';
+import { SettingsDialog } from './SettingsDialog.js';
+import { VaultDetails } from './VaultDetails.js';
+
+const PANELS = [
+  { panel: 'details', label: 'Vault details', Icon: Info },
+  { panel: 'settings', label: 'Settings', Icon: Settings },
+] as const;
 
 /** An unlocked vault: a toolbar, the current folder's table (a drop target) and the jobs. */
 export function Browser({ vault }: { vault: VaultSummary }) {
@@ -17,6 +35,8 @@ export function Browser({ vault }: { vault: VaultSummary }) {
   const jobs = useCoffer((state) => state.jobs);
   const [error, setError] = useState<string | null>(null);
   const [dragging, setDragging] = useState(false);
+  const [previewing, setPreviewing] = useState<VaultEntry | null>(null);
+  const [panel, setPanel] = useState<(typeof PANELS)[number]['panel'] | null>(null);
   const dragDepth = useRef(0);
 
   const load = useCallback(
@@ -67,12 +87,12 @@ export function Browser({ vault }: { vault: VaultSummary }) {
         await call('job.restore', { vaultId: vault.vaultId, paths, destination: picked.handle });
     });
 
-  const lock = (): Promise<void> =>
-    run(async () => {
-      await call('vault.lock', { vaultId: vault.vaultId });
-      // The `locked` event says the same; clearing here too means no name stays on screen if it is late.
-      vaultLocked(vault.vaultId);
-    });
+  const lock = (): Promise<void> => run(() => lockVault(vault.vaultId));
+  useLockShortcut(
+    useCallback((cause: unknown) => {
+      setError(describeError(cause));
+    }, []),
+  );
 
   const onDrop = (event: DragEvent): void => {
     event.preventDefault();
@@ -85,6 +105,9 @@ export function Browser({ vault }: { vault: VaultSummary }) {
       await call('job.add', { vaultId: vault.vaultId, source: handle, destination: folder });
     });
   };
+
+  const selectedFiles = entries.filter((entry) => entry.type === 'file' && selection.has(entry.path));
+  const previewable = selection.size === 1 && selectedFiles.length === 1 ? selectedFiles[0] : undefined;
 
   const selectedBytes = entries
     .filter((entry) => selection.has(entry.path))
@@ -111,11 +134,40 @@ export function Browser({ vault }: { vault: VaultSummary }) {
             <FilePlus size={16} aria-hidden="true" />
             Add files…
           </button>
+          <button
+            type="button"
+            disabled={previewable === undefined}
+            onClick={() => {
+              setPreviewing(previewable ?? null);
+            }}
+          >
+            <Eye size={16} aria-hidden="true" />
+            Preview
+          </button>
           <button type="button" disabled={selection.size === 0} onClick={() => void restoreSelection()}>
             <ArrowDownToLine size={16} aria-hidden="true" />
             Restore…
           </button>
-          <button type="button" onClick={() => void lock()} aria-label="Lock vault" title="Lock vault">
+          {PANELS.map(({ panel: which, label, Icon }) => (
+            <button
+              key={which}
+              type="button"
+              className="icon-button"
+              aria-label={label}
+              title={label}
+              onClick={() => {
+                setPanel(which);
+              }}
+            >
+              <Icon size={16} aria-hidden="true" />
+            </button>
+          ))}
+          <button
+            type="button"
+            onClick={() => void lock()}
+            aria-label="Lock vault"
+            title="Lock vault (Ctrl+L)"
+          >
             <Lock size={16} aria-hidden="true" />
             Lock
           </button>
@@ -162,8 +214,32 @@ export function Browser({ vault }: { vault: VaultSummary }) {
           {selection.size > 0 &&
             ` · ${selection.size.toLocaleString()} selected (${formatSize(selectedBytes)})`}
         </span>
-        <JobList jobs={jobs} />
       </footer>
+      <JobsPanel jobs={jobs} />
+      {previewing && (
+        <PreviewDialog
+          vaultId={vault.vaultId}
+          entry={previewing}
+          onClose={() => {
+            setPreviewing(null);
+          }}
+        />
+      )}
+      {panel === 'details' && (
+        <VaultDetails
+          vaultId={vault.vaultId}
+          onClose={() => {
+            setPanel(null);
+          }}
+        />
+      )}
+      {panel === 'settings' && (
+        <SettingsDialog
+          onClose={() => {
+            setPanel(null);
+          }}
+        />
+      )}
     </div>
   );
 }

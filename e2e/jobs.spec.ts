@@ -1,0 +1,205 @@
+/**
+ * Flows 7–10 of issue 12: cancelling an add, preview and lock, auto-lock, a damaged file; plus the settings that
+ * change the window's appearance.
+ */
+import { randomBytes } from 'node:crypto';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+import type { Page } from '@playwright/test';
+
+import { formatSize } from '../src/renderer/format.js';
+import { createVault, sha256 } from './create-vault.js';
+import { dropFiles } from './drop.js';
+import { expect, test } from './fixtures.js';
+
+/** A valid 1×1 PNG. */
+const PIXEL_PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
+  'base64',
+);
+
+/** Runs "Check all data" from Vault details and returns the report's region. */
+async function checkAllData(page: Page) {
+  await page.getByRole('button', { name: 'Vault details' }).click();
+  const details = page.getByRole('dialog', { name: 'Vault details' });
+  await details.getByRole('button', { name: 'Check all data' }).click();
+  const report = details.getByRole('region', { name: 'Check report' });
+  await expect(report).toBeVisible();
+  return report;
+}
+
+/**
+ * Whether `url` still resolves to an image, asked from the page. An <img> rather than fetch(): the window's CSP
+ * (connect-src) refuses fetch() of any blob: URL, revoked or not, so only img-src tells the two apart.
+ */
+function loadsAsImage(page: Page, url: string): Promise<boolean> {
+  return page.evaluate(
+    (href) =>
+      new Promise<boolean>((resolve) => {
+        const probe = new Image();
+        probe.onload = () => {
+          resolve(true);
+        };
+        probe.onerror = () => {
+          resolve(false);
+        };
+        probe.src = href;
+      }),
+    url,
+  );
+}
+
+test('flow 7: cancelling a large add midway leaves only whole files, and "Check all data" finds no damage', async ({
+  coffer,
+}) => {
+  const { page } = coffer;
+  await createVault(coffer);
+  const size = 8_000_000;
+  const count = 48;
+  await dropFiles(
+    page,
+    Array.from({ length: count }, (_, index) => ({
+      name: `part-${String(index).padStart(2, '0')}.bin`,
+      size,
+    })),
+  );
+
+  const job = page.getByRole('listitem', { name: 'Add job' });
+  // Midway: some bytes are in, so the job has really started writing, and its figures show.
+  await expect(job.getByRole('status')).toContainText(/Adding · \d+ of 48 files · [1-9][\d.]* (kB|MB)/);
+  await expect(job.getByRole('progressbar', { name: 'Adding progress' })).toBeVisible();
+  await job.getByRole('button', { name: 'Cancel' }).click();
+  await expect(job.getByRole('status')).toHaveText('Stopped.');
+
+  // Whatever was committed before the cancel is whole; nothing else is listed.
+  const rows = page.getByRole('table', { name: 'Files' }).locator('tbody tr');
+  const listed = await rows.count();
+  expect(listed).toBeLessThan(count);
+  for (let index = 0; index < listed; index++) {
+    await expect(rows.nth(index).getByRole('cell').nth(1)).toHaveText(formatSize(size));
+  }
+
+  const report = await checkAllData(page);
+  await expect(report.getByRole('status')).toContainText('No damage found.');
+  await expect(report.getByRole('list')).toHaveCount(0);
+});
+
+test('flow 8: previews an image and a text file; locking leaves no name, preview or object URL behind', async ({
+  coffer,
+}) => {
+  const { page } = coffer;
+  await createVault(coffer);
+  await dropFiles(page, [
+    { name: 'pixel.png', bytes: PIXEL_PNG },
+    { name: 'notes.txt', bytes: Buffer.from('Meeting notes: the garden plan.\nSecond line.\n') },
+  ]);
+  await expect(page.getByText('Added 2 files.')).toBeVisible();
+
+  await page.getByRole('row', { name: /notes\.txt/ }).click();
+  await page.getByRole('button', { name: 'Preview' }).click();
+  const textPreview = page.getByRole('dialog', { name: 'Preview of notes.txt' });
+  await expect(textPreview.getByText('Meeting notes: the garden plan.')).toBeVisible();
+  await textPreview.getByRole('button', { name: 'Close' }).click();
+  await expect(textPreview).toHaveCount(0);
+
+  await page.getByRole('row', { name: /pixel\.png/ }).click();
+  await page.getByRole('button', { name: 'Preview' }).click();
+  const image = page.getByRole('img', { name: 'pixel.png' });
+  await expect(image).toBeVisible();
+  await expect.poll(() => image.evaluate((element: HTMLImageElement) => element.naturalWidth)).toBe(1);
+  const url = (await image.getAttribute('src')) ?? '';
+  expect(url).toMatch(/^blob:/);
+  expect(await loadsAsImage(page, url)).toBe(true);
+
+  // Ctrl+L from inside the open preview.
+  await page.keyboard.press('Control+L');
+  await expect(page.getByRole('button', { name: 'Unlock' })).toBeVisible();
+  const html = await page.content();
+  for (const decrypted of ['pixel.png', 'notes.txt', 'Meeting notes', 'blob:'])
+    expect(html).not.toContain(decrypted);
+  expect(await loadsAsImage(page, url)).toBe(false);
+});
+
+test('flow 9: locks by itself after the idle time set in Settings', async ({ coffer }) => {
+  test.setTimeout(120_000);
+  const { page } = coffer;
+  await createVault(coffer);
+  await dropFiles(page, [{ name: 'diary.txt', bytes: Buffer.from('dear diary') }]);
+  await expect(page.getByRole('row', { name: /diary\.txt/ })).toBeVisible();
+
+  await page.getByRole('button', { name: 'Settings' }).click();
+  const settings = page.getByRole('dialog', { name: 'Settings' });
+  // Three seconds; the window offers any number of minutes, fractions too.
+  await settings.getByLabel('Lock after this many idle minutes').fill('0.05');
+  await settings.getByLabel('Lock after this many idle minutes').press('Enter');
+  await settings.getByRole('button', { name: 'Close' }).click();
+
+  // The back end locks on its own (it checks every 15 s) and says so; the window follows.
+  await expect(page.getByRole('button', { name: 'Unlock' })).toBeVisible({ timeout: 60_000 });
+  expect(await page.content()).not.toContain('diary.txt');
+});
+
+test('flow 10: a damaged file is reported by restore, which restores the rest, and listed by the check', async ({
+  coffer,
+}) => {
+  const { page } = coffer;
+  await createVault(coffer);
+  const big = randomBytes(2_500_000);
+  const small = randomBytes(5_000);
+  await dropFiles(page, [
+    { name: 'big.bin', bytes: big },
+    { name: 'small.bin', bytes: small },
+  ]);
+  await expect(page.getByText('Added 2 files.')).toBeVisible();
+
+  // Files over 1 MiB get a blob file of their own (FORMAT.md): flip bytes in the middle of the only one.
+  const blobs = join(coffer.vaultParent, 'Personal', 'blobs');
+  const blobFiles = (await readdir(blobs, { recursive: true, withFileTypes: true })).filter((entry) =>
+    entry.isFile(),
+  );
+  expect(blobFiles).toHaveLength(1);
+  const blobPath = join(blobFiles[0]?.parentPath ?? '', blobFiles[0]?.name ?? '');
+  const stored = await readFile(blobPath);
+  const middle = Math.floor(stored.length / 2);
+  for (let index = middle; index < middle + 16; index++) stored[index] = (stored[index] ?? 0) ^ 0xff;
+  await writeFile(blobPath, stored);
+
+  await page.getByRole('row', { name: /big\.bin/ }).click();
+  await page.getByRole('row', { name: /small\.bin/ }).click({ modifiers: ['ControlOrMeta'] });
+  await coffer.answerFolderDialogs([coffer.restoreDir]);
+  await page.getByRole('button', { name: 'Restore…' }).click();
+  const job = page.getByRole('listitem', { name: 'Restore job' });
+  await expect(job.getByRole('status')).toHaveText('Restored 1 file. 1 problem:');
+  await expect(job.getByRole('list', { name: 'Restore job problems' })).toContainText('/big.bin');
+  expect(sha256(await readFile(join(coffer.restoreDir, 'small.bin')))).toBe(sha256(small));
+  expect(await readdir(coffer.restoreDir)).toEqual(['small.bin']);
+
+  const report = await checkAllData(page);
+  await expect(report.getByRole('status')).toContainText('Damage found: 1 problem.');
+  await expect(report.getByRole('list', { name: 'Damaged' })).toContainText('/big.bin');
+});
+
+test('settings: the theme and reduced motion apply to the window at once and after a reload', async ({
+  coffer,
+}) => {
+  const { page } = coffer;
+  await page.emulateMedia({ colorScheme: 'light' });
+  await createVault(coffer);
+  const html = page.locator('html');
+  const background = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  const lightBackground = await background();
+
+  await page.getByRole('button', { name: 'Settings' }).click();
+  const settings = page.getByRole('dialog', { name: 'Settings' });
+  await settings.getByLabel('Theme').selectOption('dark');
+  await expect(html).toHaveAttribute('data-theme', 'dark');
+  await expect.poll(background).not.toBe(lightBackground);
+  await settings.getByLabel('Reduce motion').check();
+  await expect(html).toHaveAttribute('data-reduce-motion', 'true');
+
+  await page.reload();
+  await expect(html).toHaveAttribute('data-theme', 'dark');
+  await expect(html).toHaveAttribute('data-reduce-motion', 'true');
+  await expect.poll(background).not.toBe(lightBackground);
+});

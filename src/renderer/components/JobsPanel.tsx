@@ -1,0 +1,96 @@
+import { AlertTriangle, X } from 'lucide-react';
+import '../panels.css';
+
+import { call } from '../api.js';
+import { formatSize } from '../format.js';
+import { formatTimeLeft, jobFigures } from '../job-figures.js';
+import { dismissJob, plural, type JobView } from '../store.js';
+
+const VERBS = { add: 'Adding', restore: 'Restoring', verify: 'Checking' } as const;
+const NOUNS = { add: 'Add', restore: 'Restore', verify: 'Check' } as const;
+
+function runningText(job: JobView, now: number): string {
+  const { progress } = job;
+  if (progress === undefined) return `${VERBS[job.kind]}…`;
+  const parts = [
+    `${progress.filesDone.toLocaleString()} of ${plural(progress.filesTotal, 'file')}`,
+    `${formatSize(progress.bytesDone)} of ${formatSize(progress.bytesTotal)}`,
+  ];
+  const { bytesPerSecond, secondsLeft } = jobFigures(progress, job.startedAt, job.progressAt ?? now);
+  if (bytesPerSecond !== undefined) parts.push(`${formatSize(bytesPerSecond)}/s`);
+  if (secondsLeft !== undefined) parts.push(formatTimeLeft(secondsLeft));
+  return `${VERBS[job.kind]} · ${parts.join(' · ')}`;
+}
+
+function JobRow({ job }: { job: JobView }) {
+  const running = job.status === 'running';
+  const label = `${NOUNS[job.kind]} job`;
+  return (
+    <li className={`job job-${job.status}`} aria-label={label}>
+      <div className="job-line">
+        <span className="job-text" role="status">
+          {running
+            ? runningText(job, Date.now())
+            : `${job.summary ?? ''}${job.problems.length > 0 ? ` ${plural(job.problems.length, 'problem')}:` : ''}`}
+        </span>
+        {running ? (
+          <button
+            type="button"
+            className="small"
+            onClick={() => void call('job.cancel', { jobId: job.jobId })}
+          >
+            Cancel
+          </button>
+        ) : (
+          <button
+            type="button"
+            className="icon-button"
+            aria-label={`Dismiss ${label.toLowerCase()}`}
+            onClick={() => {
+              dismissJob(job.jobId);
+            }}
+          >
+            <X size={16} aria-hidden="true" />
+          </button>
+        )}
+      </div>
+      {running && (
+        <progress
+          max={job.progress?.bytesTotal || 1}
+          value={job.progress?.bytesDone ?? 0}
+          aria-label={`${VERBS[job.kind]} progress`}
+        />
+      )}
+      {job.problems.length > 0 && (
+        <ul className="job-problems" aria-label={`${label} problems`}>
+          {job.problems.map((problem, index) => (
+            <li key={`${problem.path}-${index}`}>
+              <AlertTriangle size={14} aria-hidden="true" className="danger-icon" />
+              <span>
+                {/* The engine's message says what happened and what to do (src/core/errors.ts). */}
+                <span className="problem-path">{problem.path}</span>: {problem.message}
+              </span>
+            </li>
+          ))}
+        </ul>
+      )}
+    </li>
+  );
+}
+
+/**
+ * Every add, restore and check of this vault, several at once: a bar with files, bytes, speed and time left and a
+ * Cancel button while running; then what happened and each problem (path, what, what to do) until dismissed.
+ */
+export function JobsPanel({ jobs }: { jobs: readonly JobView[] }) {
+  if (jobs.length === 0) return null;
+  return (
+    <section className="jobs-panel" aria-label="Jobs">
+      <ul className="jobs">
+        {jobs.map((job) => (
+          <JobRow key={job.jobId} job={job} />
+        ))}
+      </ul>
+    </section>
+  );
+}

@@ -1,0 +1,133 @@
+import { useEffect, useState } from 'react';
+
+import { PREVIEW_MAX_BYTES, type VaultEntry } from '../../shared/contract.js';
+import { call, describeError } from '../api.js';
+import { formatSize } from '../format.js';
+import { previewKind, TEXT_PREVIEW_BYTES } from '../preview-kind.js';
+import { PanelDialog } from './PanelDialog.js';
+
+/**
+ * Larger images, audio and video are not decrypted into memory for a preview. (Streaming them by range reads as
+ * they play would need a MediaSource per container format or a service worker; neither is here yet.)
+ */
+const MEDIA_PREVIEW_MAX_BYTES = 64 * 1024 * 1024;
+
+type Shown =
+  | { readonly state: 'loading' }
+  | { readonly state: 'error'; readonly message: string }
+  | { readonly state: 'image' | 'audio' | 'video'; readonly url: string }
+  | { readonly state: 'text'; readonly text: string; readonly cut: boolean }
+  | { readonly state: 'unsupported' };
+
+/** Reads `[0, length)` of a file by bounded ranges (each at most PREVIEW_MAX_BYTES), into memory only. */
+async function readStart(
+  vaultId: string,
+  path: string,
+  length: number,
+  signal: AbortSignal,
+): Promise<Uint8Array> {
+  const parts: Uint8Array[] = [];
+  let offset = 0;
+  while (offset < length && !signal.aborted) {
+    const { bytes } = await call('preview.read', {
+      vaultId,
+      path,
+      offset,
+      length: Math.min(PREVIEW_MAX_BYTES, length - offset),
+    });
+    if (bytes.length === 0) break;
+    parts.push(bytes);
+    offset += bytes.length;
+  }
+  const whole = new Uint8Array(offset);
+  let at = 0;
+  for (const part of parts) {
+    whole.set(part, at);
+    at += part.length;
+  }
+  return whole;
+}
+
+/**
+ * Shows one file decrypted in memory only: an image through a Blob's object URL (revoked when the preview closes
+ * or the vault locks, which unmounts it), text and code as the first MiB. Nothing is written to disk.
+ */
+export function PreviewDialog({
+  vaultId,
+  entry,
+  onClose,
+}: {
+  vaultId: string;
+  entry: VaultEntry;
+  onClose: () => void;
+}) {
+  const [shown, setShown] = useState<Shown>({ state: 'loading' });
+
+  useEffect(() => {
+    const kind = previewKind(entry.name);
+    if (kind === undefined) {
+      setShown({ state: 'unsupported' });
+      return undefined;
+    }
+    if (kind.kind !== 'text' && entry.size > MEDIA_PREVIEW_MAX_BYTES) {
+      setShown({ state: 'unsupported' });
+      return undefined;
+    }
+    const abort = new AbortController();
+    let url: string | undefined;
+    const length = kind.kind === 'text' ? Math.min(entry.size, TEXT_PREVIEW_BYTES) : entry.size;
+    readStart(vaultId, entry.path, length, abort.signal)
+      .then((bytes) => {
+        if (abort.signal.aborted) return;
+        if (kind.kind === 'text') {
+          const text = new TextDecoder('utf-8', { fatal: false }).decode(bytes);
+          setShown({ state: 'text', text, cut: entry.size > length });
+        } else {
+          url = URL.createObjectURL(new Blob([bytes as Uint8Array<ArrayBuffer>], { type: kind.type }));
+          setShown({ state: kind.kind, url });
+        }
+      })
+      .catch((cause: unknown) => {
+        if (!abort.signal.aborted) setShown({ state: 'error', message: describeError(cause) });
+      });
+    return () => {
+      abort.abort();
+      if (url !== undefined) URL.revokeObjectURL(url);
+    };
+  }, [vaultId, entry]);
+
+  return (
+    <PanelDialog
+      title={entry.name}
+      label={`Preview of ${entry.name}`}
+      aside={<span className="muted">{formatSize(entry.size)}</span>}
+      wide
+      onClose={onClose}
+    >
+      <div className="preview-body" data-testid="preview">
+        {shown.state === 'loading' && <p className="muted">Decrypting…</p>}
+        {shown.state === 'error' && <p role="alert">{shown.message}</p>}
+        {shown.state === 'unsupported' && (
+          <p className="muted">
+            This file cannot be previewed here (its kind, or its size). Restore it to open it.
+          </p>
+        )}
+        {shown.state === 'image' && <img src={shown.url} alt={entry.name} className="preview-image" />}
+        {shown.state === 'audio' && (
+          <audio src={shown.url} controls aria-label={entry.name} className="preview-media" />
+        )}
+        {shown.state === 'video' && (
+          <video src={shown.url} controls aria-label={entry.name} className="preview-media" />
+        )}
+        {shown.state === 'text' && (
+          <>
+            <pre className="preview-text" tabIndex={0}>
+              {shown.text}
+            </pre>
+            {shown.cut && <p className="muted">Only the first MiB is shown.</p>}
+          </>
+        )}
+      </div>
+    </PanelDialog>
+  );
+}

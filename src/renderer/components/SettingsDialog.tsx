@@ -1,0 +1,117 @@
+import { useEffect, useId, useState } from 'react';
+
+import { AUTO_LOCK_MAX_MINUTES, THEMES, type Settings } from '../../shared/contract.js';
+import { call, describeError } from '../api.js';
+import { applyAppearance } from '../appearance.js';
+import { ErrorText } from './ErrorText.js';
+import { PanelDialog } from './PanelDialog.js';
+
+const THEME_LABELS = { system: 'Same as the system', light: 'Light', dark: 'Dark' } as const;
+
+/** Auto-lock minutes, theme and reduced motion; each change is saved and applied at once. */
+export function SettingsDialog({ onClose }: { onClose: () => void }) {
+  const [settings, setSettings] = useState<Settings | null>(null);
+  const [minutes, setMinutes] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const minutesHint = useId();
+
+  useEffect(() => {
+    call('settings.get', {}).then(
+      (loaded) => {
+        setSettings(loaded);
+        setMinutes(String(loaded.autoLockMinutes));
+      },
+      (cause: unknown) => {
+        setError(describeError(cause));
+      },
+    );
+  }, []);
+
+  const save = (change: Partial<Settings>): void => {
+    if (settings === null) return;
+    setError(null);
+    const before = settings;
+    // Shown at once (a checkbox must tick when clicked); put back if the back end refuses it.
+    setSettings({ ...settings, ...change });
+    call('settings.set', change).then(
+      (saved) => {
+        setSettings(saved);
+        applyAppearance(saved);
+      },
+      (cause: unknown) => {
+        setSettings(before);
+        setError(describeError(cause));
+      },
+    );
+  };
+
+  const saveMinutes = (): void => {
+    const value = Number(minutes);
+    if (minutes.trim() === '' || !Number.isFinite(value) || value < 0 || value > AUTO_LOCK_MAX_MINUTES) {
+      setError(
+        `Auto-lock takes a number of minutes from 0 (never) to ${AUTO_LOCK_MAX_MINUTES.toLocaleString()}.`,
+      );
+      return;
+    }
+    if (value !== settings?.autoLockMinutes) save({ autoLockMinutes: value });
+  };
+
+  return (
+    <PanelDialog title="Settings" onClose={onClose}>
+      <ErrorText message={error} />
+      {settings && (
+        <form
+          className="settings-form"
+          onSubmit={(event) => {
+            event.preventDefault();
+            saveMinutes();
+          }}
+        >
+          <label className="field">
+            <span className="label">Lock after this many idle minutes</span>
+            <input
+              type="number"
+              min={0}
+              max={AUTO_LOCK_MAX_MINUTES}
+              step="any"
+              value={minutes}
+              aria-describedby={minutesHint}
+              onChange={(event) => {
+                setMinutes(event.target.value);
+              }}
+              onBlur={saveMinutes}
+            />
+            <span className="hint" id={minutesHint}>
+              0 never locks on its own.
+            </span>
+          </label>
+          <label className="field">
+            <span className="label">Theme</span>
+            <select
+              value={settings.theme}
+              onChange={(event) => {
+                save({ theme: event.target.value as Settings['theme'] });
+              }}
+            >
+              {THEMES.map((theme) => (
+                <option key={theme} value={theme}>
+                  {THEME_LABELS[theme]}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label className="checkbox">
+            <input
+              type="checkbox"
+              checked={settings.reduceMotion}
+              onChange={(event) => {
+                save({ reduceMotion: event.target.checked });
+              }}
+            />
+            Reduce motion
+          </label>
+        </form>
+      )}
+    </PanelDialog>
+  );
+}

@@ -1,0 +1,106 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+
+import type { JobEvent, VaultSummary } from '../../src/shared/contract.js';
+import { formatTimeLeft, jobFigures } from '../../src/renderer/job-figures.js';
+import { previewKind } from '../../src/renderer/preview-kind.js';
+import { jobEvent, showVault, useCoffer, vaultLocked } from '../../src/renderer/store.js';
+
+const VAULT: VaultSummary = {
+  vaultId: 'v1',
+  recentId: 'r1',
+  name: 'Personal',
+  location: '/home/u/Personal',
+  locked: false,
+  readOnly: false,
+};
+
+const base = { vaultId: 'v1', kind: 'restore' } as const;
+const progress = { filesDone: 1, filesTotal: 4, bytesDone: 100, bytesTotal: 400 };
+
+describe('the jobs in the window', () => {
+  beforeEach(() => {
+    showVault(VAULT);
+    vaultLocked('v1');
+    showVault(VAULT);
+  });
+
+  it('keeps several jobs in the order they started, with every problem of each', () => {
+    const events: JobEvent[] = [
+      { ...base, jobId: 'a', type: 'started' },
+      { ...base, jobId: 'b', kind: 'add', type: 'started' },
+      { ...base, jobId: 'a', type: 'progress', progress },
+      {
+        ...base,
+        jobId: 'a',
+        type: 'problem',
+        problem: { path: '/x', code: 'INTEGRITY', message: 'damaged' },
+      },
+      { ...base, jobId: 'a', type: 'problem', problem: { path: '/y', code: 'IO', message: 'unreadable' } },
+    ];
+    for (const event of events) jobEvent(event);
+    const { jobs } = useCoffer.getState();
+    expect(jobs.map((job) => job.jobId)).toEqual(['a', 'b']);
+    expect(jobs[0]?.progress).toEqual(progress);
+    expect(jobs[0]?.problems.map((problem) => problem.path)).toEqual(['/x', '/y']);
+    expect(jobs[1]?.status).toBe('running');
+  });
+
+  it('keeps a finished check’s report, and forgets every job when the vault locks', () => {
+    const report = {
+      ok: false,
+      filesChecked: 2,
+      bytesChecked: 10,
+      problems: [{ path: '/x', code: 'INTEGRITY', message: 'damaged' }],
+      unreferenced: [{ path: 'packs/p.pack', size: 5 }],
+      recovered: [],
+      deleted: [],
+    };
+    jobEvent({
+      ...base,
+      kind: 'verify',
+      jobId: 'c',
+      type: 'ended',
+      status: 'done',
+      result: { kind: 'verify', report },
+    });
+    const [check] = useCoffer.getState().jobs;
+    expect(check?.verifyReport).toEqual(report);
+    expect(check?.summary).toBe('The vault has problems.');
+    vaultLocked('v1');
+    expect(useCoffer.getState().jobs).toEqual([]);
+  });
+
+  it('ignores the events of another vault’s jobs', () => {
+    jobEvent({ ...base, vaultId: 'other', jobId: 'z', type: 'started' });
+    expect(useCoffer.getState().jobs).toEqual([]);
+  });
+});
+
+describe('speed and time left', () => {
+  it('averages the speed since the start and estimates the rest from it', () => {
+    expect(jobFigures(progress, 0, 2000)).toEqual({ bytesPerSecond: 50, secondsLeft: 6 });
+  });
+
+  it('says nothing before any byte moved', () => {
+    expect(jobFigures(undefined, 0, 1000)).toEqual({});
+    expect(jobFigures({ ...progress, bytesDone: 0 }, 0, 1000)).toEqual({});
+  });
+
+  it('words the time left in seconds, minutes or hours', () => {
+    expect(formatTimeLeft(0.2)).toBe('1 s left');
+    expect(formatTimeLeft(42)).toBe('42 s left');
+    expect(formatTimeLeft(125)).toBe('about 3 min left');
+    expect(formatTimeLeft(3 * 3600 + 600)).toBe('about 3 h 10 min left');
+  });
+});
+
+describe('what can be previewed', () => {
+  it('by extension, whatever its case', () => {
+    expect(previewKind('IMG_0412.JPG')).toEqual({ kind: 'image', type: 'image/jpeg' });
+    expect(previewKind('main.rs')).toEqual({ kind: 'text' });
+    expect(previewKind('song.flac')).toEqual({ kind: 'audio', type: 'audio/flac' });
+    expect(previewKind('clip.webm')).toEqual({ kind: 'video', type: 'video/webm' });
+    expect(previewKind('archive.zip')).toBeUndefined();
+    expect(previewKind('Makefile')).toEqual({ kind: 'text' });
+  });
+});

@@ -4,26 +4,10 @@ import { join } from 'node:path';
 
 import { formatSize } from '../src/renderer/format.js';
 import { dropFiles } from './drop.js';
-import { expect, test, type CofferApp } from './fixtures.js';
+import { expect, test } from './fixtures.js';
+import { createVault, PASSPHRASE } from './vault-ui.js';
 
-const PASSPHRASE = 'correct horse battery staple';
 const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
-
-/** Creates the vault "Personal" through the start screen, as a person would. */
-async function createVault(coffer: CofferApp): Promise<void> {
-  const { page } = coffer;
-  await page.getByRole('button', { name: 'Create vault…' }).click();
-  await coffer.answerFolderDialogs([coffer.vaultParent]);
-  await page.getByRole('button', { name: 'Choose…' }).click();
-  await expect(page.getByText(coffer.vaultParent)).toBeVisible();
-  await page.getByLabel('Name').fill('Personal');
-  await page.getByLabel('Passphrase', { exact: true }).fill(PASSPHRASE);
-  await page.getByLabel('Repeat passphrase').fill(PASSPHRASE);
-  // The fastest preset keeps the test quick; the default is 'moderate'.
-  await page.getByLabel('Key strength').selectOption('interactive');
-  await page.getByRole('button', { name: 'Create vault' }).click();
-  await expect(page.getByText('This folder is empty.')).toBeVisible();
-}
 
 test('creates a vault, locks it, refuses a wrong passphrase and unlocks with the right one', async ({
   coffer,

@@ -7,18 +7,21 @@ import type { Page } from '@playwright/test';
 // The browser-side globals the drop is built with, declared here so this module also type-checks where the DOM
 // library is not loaded (scripts/screenshots.ts imports it).
 declare const DataTransfer: new () => { readonly items: { add(file: unknown): unknown } };
-declare const File: new (parts: Uint8Array[], name: string) => unknown;
+declare const File: new (parts: Uint8Array[], name: string, options?: { lastModified?: number }) => unknown;
 
 export interface DroppedFile {
   readonly name: string;
   /** The contents; when absent, `size` zero bytes. */
   readonly bytes?: Uint8Array;
   readonly size?: number;
+  /** Its modification time (ms since the epoch); when absent, the time of the drop. */
+  readonly lastModified?: number;
 }
 
 export async function dropFiles(page: Page, files: readonly DroppedFile[]): Promise<void> {
-  const serialisable = files.map(({ name, bytes, size }) => ({
+  const serialisable = files.map(({ name, bytes, size, lastModified }) => ({
     name,
+    lastModified: lastModified ?? null,
     data: bytes === undefined ? null : [...bytes],
     size: size ?? bytes?.length ?? 0,
   }));
@@ -26,7 +29,11 @@ export async function dropFiles(page: Page, files: readonly DroppedFile[]): Prom
     const transfer = new DataTransfer();
     for (const file of list) {
       transfer.items.add(
-        new File([file.data === null ? new Uint8Array(file.size) : new Uint8Array(file.data)], file.name),
+        new File(
+          [file.data === null ? new Uint8Array(file.size) : new Uint8Array(file.data)],
+          file.name,
+          file.lastModified === null ? {} : { lastModified: file.lastModified },
+        ),
       );
     }
     return transfer;

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 
 import { formatSize } from '../src/renderer/format.js';
-import { createVault, sha256 } from './create-vault.js';
+import { createVault, sha256 } from './vault-ui.js';
 import { dropFiles } from './drop.js';
 import { expect, test } from './fixtures.js';
 

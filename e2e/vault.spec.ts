@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { formatSize } from '../src/renderer/format.js';
-import { createVault, PASSPHRASE, sha256 } from './create-vault.js';
+import { createVault, PASSPHRASE, sha256 } from './vault-ui.js';
 import { dropFiles } from './drop.js';
 import { expect, test } from './fixtures.js';
 

@@ -34,7 +34,9 @@ async function shoot(scheme: 'light' | 'dark', executablePath: string | undefine
   const browser = await chromium.launch(executablePath === undefined ? {} : { executablePath });
   try {
     const page = await browser.newPage({ viewport: { width: 1100, height: 700 }, colorScheme: scheme });
-    const save = (name: string) => page.screenshot({ path: join(OUT_DIR, `${name}-${scheme}.png`) });
+    // The create form is taller than the window: its picture is of the whole page.
+    const save = (name: string, fullPage = false) =>
+      page.screenshot({ path: join(OUT_DIR, `${name}-${scheme}.png`), fullPage });
     await page.goto(preview.url);
     await page.getByRole('button', { name: 'Create vault…' }).waitFor();
     await save('start-empty');
@@ -46,7 +48,9 @@ async function shoot(scheme: 'light' | 'dark', executablePath: string | undefine
     await page.getByLabel('Passphrase', { exact: true }).fill(PASSPHRASE);
     await page.getByLabel('Repeat passphrase').fill(PASSPHRASE);
     await page.getByLabel('Key strength').selectOption('interactive');
-    await save('create');
+    await page.getByText('Very strong').waitFor();
+    await page.getByText(/^Unlocking will take about/).waitFor();
+    await save('create', true);
     await page.getByRole('button', { name: 'Create vault' }).click();
     await page.getByText('This folder is empty.').waitFor();
     await save('browser-empty');

@@ -27,6 +27,7 @@ import {
 import { collectDroppedBytes, type DroppedFileInput } from './dropped.js';
 import { HandleRegistry, wipeDropped, type HandleTarget } from './handles.js';
 import { JobRegistry } from './jobs.js';
+import { estimateKdf, type KdfEstimate } from './kdf-estimate.js';
 import { errorResult, fail, ok } from './result.js';
 import { SettingsStore, type RecentEntry } from './settings.js';
 
@@ -121,6 +122,7 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
     options.now ? { now: options.now } : {},
   );
   const open = new Map<string, OpenVault>();
+  let kdfEstimate: Promise<KdfEstimate> | undefined;
 
   const openVault = (vaultId: string): OpenVault => {
     const found = open.get(vaultId);
@@ -389,6 +391,7 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
     },
     'settings.get': () => store.settings,
     'settings.set': (request) => store.updateSettings(request),
+    'app.kdfEstimate': async () => (kdfEstimate ??= estimateKdf(await getSodium())),
     'app.problems': () => (store.problem ? [{ code: 'IO', message: store.problem }] : []),
   };
 

@@ -3,6 +3,7 @@
  * preview). Every call either returns the value or throws an {@link ApiError} whose message is written for people.
  */
 import type { Channel, CofferApi, RequestOf, ResponseOf, ResultErrorCode } from '../shared/contract.js';
+import { errorSentence } from './error-messages.js';
 
 declare global {
   interface Window {
@@ -57,8 +58,10 @@ export async function registerDroppedFiles(
 /** Subscribes to a back-end event; returns the unsubscribe function. */
 export const onEvent: CofferApi['on'] = (event, listener) => api().on(event, listener);
 
-/** The words to show for any error: an ApiError's own message, never a stack. */
+/**
+ * The words to show for any error: what happened and what to do, chosen by its code (error-messages.ts). Never a
+ * stack or an exception's own text: anything that is not an ApiError is a bug of the window, said as such.
+ */
 export function describeError(error: unknown): string {
-  if (error instanceof ApiError) return error.message;
-  return 'Something went wrong. Please try again.';
+  return errorSentence(error instanceof ApiError ? error.code : 'INTERNAL');
 }

@@ -29,3 +29,11 @@ export function crumbs(path: string): { name: string; path: string }[] {
   const parts = path.split('/').filter((part) => part !== '');
   return parts.map((name, index) => ({ name, path: `/${parts.slice(0, index + 1).join('/')}` }));
 }
+
+/** A short duration for people: "0.4 s", "3 s", "2 min". */
+export function formatDuration(milliseconds: number): string {
+  if (milliseconds < 950) return `${(Math.max(milliseconds, 100) / 1000).toFixed(1)} s`;
+  const seconds = Math.round(milliseconds / 1000);
+  if (seconds < 60) return `${seconds} s`;
+  return `${Math.round(seconds / 60)} min`;
+}

@@ -3,6 +3,7 @@
  * app talks to the preview server over HTTP and a WebSocket instead.
  */
 import './styles.css';
+import './start.css';
 
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';

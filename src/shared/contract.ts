@@ -180,6 +180,11 @@ export const requestSchemas = {
   'settings.set': z.partial(z.strictObject(settingsShape)),
 
   // ── app ──
+  /**
+   * How long one unlock takes on this machine with each KDF preset (a measured estimate, for the create form).
+   * Measured once per back end and remembered.
+   */
+  'app.kdfEstimate': z.strictObject({}),
   /** Problems the back end met on its own (a damaged settings file replaced by defaults, say), to show once. */
   'app.problems': z.strictObject({}),
 } as const;
@@ -308,6 +313,8 @@ export interface Responses {
   'preview.read': { readonly bytes: Uint8Array; readonly fileSize: number };
   'settings.get': Settings;
   'settings.set': Settings;
+  /** Milliseconds per preset. */
+  'app.kdfEstimate': Readonly<Record<(typeof KDF_PRESET_NAMES)[number], number>>;
   'app.problems': readonly { readonly code: ResultErrorCode; readonly message: string }[];
 }
 export type ResponseOf<C extends Channel> = Responses[C];

@@ -32,7 +32,7 @@ export function FileTable({ entries, selection, onSelect, onOpenFolder }: FileTa
   };
 
   return (
-    <table className="files" aria-label="Files" aria-multiselectable="true">
+    <table className="files" aria-label="Files">
       <thead>
         <tr>
           <th scope="col" className="col-name">

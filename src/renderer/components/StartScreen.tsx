@@ -1,11 +1,57 @@
-import { FolderOpen, Plus, Vault } from 'lucide-react';
-import { useEffect, useState } from 'react';
+import { FolderOpen, FolderX, Plus, Vault, X } from 'lucide-react';
+import { useCallback, useEffect, useState } from 'react';
 
 import type { RecentVault } from '../../shared/contract.js';
-import { call, describeError } from '../api.js';
+import { ApiError, call, describeError } from '../api.js';
+import { formatDate } from '../format.js';
 import { showVault } from '../store.js';
 import { CreateVault } from './CreateVault.js';
 import { ErrorText } from './ErrorText.js';
+
+/** One recent vault: open it with a click, or forget it (the folder on disk is left alone). */
+function RecentRow({
+  vault,
+  onOpen,
+  onForget,
+}: {
+  vault: RecentVault;
+  onOpen: () => void;
+  onForget: () => void;
+}) {
+  return (
+    <li className={vault.missing ? 'recent-row missing' : 'recent-row'}>
+      <button
+        type="button"
+        className="recent-item"
+        disabled={vault.missing}
+        onClick={onOpen}
+        aria-describedby={`recent-${vault.recentId}-state`}
+      >
+        {vault.missing ? <FolderX size={18} aria-hidden="true" /> : <Vault size={18} aria-hidden="true" />}
+        <span className="recent-name">{vault.name}</span>
+        <span className="recent-location muted" title={vault.location}>
+          {vault.location}
+        </span>
+        <span className="recent-state" id={`recent-${vault.recentId}-state`}>
+          {vault.missing ? (
+            <span className="missing-badge">Folder not found</span>
+          ) : (
+            <span className="muted">Last opened {formatDate(vault.lastOpenedAt)}</span>
+          )}
+        </span>
+      </button>
+      <button
+        type="button"
+        className="icon-button forget"
+        aria-label={`Forget ${vault.name}`}
+        title="Remove from this list (the vault folder is not touched)"
+        onClick={onForget}
+      >
+        <X size={16} aria-hidden="true" />
+      </button>
+    </li>
+  );
+}
 
 /** No vault open: recent vaults, and the way to create or open one. */
 export function StartScreen() {
@@ -13,11 +59,17 @@ export function StartScreen() {
   const [creating, setCreating] = useState(false);
   const [error, setError] = useState<string | null>(null);
 
-  useEffect(() => {
-    call('recent.list', {}).then(setRecent, (cause: unknown) => {
+  const refresh = useCallback(async (): Promise<void> => {
+    try {
+      setRecent(await call('recent.list', {}));
+    } catch (cause) {
       setError(describeError(cause));
-    });
+    }
   }, []);
+
+  useEffect(() => {
+    void refresh();
+  }, [refresh]);
 
   const open = async (request: { folder: string } | { recentId: string }): Promise<void> => {
     setError(null);
@@ -25,6 +77,8 @@ export function StartScreen() {
       showVault(await call('vault.open', request));
     } catch (cause) {
       setError(describeError(cause));
+      // A recent vault whose folder went away is marked missing by the back end: show it so.
+      if (cause instanceof ApiError && cause.code === 'NOT_FOUND') await refresh();
     }
   };
   const pickAndOpen = async (): Promise<void> => {
@@ -32,6 +86,15 @@ export function StartScreen() {
     try {
       const picked = await call('dialog.pickFolder', { purpose: 'open-vault' });
       if (picked !== null) await open({ folder: picked.handle });
+    } catch (cause) {
+      setError(describeError(cause));
+    }
+  };
+  const forget = async (recentId: string): Promise<void> => {
+    setError(null);
+    try {
+      await call('recent.forget', { recentId });
+      setRecent((list) => list.filter((vault) => vault.recentId !== recentId));
     } catch (cause) {
       setError(describeError(cause));
     }
@@ -56,28 +119,24 @@ export function StartScreen() {
             <p className="muted">Files kept in encrypted vaults on this computer.</p>
           </div>
         </header>
-        {recent.length > 0 && (
+        {recent.length > 0 ? (
           <>
-            <h2 className="section-title">Recent vaults</h2>
-            <ul className="recent-list">
+            <h2 className="section-title" id="recent-title">
+              Recent vaults
+            </h2>
+            <ul className="recent-list" aria-labelledby="recent-title">
               {recent.map((vault) => (
-                <li key={vault.recentId}>
-                  <button
-                    type="button"
-                    className="recent-item"
-                    disabled={vault.missing}
-                    onClick={() => void open({ recentId: vault.recentId })}
-                  >
-                    <Vault size={18} aria-hidden="true" />
-                    <span className="recent-name">{vault.name}</span>
-                    <span className="recent-location muted">
-                      {vault.missing ? 'Not found' : vault.location}
-                    </span>
-                  </button>
-                </li>
+                <RecentRow
+                  key={vault.recentId}
+                  vault={vault}
+                  onOpen={() => void open({ recentId: vault.recentId })}
+                  onForget={() => void forget(vault.recentId)}
+                />
               ))}
             </ul>
           </>
+        ) : (
+          <p className="muted">No vault opened yet. Create one, or open a vault folder you already have.</p>
         )}
         <ErrorText message={error} />
         <div className="actions">

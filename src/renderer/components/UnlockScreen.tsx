@@ -1,24 +1,45 @@
-import { LockKeyhole } from 'lucide-react';
+import { LoaderCircle, LockKeyhole } from 'lucide-react';
 import { useEffect, useRef, useState, type SyntheticEvent } from 'react';
 
 import type { VaultSummary } from '../../shared/contract.js';
 import { ApiError, call, describeError } from '../api.js';
+import { formatDuration } from '../format.js';
 import { showVault } from '../store.js';
+import { unlockDelayMs } from '../unlock-delay.js';
 import { ErrorText } from './ErrorText.js';
-import { TextField } from './TextField.js';
+import { PassphraseField } from './PassphraseField.js';
 
 const WRONG_PASSPHRASE = 'Wrong passphrase. Check Caps Lock and the keyboard layout.';
+
+/** The seconds left until `until` (a Date.now() time), ticking once a second; 0 once it has passed. */
+function useSecondsLeft(until: number): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    setNow(Date.now());
+    if (until <= Date.now()) return;
+    const timer = setInterval(() => {
+      setNow(Date.now());
+    }, 1000);
+    return () => {
+      clearInterval(timer);
+    };
+  }, [until]);
+  return Math.max(0, Math.ceil((until - now) / 1000));
+}
 
 /** A locked vault: the passphrase field, Unlock, and the way back to the start screen. */
 export function UnlockScreen({ vault }: { vault: VaultSummary }) {
   const [passphrase, setPassphrase] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const [failures, setFailures] = useState(0);
+  const [waitUntil, setWaitUntil] = useState(0);
+  const secondsLeft = useSecondsLeft(waitUntil);
   const input = useRef<HTMLInputElement>(null);
 
   const submit = async (event: SyntheticEvent): Promise<void> => {
     event.preventDefault();
-    if (passphrase === '') return;
+    if (passphrase === '' || secondsLeft > 0) return;
     setBusy(true);
     setError(null);
     try {
@@ -26,11 +47,19 @@ export function UnlockScreen({ vault }: { vault: VaultSummary }) {
       setPassphrase('');
       showVault({ ...vault, locked: false });
     } catch (cause) {
-      setError(
-        cause instanceof ApiError && cause.code === 'WRONG_PASSPHRASE'
-          ? WRONG_PASSPHRASE
-          : describeError(cause),
-      );
+      if (cause instanceof ApiError && cause.code === 'WRONG_PASSPHRASE') {
+        const failed = failures + 1;
+        const delay = unlockDelayMs(failed);
+        setFailures(failed);
+        if (delay > 0) setWaitUntil(Date.now() + delay);
+        setError(
+          delay === 0
+            ? WRONG_PASSPHRASE
+            : `${WRONG_PASSPHRASE} After ${failed} wrong tries, wait ${formatDuration(delay)} before the next.`,
+        );
+      } else {
+        setError(describeError(cause));
+      }
       setBusy(false);
     }
   };
@@ -55,7 +84,12 @@ export function UnlockScreen({ vault }: { vault: VaultSummary }) {
 
   return (
     <main className="centered">
-      <form className="card unlock" aria-labelledby="unlock-title" onSubmit={(event) => void submit(event)}>
+      <form
+        className="card unlock"
+        aria-labelledby="unlock-title"
+        aria-busy={busy}
+        onSubmit={(event) => void submit(event)}
+      >
         <header className="card-header">
           <LockKeyhole size={28} aria-hidden="true" className="brand-icon" />
           <div>
@@ -63,25 +97,39 @@ export function UnlockScreen({ vault }: { vault: VaultSummary }) {
             <p className="muted location">{vault.location}</p>
           </div>
         </header>
-        <TextField
+        <PassphraseField
           label="Passphrase"
           inputRef={input}
-          type="password"
           value={passphrase}
           onValue={setPassphrase}
           autoFocus
           disabled={busy}
-          aria-invalid={error !== null}
-          aria-describedby={error === null ? undefined : 'unlock-error'}
+          invalid={error !== null}
+          describedBy={error === null ? [] : ['unlock-error']}
           autoComplete="current-password"
         />
         <ErrorText message={error} id="unlock-error" />
+        {busy && (
+          <p className="busy hint muted" role="status">
+            <LoaderCircle size={14} aria-hidden="true" className="spin" />
+            Deriving the key from the passphrase. This takes a moment by design.
+          </p>
+        )}
         <div className="actions">
-          <button type="button" className="link" onClick={() => void close()}>
+          <button type="button" className="link" onClick={() => void close()} disabled={busy}>
             Choose another vault
           </button>
-          <button type="submit" className="primary" disabled={busy || passphrase === ''}>
-            {busy ? 'Unlocking…' : 'Unlock'}
+          <button type="submit" className="primary" disabled={busy || passphrase === '' || secondsLeft > 0}>
+            {busy ? (
+              <>
+                <LoaderCircle size={16} aria-hidden="true" className="spin" />
+                Unlocking…
+              </>
+            ) : secondsLeft > 0 ? (
+              `Unlock (wait ${secondsLeft} s)`
+            ) : (
+              'Unlock'
+            )}
           </button>
         </div>
       </form>

@@ -1,4 +1,4 @@
-/** Steps several specs share. */
+/** Steps the specs share, done through the window as a person would. */
 import { createHash } from 'node:crypto';
 
 import { expect, type CofferApp } from './fixtures.js';
@@ -7,14 +7,14 @@ export const PASSPHRASE = 'correct horse battery staple';
 
 export const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
 
-/** Creates the vault "Personal" in `coffer.vaultParent` through the start screen, as a person would. */
-export async function createVault(coffer: CofferApp): Promise<void> {
+/** Creates a vault (default "Personal") in `coffer.vaultParent` through the start screen; ends in the browser. */
+export async function createVault(coffer: CofferApp, name = 'Personal'): Promise<void> {
   const { page } = coffer;
   await page.getByRole('button', { name: 'Create vault…' }).click();
   await coffer.answerFolderDialogs([coffer.vaultParent]);
   await page.getByRole('button', { name: 'Choose…' }).click();
   await expect(page.getByText(coffer.vaultParent)).toBeVisible();
-  await page.getByLabel('Name').fill('Personal');
+  await page.getByLabel('Name').fill(name);
   await page.getByLabel('Passphrase', { exact: true }).fill(PASSPHRASE);
   await page.getByLabel('Repeat passphrase').fill(PASSPHRASE);
   // The fastest preset keeps the test quick; the default is 'moderate'.

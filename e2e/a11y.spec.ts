@@ -1,0 +1,71 @@
+/**
+ * Accessibility: axe-core (WCAG 2 A and AA rules) on every screen the window has, in the light and the dark theme.
+ * No serious or critical violation may remain.
+ */
+import { AxeBuilder } from '@axe-core/playwright';
+import type { Page } from '@playwright/test';
+
+import { dropFiles } from './drop.js';
+import { expect, test } from './fixtures.js';
+import { createVault } from './vault-ui.js';
+
+/** The serious and critical violations on the page as it is now, one line each (rule, impact, where). */
+async function seriousViolations(page: Page): Promise<string[]> {
+  const { violations } = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa']).analyze();
+  return violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map(
+      (violation) =>
+        `${violation.id} (${violation.impact ?? ''}): ${violation.help} — ${violation.nodes
+          .map((node) => node.target.join(' '))
+          .join(', ')}`,
+    );
+}
+
+for (const colorScheme of ['light', 'dark'] as const) {
+  test(`every screen in the ${colorScheme} theme has no serious or critical axe violation`, async ({
+    coffer,
+  }) => {
+    const { page } = coffer;
+    await page.emulateMedia({ colorScheme });
+    const found: Record<string, string[]> = {};
+    const check = async (screen: string): Promise<void> => {
+      found[screen] = await seriousViolations(page);
+    };
+
+    await expect(page.getByRole('button', { name: 'Create vault…' })).toBeVisible();
+    await check('start (no recent vaults)');
+
+    await page.getByRole('button', { name: 'Create vault…' }).click();
+    await page.getByLabel('Passphrase', { exact: true }).fill('password');
+    await expect(page.getByText('Very weak')).toBeVisible();
+    await page.getByRole('button', { name: 'Create vault', exact: true }).click();
+    await expect(page.getByRole('alert')).toBeVisible();
+    await check('create (strength meter, an error)');
+    await page.getByRole('button', { name: 'Cancel' }).click();
+
+    await createVault(coffer);
+    await check('browser (empty folder)');
+    await dropFiles(page, [
+      { name: 'notes.md', size: 1_204 },
+      { name: 'photo.jpg', size: 300_000 },
+    ]);
+    await expect(page.getByText('Added 2 files.')).toBeVisible();
+    await page.getByRole('row', { name: /notes\.md/ }).click();
+    await check('browser (files, one selected, a finished job)');
+
+    await page.getByRole('button', { name: 'Lock vault' }).click();
+    const field = page.getByLabel('Passphrase');
+    await field.fill('wrong');
+    await field.dispatchEvent('keydown', { key: 'A', modifierCapsLock: true });
+    await page.getByRole('button', { name: /^Unlock/ }).click();
+    await expect(page.getByRole('alert')).toBeVisible();
+    await check('unlock (Caps Lock warning, wrong passphrase)');
+
+    await page.getByRole('button', { name: 'Choose another vault' }).click();
+    await expect(page.getByText('Recent vaults')).toBeVisible();
+    await check('start (recent vaults)');
+
+    expect(found).toEqual(Object.fromEntries(Object.keys(found).map((screen) => [screen, []])));
+  });
+}

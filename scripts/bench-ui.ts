@@ -1,0 +1,258 @@
+/**
+ * `npm run bench:ui`: the window's speed (issue 12, "Speed"), measured through the preview with Playwright against
+ * the engine alone in the same run, on a vault of 100,000 entries (default) that the engine makes first:
+ * - unlock to the first rows, after the KDF (the window's time minus the engine's KDF time);
+ * - opening a folder of 10,000 entries (double-click to rows painted);
+ * - keystroke to results, searching every name (when the build has a search field);
+ * - adding 1,000 dropped files (drop to "Added …").
+ * Window times are taken in the page (performance.now() to the frame after the rows appear), so Playwright's own
+ * round trips are not counted. Medians of 3. Not a test: it prints figures. Flags: --files N, --big-folder N,
+ * --drop N.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+
+import { chromium, type Page } from '@playwright/test';
+
+import { derivePassphraseKey } from '../src/core/crypto/kdf.js';
+import { parseVaultHeader } from '../src/core/crypto/vault-header.js';
+import { encodePassphrase, loadSodium, Vault, type StreamedFile } from '../src/core/index.js';
+import { dropFiles } from '../e2e/drop.js';
+import { startPreview } from '../e2e/preview-process.js';
+import { chromiumExecutable } from './find-chromium.js';
+
+const { values: flags } = parseArgs({
+  options: {
+    files: { type: 'string', default: '100000' },
+    'big-folder': { type: 'string', default: '10000' },
+    drop: { type: 'string', default: '1000' },
+  },
+});
+const TOTAL = Number(flags.files);
+const BIG = Number(flags['big-folder']);
+const DROP = Number(flags.drop);
+const PASSPHRASE = 'bench ui passphrase';
+const PER_FOLDER = 1000;
+const DROP_SIZE = 4096;
+const RUNS = 3;
+
+const median = (values: readonly number[]): number =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
+async function timed(fn: () => unknown): Promise<number> {
+  const start = performance.now();
+  await fn();
+  return performance.now() - start;
+}
+const small = (name: string): StreamedFile => ({
+  name,
+  size: name.length,
+  mtime: Date.now(),
+  bytes: Buffer.from(name),
+});
+const dropped = (folder: string): StreamedFile[] =>
+  Array.from({ length: DROP }, (_, i) => ({
+    name: `${folder}-${i}.bin`,
+    size: DROP_SIZE,
+    mtime: Date.now(),
+    bytes: new Uint8Array(DROP_SIZE),
+  }));
+
+const work = mkdtempSync(join(tmpdir(), 'coffer-bench-ui-'));
+const vaultDir = join(work, 'vault');
+const sodium = await loadSodium();
+const passphrase = encodePassphrase(sodium, PASSPHRASE);
+
+// ── the vault, made by the engine: /big with BIG entries, the rest in folders of PER_FOLDER ──
+console.error(`bench:ui: making a vault of ${TOTAL} entries in ${work} …`);
+const made = await Vault.create(vaultDir, passphrase, { kdf: 'interactive', sodium });
+made.mkdir('/big');
+await made.addStreams(
+  Array.from({ length: BIG }, (_, i) => small(`entry-${i}.txt`)),
+  '/big',
+);
+for (let folder = 0, done = BIG; done < TOTAL; folder++) {
+  const count = Math.min(PER_FOLDER, TOTAL - done);
+  made.mkdir(`/folder-${folder}`);
+  await made.addStreams(
+    Array.from({ length: count }, (_, i) => small(`file-${done + i}.txt`)),
+    `/folder-${folder}`,
+  );
+  done += count;
+}
+made.close();
+await made.released();
+
+// ── the engine alone ──
+const engine = await Vault.open(vaultDir, { sodium });
+const slot = parseVaultHeader(sodium, readFileSync(join(vaultDir, 'coffer.header'))).slots[0];
+if (!slot) throw new Error('the vault has no key slot');
+const kdf: number[] = [];
+const firstRows: number[] = [];
+for (let i = 0; i < RUNS; i++) {
+  kdf.push(
+    await timed(async () => {
+      (await derivePassphraseKey(sodium, passphrase, slot.salt, slot.kdf)).wipe();
+    }),
+  );
+  firstRows.push(
+    await timed(async () => {
+      await engine.unlock(passphrase);
+      engine.list('/');
+    }),
+  );
+  if (i < RUNS - 1) engine.lock();
+}
+const engineKdf = median(kdf);
+const searchTerm = `file-${TOTAL - 1}`;
+const timedSync = (fn: () => unknown): number[] =>
+  Array.from({ length: RUNS }, () => {
+    const start = performance.now();
+    fn();
+    return performance.now() - start;
+  });
+const engineList = median(timedSync(() => engine.list('/big')));
+const engineSearch = median(timedSync(() => engine.search(searchTerm)));
+engine.mkdir('/engine-drop');
+const engineAdd = await timed(() => engine.addStreams(dropped('engine'), '/engine-drop'));
+engine.close();
+await engine.released();
+
+// ── the window, through the preview server ──
+/**
+ * Runs the snippet `start` in the page, then waits for an element matching `selector` whose text contains `text`,
+ * and one more frame (it is painted then). Returns the page's own milliseconds. A string, as it runs in the page.
+ */
+async function inPage(page: Page, start: string, selector: string, text: string): Promise<number> {
+  const script = `(async () => {
+    const began = performance.now();
+    ${start};
+    const found = () => [...document.querySelectorAll(${JSON.stringify(selector)})]
+      .some((node) => node.textContent.includes(${JSON.stringify(text)}));
+    await new Promise((resolve) => {
+      const check = () => (found() ? requestAnimationFrame(() => resolve()) : requestAnimationFrame(check));
+      check();
+    });
+    return performance.now() - began;
+  })()`;
+  return page.evaluate<number>(script);
+}
+
+const preview = await startPreview(join(work, 'data'));
+const executablePath = chromiumExecutable();
+const browser = await chromium.launch(executablePath === undefined ? {} : { executablePath });
+const rows = 'tbody tr, [role=row]';
+const shown = { firstRows: [] as number[], folder: [] as number[], search: [] as number[], add: NaN };
+let searchNote = '';
+try {
+  const page = await browser.newPage({ viewport: { width: 1200, height: 800 } });
+  await page.goto(preview.url);
+  await preview.answerFolderDialogs([vaultDir]);
+  await page.getByRole('button', { name: 'Open vault…' }).click();
+  for (let i = 0; i < RUNS; i++) {
+    await page.getByLabel('Passphrase').fill(PASSPHRASE);
+    shown.firstRows.push(
+      await inPage(page, "document.querySelector('form button[type=submit]').click()", rows, 'folder-'),
+    );
+    if (i < RUNS - 1) {
+      await page.getByRole('button', { name: 'Lock vault' }).click();
+      await page.getByLabel('Passphrase').waitFor();
+    }
+  }
+
+  for (let i = 0; i < RUNS; i++) {
+    shown.folder.push(
+      await inPage(
+        page,
+        `[...document.querySelectorAll('${rows}')].find((row) => row.textContent.includes('big'))
+          .dispatchEvent(new MouseEvent('dblclick', { bubbles: true }))`,
+        rows,
+        'entry-',
+      ),
+    );
+    await page.keyboard.press('Alt+ArrowUp');
+    if (!(await page.getByRole('row', { name: /folder-0/ }).isVisible())) {
+      await page
+        .getByRole('button', { name: /^(Vault|Personal|vault|\/)$/ })
+        .first()
+        .click();
+    }
+    await page.getByRole('row', { name: /folder-0/ }).waitFor();
+  }
+
+  const search = page.locator('input[type=search], [role=searchbox]').first();
+  if ((await search.count()) === 0) {
+    searchNote = 'no search field in this build of the window';
+  } else {
+    for (let i = 0; i < RUNS; i++) {
+      await search.fill(searchTerm.slice(0, -1));
+      shown.search.push(
+        await inPage(
+          page,
+          `const field = document.querySelector('input[type=search], [role=searchbox]');
+           Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set.call(field, '${searchTerm}');
+           field.dispatchEvent(new Event('input', { bubbles: true }));`,
+          rows,
+          `${searchTerm}.txt`,
+        ),
+      );
+      await search.fill('');
+    }
+  }
+
+  // The add: from the drop to the job's "Added …" (the bytes cross to the back end as they would in the preview).
+  await page.evaluate('window.benchDropStart = performance.now()');
+  await dropFiles(
+    page,
+    dropped('window').map(({ name, size }) => ({ name, size })),
+  );
+  const added = `Added ${DROP.toLocaleString()} files.`;
+  await page.getByText(added).waitFor({ timeout: 600_000 });
+  shown.add = await page.evaluate<number>('performance.now() - window.benchDropStart');
+} finally {
+  await browser.close();
+  preview.stop();
+  rmSync(work, { recursive: true, force: true });
+}
+
+const ms = (value: number): string => (Number.isNaN(value) ? '—' : value.toFixed(0));
+const table = [
+  {
+    measure: 'unlock to first rows, after the KDF',
+    window: median(shown.firstRows) - engineKdf,
+    engine: median(firstRows) - engineKdf,
+    target: '< 300 ms',
+  },
+  {
+    measure: `open a folder of ${BIG.toLocaleString()} entries`,
+    window: median(shown.folder),
+    engine: engineList,
+    target: '< 200 ms',
+  },
+  {
+    measure: `keystroke to results, search over ${TOTAL.toLocaleString()} names${searchNote ? ` (${searchNote})` : ''}`,
+    window: median(shown.search),
+    engine: engineSearch,
+    target: '< 100 ms',
+  },
+  {
+    measure: `add ${DROP.toLocaleString()} dropped files of ${DROP_SIZE / 1024} KiB`,
+    window: shown.add,
+    engine: engineAdd,
+    target: '≤ 1.15× engine',
+  },
+];
+console.log(
+  `Coffer bench:ui — ${new Date().toISOString().slice(0, 10)}, ${cpus().length} cores, Node ${process.version}, ` +
+    `KDF ${ms(engineKdf)} ms (floor preset); medians of ${RUNS}`,
+);
+console.log('| measure | window ms | engine ms | target |\n|---|---|---|---|');
+for (const row of table) {
+  console.log(`| ${row.measure} | ${ms(row.window)} | ${ms(row.engine)} | ${row.target} |`);
+}
+mkdirSync(join(import.meta.dirname, '..', 'bench-results'), { recursive: true });
+writeFileSync(
+  join(import.meta.dirname, '..', 'bench-results', `bench-ui-${new Date().toISOString().slice(0, 10)}.json`),
+  `${JSON.stringify({ date: new Date().toISOString(), entries: TOTAL, engineKdf, table }, null, 2)}\n`,
+);

@@ -1,0 +1,98 @@
+/**
+ * What the window says for each error code: what happened and what to do next. The record is keyed by every code
+ * the back end can send, so a new code does not type-check until it has words here. The engine's own message is
+ * not shown: it may name internals, and the window speaks with one voice.
+ */
+import type { ResultErrorCode } from '../shared/contract.js';
+
+export interface ErrorWords {
+  /** What happened, in a sentence. */
+  readonly message: string;
+  /** What the person can do about it. */
+  readonly next: string;
+}
+
+export const ERROR_WORDS: Readonly<Record<ResultErrorCode, ErrorWords>> = {
+  WRONG_PASSPHRASE: {
+    message: 'Wrong passphrase.',
+    next: 'Check Caps Lock and the keyboard layout, then type it again.',
+  },
+  INTEGRITY: {
+    message: 'Part of the vault is damaged or was changed outside Coffer.',
+    next: 'Run "Check all data" in the vault details to see what is affected, and restore from a backup of the vault folder.',
+  },
+  UNSUPPORTED_FORMAT: {
+    message: 'This vault was made by a newer version of Coffer.',
+    next: 'Update Coffer to open it. Nothing in the vault was changed.',
+  },
+  KDF_LIMIT: {
+    message: 'The vault asks for key settings outside the safe range, so Coffer will not try them.',
+    next: 'The vault header may have been tampered with; open a backup of the vault folder.',
+  },
+  NOT_A_VAULT: {
+    message: 'This folder is not a Coffer vault.',
+    next: 'Choose the vault folder itself (the one Coffer created, holding coffer.header), or create a new vault.',
+  },
+  VAULT_LOCKED: {
+    message: 'The vault is locked.',
+    next: 'Unlock it with its passphrase and try again.',
+  },
+  INVALID_ARGUMENT: {
+    message: 'Coffer could not do that with what was chosen.',
+    next: 'Choose again; if the vault was closed meanwhile, open it again.',
+  },
+  CRYPTO_BACKEND: {
+    message: 'The encryption library failed on this computer.',
+    next: 'Close other programs to free memory and try again; if it keeps happening, reinstall Coffer.',
+  },
+  VAULT_IN_USE: {
+    message: 'This vault is in use by another window or program.',
+    next: 'Close it there (or wait for that program to finish), then open it again.',
+  },
+  NOT_FOUND: {
+    message: 'That item or folder no longer exists.',
+    next: 'It may have been moved or deleted; refresh and choose again.',
+  },
+  ALREADY_EXISTS: {
+    message: 'Something with that name already exists there.',
+    next: 'Choose another name or another place.',
+  },
+  INVALID_NAME: {
+    message: 'That name cannot be used.',
+    next: 'Use a name without "/" and not "." or "..", of at most 255 bytes.',
+  },
+  CANCELLED: {
+    message: 'Cancelled.',
+    next: 'Nothing unfinished was kept; everything finished before that is kept.',
+  },
+  READ_ONLY: {
+    message: 'This vault can only be read here (its folder is read-only).',
+    next: 'Copy the vault folder somewhere writable, or change its permissions, to make changes.',
+  },
+  SOURCE_CHANGED: {
+    message: 'A file changed while Coffer was reading it, so it was not added.',
+    next: 'Add it again once the program writing it has finished.',
+  },
+  IO: {
+    message: 'Coffer could not read or write a file on disk.',
+    next: 'Check that the disk is connected, not full and that you may write there, then try again.',
+  },
+  BUSY: {
+    message: 'The vault is busy with another task.',
+    next: 'Try again when that has finished, or cancel it in the jobs panel.',
+  },
+  NOT_SUPPORTED: {
+    message: 'This cannot be done here.',
+    next: 'Use the desktop app for this.',
+  },
+  INTERNAL: {
+    message: 'Something unexpected went wrong inside Coffer (a bug). Nothing was changed by this request.',
+    next: 'Try again, and report it if it keeps happening.',
+  },
+};
+
+/** One error, as the sentences the window shows. */
+export function errorSentence(code: ResultErrorCode): string {
+  const words = ERROR_WORDS[code];
+  return `${words.message} ${words.next}`;
+}

@@ -1,29 +1,10 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 
 import { formatSize } from '../src/renderer/format.js';
 import { dropFiles } from './drop.js';
-import { expect, test, type CofferApp } from './fixtures.js';
-
-const PASSPHRASE = 'correct horse battery staple';
-const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
-
-/** Creates the vault "Personal" through the start screen, as a person would. */
-async function createVault(coffer: CofferApp): Promise<void> {
-  const { page } = coffer;
-  await page.getByRole('button', { name: 'Create vault…' }).click();
-  await coffer.answerFolderDialogs([coffer.vaultParent]);
-  await page.getByRole('button', { name: 'Choose…' }).click();
-  await expect(page.getByText(coffer.vaultParent)).toBeVisible();
-  await page.getByLabel('Name').fill('Personal');
-  await page.getByLabel('Passphrase', { exact: true }).fill(PASSPHRASE);
-  await page.getByLabel('Repeat passphrase').fill(PASSPHRASE);
-  // The fastest preset keeps the test quick; the default is 'moderate'.
-  await page.getByLabel('Key strength').selectOption('interactive');
-  await page.getByRole('button', { name: 'Create vault' }).click();
-  await expect(page.getByText('This folder is empty.')).toBeVisible();
-}
+import { expect, test } from './fixtures.js';
+import { createVault, PASSPHRASE, sha256, sha256OfFile } from './steps.js';
 
 test('creates a vault, locks it, refuses a wrong passphrase and unlocks with the right one', async ({
   coffer,
@@ -55,11 +36,12 @@ test('adds a dropped file, lists it with its size, and restores the same bytes',
   await dropFiles(page, [{ name: 'report.pdf', bytes }]);
   const row = page.getByRole('row', { name: /report\.pdf/ });
   await expect(row).toBeVisible();
-  await expect(row.getByRole('cell').nth(1)).toHaveText(formatSize(bytes.length));
+  await expect(row.getByRole('gridcell').nth(1)).toHaveText(formatSize(bytes.length));
 
   await row.click();
   await coffer.answerFolderDialogs([coffer.restoreDir]);
-  await page.getByRole('button', { name: 'Restore…' }).click();
+  await page.getByRole('button', { name: 'Restore to…' }).click();
+  await page.getByRole('dialog').getByRole('button', { name: 'Restore' }).click();
   await expect(page.getByText('Restored 1 file.')).toBeVisible();
-  expect(sha256(await readFile(join(coffer.restoreDir, 'report.pdf')))).toBe(sha256(bytes));
+  expect(await sha256OfFile(join(coffer.restoreDir, 'report.pdf'))).toBe(sha256(bytes));
 });

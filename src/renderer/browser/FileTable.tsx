@@ -294,6 +294,8 @@ function FileRow({ index, top, entry, table, focused, onClick }: FileRowProps) {
       }}
       onContextMenu={(event) => {
         event.preventDefault();
+        // The folder's background has a menu of its own.
+        event.stopPropagation();
         if (!selected) onClick({ ...event, ctrlKey: false, metaKey: false, shiftKey: false });
         table.onMenu(event.clientX, event.clientY);
       }}
@@ -345,6 +347,16 @@ function RenameField({
   onEnd: (entry: VaultEntry, newName: string | null) => void;
 }) {
   const ended = useRef(false);
+  const field = useRef<HTMLInputElement>(null);
+  // Focused in the next frame: a menu that started the edit gives focus back to the grid in this one.
+  useEffect(() => {
+    const frame = requestAnimationFrame(() => {
+      field.current?.focus();
+    });
+    return () => {
+      cancelAnimationFrame(frame);
+    };
+  }, []);
   const end = (newName: string | null) => {
     if (ended.current) return;
     ended.current = true;
@@ -354,8 +366,8 @@ function RenameField({
     <input
       className="rename-field"
       aria-label={`New name for ${entry.name}`}
+      ref={field}
       defaultValue={entry.name}
-      autoFocus
       onFocus={(event) => {
         // Select the name without its extension, as file managers do.
         const dot = entry.type === 'file' ? entry.name.lastIndexOf('.') : -1;

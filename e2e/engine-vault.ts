@@ -29,15 +29,23 @@ export async function makeVault(dir: string, layout: VaultLayout): Promise<void>
   }
 }
 
-/** `folders` folders under `parent` ("<parent>/folder-000"…), each with `perFolder` files ("file-000000.txt"…). */
-export function spreadLayout(parent: string, folders: number, perFolder: number): VaultLayout {
-  const layout = new Map<string, string[]>();
-  for (let f = 0; f < folders; f++) {
-    const names = Array.from(
-      { length: perFolder },
-      (_, i) => `file-${String(f * perFolder + i).padStart(6, '0')}.txt`,
-    );
-    layout.set(`${parent}/folder-${String(f).padStart(3, '0')}`, names);
-  }
-  return layout;
+/** File names numbered from `first`: "file-000000.txt"… */
+export function fileNames(first: number, count: number): string[] {
+  return Array.from({ length: count }, (_, i) => `file-${String(first + i).padStart(6, '0')}.txt`);
+}
+
+/**
+ * `folders` folders under `parent` ("<parent>/folder-000"…), each with `perFolder` files numbered on from
+ * `firstFile` across the folders.
+ */
+export function spreadLayout(
+  parent: string,
+  folders: number,
+  perFolder: number,
+  firstFile = 0,
+): [string, string[]][] {
+  return Array.from({ length: folders }, (_, f) => [
+    `${parent}/folder-${String(f).padStart(3, '0')}`,
+    fileNames(firstFile + f * perFolder, perFolder),
+  ]);
 }

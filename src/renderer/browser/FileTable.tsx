@@ -65,10 +65,26 @@ export function FileTable(props: FileTableProps) {
     overscan: OVERSCAN,
   });
   const focusIndex = Math.min(focused, rows.length - 1);
+  // Only on mount: afterwards the keyboard handler scrolls.
   useEffect(() => {
     if (focused > 0) virtualizer.scrollToIndex(focused);
-    // Only on mount: afterwards the keyboard handler scrolls.
+    // A new folder opened from the keyboard: the old grid took the focus with it, so the keyboard goes on here.
+    if (document.activeElement === null || document.activeElement === document.body) grid.current?.focus();
   }, []);
+
+  // The rows changed under the focus (a rename re-sorted them, say): the focus follows the selection.
+  const shownRows = useRef(rows);
+  useEffect(() => {
+    if (shownRows.current === rows) return;
+    shownRows.current = rows;
+    const current = rows[focused];
+    if (current !== undefined && selection.has(current.path)) return;
+    const first = rows.findIndex((row) => selection.has(row.path));
+    if (first < 0) return;
+    setFocused(first);
+    anchor.current = first;
+    virtualizer.scrollToIndex(first);
+  }, [rows, selection, focused, virtualizer]);
 
   const moveFocus = (index: number, event: { shiftKey: boolean; ctrlKey: boolean; metaKey: boolean }) => {
     const target = Math.max(0, Math.min(rows.length - 1, index));

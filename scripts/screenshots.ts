@@ -54,8 +54,28 @@ async function shoot(scheme: 'light' | 'dark', executablePath: string | undefine
       FILES.map(([name, size]) => ({ name, size })),
     );
     await page.getByText(`Added ${FILES.length} files.`).waitFor();
+    for (const folder of ['Photos', 'Taxes']) {
+      await page.getByRole('button', { name: 'New folder' }).click();
+      await page.getByLabel('New name for New folder').fill(folder);
+      await page.keyboard.press('Enter');
+      await page.getByRole('row', { name: new RegExp(folder) }).waitFor();
+    }
     await page.getByRole('row', { name: /IMG_0412/ }).click();
+    await page.getByRole('row', { name: /IMG_0413/ }).click({ modifiers: ['Shift'] });
     await save('browser');
+
+    await page.getByRole('row', { name: /IMG_0413/ }).click({ button: 'right' });
+    await page.getByRole('menu').waitFor();
+    await save('browser-menu');
+    await page.getByRole('menuitem', { name: 'Delete…' }).click();
+    await page.getByRole('alertdialog').waitFor();
+    await save('browser-delete');
+    await page.keyboard.press('Escape');
+
+    await page.getByRole('searchbox').fill('img');
+    await page.getByRole('grid', { name: 'Search results' }).waitFor();
+    await save('browser-search');
+    await page.getByRole('searchbox').fill('');
 
     await page.getByRole('button', { name: 'Lock vault' }).click();
     await page.getByLabel('Passphrase').fill('wrong passphrase');

@@ -138,3 +138,76 @@ test('flow 6: restoring onto an existing file skips it or replaces it, as chosen
   await expect(page.getByText('Restored 1 file.')).toBeVisible();
   expect(sha256(await readFile(target))).toBe(sha256(inVault));
 });
+
+test('moves with the "Move to…" dialog and by dropping rows onto a breadcrumb', async ({ coffer }) => {
+  const { page } = coffer;
+  await createVault(coffer);
+  await dropFiles(page, [{ name: 'letter.txt', bytes: Buffer.from('dear') }]);
+  await expect(row(page, 'letter.txt')).toBeVisible();
+  for (const name of ['Inbox', 'Kept']) {
+    await page.getByRole('button', { name: 'New folder' }).click();
+    await page.getByLabel('New name for New folder').fill(name);
+    await page.keyboard.press('Enter');
+    await expect(row(page, name)).toBeVisible();
+  }
+
+  await row(page, 'letter.txt').click({ button: 'right' });
+  await page.getByRole('menuitem', { name: 'Move to…' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Move “letter.txt” to…' });
+  await dialog.getByRole('option', { name: 'Inbox' }).click();
+  await dialog.getByRole('button', { name: 'Move here' }).click();
+  await expect(row(page, 'letter.txt')).toHaveCount(0);
+
+  // A folder is not offered as a destination inside itself.
+  await row(page, 'Kept').click({ button: 'right' });
+  await page.getByRole('menuitem', { name: 'Move to…' }).click();
+  await expect(page.getByRole('dialog').getByRole('option', { name: 'Inbox' })).toBeVisible();
+  await expect(page.getByRole('dialog').getByRole('option', { name: 'Kept' })).toHaveCount(0);
+  await page.keyboard.press('Escape');
+
+  await row(page, 'Inbox').dblclick();
+  await expect(row(page, 'letter.txt')).toBeVisible();
+  const breadcrumb = page.getByRole('navigation', { name: 'Folder path' });
+  await row(page, 'letter.txt').dragTo(breadcrumb.getByRole('button', { name: 'Personal' }));
+  await expect(row(page, 'letter.txt')).toHaveCount(0);
+  await expect(page.getByText('This folder is empty.')).toBeVisible();
+  await breadcrumb.getByRole('button', { name: 'Personal' }).click();
+  await expect(row(page, 'letter.txt')).toBeVisible();
+});
+
+test('sorts by each column, folders first, and shows the sizes of the selection and the vault', async ({
+  coffer,
+}) => {
+  const { page } = coffer;
+  await createVault(coffer);
+  await dropFiles(page, [
+    { name: 'b-middle.txt', size: 2000 },
+    { name: 'a-large.txt', size: 5000 },
+    { name: 'c-small.txt', size: 1000 },
+  ]);
+  await expect(row(page, 'c-small.txt')).toBeVisible();
+  await page.getByRole('button', { name: 'New folder' }).click();
+  await page.getByLabel('New name for New folder').fill('Zed');
+  await page.keyboard.press('Enter');
+  await expect(row(page, 'Zed')).toBeVisible();
+
+  const names = () => page.getByRole('grid').getByRole('row').locator('.col-name').allInnerTexts();
+  const header = (name: string) => page.getByRole('columnheader', { name });
+  await expect(header('Name')).toHaveAttribute('aria-sort', 'ascending');
+  expect(await names()).toEqual(['Name', 'Zed', 'a-large.txt', 'b-middle.txt', 'c-small.txt']);
+  await header('Size').getByRole('button').click();
+  await expect(header('Size')).toHaveAttribute('aria-sort', 'ascending');
+  expect(await names()).toEqual(['Name', 'Zed', 'c-small.txt', 'b-middle.txt', 'a-large.txt']);
+  await header('Size').getByRole('button').click();
+  await expect(header('Size')).toHaveAttribute('aria-sort', 'descending');
+  expect(await names()).toEqual(['Name', 'Zed', 'a-large.txt', 'b-middle.txt', 'c-small.txt']);
+  await header('Name').getByRole('button').click();
+  await header('Name').getByRole('button').click();
+  await expect(header('Name')).toHaveAttribute('aria-sort', 'descending');
+  expect(await names()).toEqual(['Name', 'Zed', 'c-small.txt', 'b-middle.txt', 'a-large.txt']);
+
+  await row(page, 'c-small.txt').click();
+  await row(page, 'a-large.txt').click({ modifiers: ['Control'] });
+  const status = page.getByRole('status', { name: 'Status' });
+  await expect(status).toContainText('4 items · 2 selected (6.0 kB) · vault 8.0 kB');
+});

@@ -121,9 +121,6 @@ export function MoveDialog({
           const [key] = keys === 'all' ? [] : [...keys];
           setDestination(typeof key === 'string' ? key : null);
         }}
-        onAction={(key) => {
-          if (typeof key === 'string') onConfirm(key);
-        }}
         items={folders.map(({ folder, depth }) => ({ id: folder.path, folder, depth }))}
       >
         {({ folder, depth }) => (

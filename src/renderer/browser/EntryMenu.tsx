@@ -3,6 +3,18 @@ import { Menu, MenuItem, Popover, Separator } from 'react-aria-components';
 
 export type EntryAction = 'open' | 'restore' | 'rename' | 'move' | 'new-folder' | 'delete';
 
+/** The menu's items in order; '-' draws a line between groups. */
+const ITEMS: readonly (readonly [EntryAction, string] | '-')[] = [
+  ['open', 'Open'],
+  ['restore', 'Restore to…'],
+  '-',
+  ['rename', 'Rename'],
+  ['move', 'Move to…'],
+  ['new-folder', 'New folder'],
+  '-',
+  ['delete', 'Delete…'],
+];
+
 interface EntryMenuProps {
   /** Where it opens, in window coordinates. */
   readonly x: number;
@@ -45,26 +57,19 @@ export function EntryMenu({ x, y, count, folder, onAction, onClose }: EntryMenuP
             onAction(key as EntryAction);
           }}
         >
-          <MenuItem id="open" className="menu-item">
-            Open
-          </MenuItem>
-          <MenuItem id="restore" className="menu-item">
-            Restore to…
-          </MenuItem>
-          <Separator className="menu-separator" />
-          <MenuItem id="rename" className="menu-item">
-            Rename
-          </MenuItem>
-          <MenuItem id="move" className="menu-item">
-            Move to…
-          </MenuItem>
-          <MenuItem id="new-folder" className="menu-item">
-            New folder
-          </MenuItem>
-          <Separator className="menu-separator" />
-          <MenuItem id="delete" className="menu-item danger">
-            Delete…
-          </MenuItem>
+          {ITEMS.map((item, index) =>
+            item === '-' ? (
+              <Separator key={index} className="menu-separator" />
+            ) : (
+              <MenuItem
+                key={item[0]}
+                id={item[0]}
+                className={item[0] === 'delete' ? 'menu-item danger' : 'menu-item'}
+              >
+                {item[1]}
+              </MenuItem>
+            ),
+          )}
         </Menu>
       </Popover>
     </>

@@ -48,6 +48,30 @@ function Frame({
   );
 }
 
+/** Cancel, then the dialog's own button (focused first: Enter confirms, Esc cancels). */
+function Actions({
+  label,
+  kind = 'primary',
+  disabled = false,
+  onConfirm,
+  onCancel,
+}: {
+  label: string;
+  kind?: 'primary' | 'danger';
+  disabled?: boolean;
+  onConfirm: () => void;
+  onCancel: () => void;
+}) {
+  return (
+    <div className="actions">
+      <Button onPress={onCancel}>Cancel</Button>
+      <Button className={kind} autoFocus={!disabled} isDisabled={disabled} onPress={onConfirm}>
+        {label}
+      </Button>
+    </div>
+  );
+}
+
 /** What a list of entries is called in a title or a button: the name of one, or "3 items". */
 export function describeItems(entries: readonly VaultEntry[]): string {
   const [first] = entries;
@@ -80,14 +104,12 @@ export function DeleteDialog({
         {folders > 0 && 'Everything inside the folders goes too. '}
         They are removed from the vault for good; copies elsewhere on this computer are not touched.
       </p>
-      <div className="actions">
-        <Button className="button" onPress={onCancel}>
-          Cancel
-        </Button>
-        <Button className="button danger" autoFocus onPress={onConfirm}>
-          Delete {entries.length === 1 ? '' : plural(entries.length, 'item')}
-        </Button>
-      </div>
+      <Actions
+        label={entries.length === 1 ? 'Delete' : `Delete ${plural(entries.length, 'item')}`}
+        kind="danger"
+        onConfirm={onConfirm}
+        onCancel={onCancel}
+      />
     </Frame>
   );
 }
@@ -134,20 +156,14 @@ export function MoveDialog({
           </ListBoxItem>
         )}
       </ListBox>
-      <div className="actions">
-        <Button className="button" onPress={onCancel}>
-          Cancel
-        </Button>
-        <Button
-          className="button primary"
-          isDisabled={destination === null}
-          onPress={() => {
-            if (destination !== null) onConfirm(destination);
-          }}
-        >
-          Move here
-        </Button>
-      </div>
+      <Actions
+        label="Move here"
+        disabled={destination === null}
+        onConfirm={() => {
+          if (destination !== null) onConfirm(destination);
+        }}
+        onCancel={onCancel}
+      />
     </Frame>
   );
 }
@@ -179,20 +195,13 @@ export function RestoreDialog({
           <RadioButton className="radio">Replace it with the copy from the vault</RadioButton>
         </RadioField>
       </RadioGroup>
-      <div className="actions">
-        <Button className="button" onPress={onCancel}>
-          Cancel
-        </Button>
-        <Button
-          className="button primary"
-          autoFocus
-          onPress={() => {
-            onConfirm(choice === 'overwrite');
-          }}
-        >
-          Restore
-        </Button>
-      </div>
+      <Actions
+        label="Restore"
+        onConfirm={() => {
+          onConfirm(choice === 'overwrite');
+        }}
+        onCancel={onCancel}
+      />
     </Frame>
   );
 }

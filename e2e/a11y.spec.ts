@@ -7,7 +7,7 @@ import type { Page } from '@playwright/test';
 
 import { dropFiles } from './drop.js';
 import { expect, test } from './fixtures.js';
-import { createVault } from './vault-ui.js';
+import { createVault } from './steps.js';
 
 /** The serious and critical violations on the page as it is now, one line each (rule, impact, where). */
 async function seriousViolations(page: Page): Promise<string[]> {

@@ -6,6 +6,7 @@
  * Native dialogs are answered by the test: {@link CofferApp.answerFolderDialogs} queues the paths the next dialogs
  * return (the preview server's test-only queue, or a stand-in for Electron's `dialog.showOpenDialog`).
  */
+import { once } from 'node:events';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,6 +29,11 @@ export interface CofferApp {
   readonly restoreDir: string;
   /** The paths the next native dialogs answer with, in order (`null` = the user cancelled). */
   readonly answerFolderDialogs: (answers: readonly (string | null)[]) => Promise<void>;
+  /**
+   * Quits the app and starts it again on the same data folder, as a person reopening it would; returns the new
+   * window (`page` is the first one only).
+   */
+  readonly restart: () => Promise<Page>;
 }
 
 const ROOT = join(import.meta.dirname, '..');
@@ -42,7 +48,7 @@ export const test = base.extend<HostOptions & { coffer: CofferApp }>({
     await Promise.all([mkdir(dataDir), mkdir(vaultParent), mkdir(restoreDir)]);
     try {
       if (host === 'web') {
-        const preview = await startPreview(dataDir);
+        let preview = await startPreview(dataDir);
         // Launched here rather than through the `browser` fixture, so the electron project never needs Chromium.
         const executablePath = chromiumExecutable();
         const browser = await playwright.chromium.launch(
@@ -52,7 +58,22 @@ export const test = base.extend<HostOptions & { coffer: CofferApp }>({
         const page = await context.newPage();
         try {
           await page.goto(preview.url);
-          await use({ page, vaultParent, restoreDir, answerFolderDialogs: preview.answerFolderDialogs });
+          await use({
+            page,
+            vaultParent,
+            restoreDir,
+            answerFolderDialogs: (answers) => preview.answerFolderDialogs(answers),
+            async restart() {
+              await Promise.all(context.pages().map((open) => open.close()));
+              const exited = once(preview.child, 'exit');
+              preview.stop();
+              await exited;
+              preview = await startPreview(dataDir);
+              const fresh = await context.newPage();
+              await fresh.goto(preview.url);
+              return fresh;
+            },
+          });
         } finally {
           await browser.close();
           preview.stop();
@@ -64,16 +85,23 @@ export const test = base.extend<HostOptions & { coffer: CofferApp }>({
           `the Electron ${electronPackage().version} binary is not installed here (it cannot be downloaded); ` +
             'the web project runs the same specs against the preview server',
         );
-        const app = await _electron.launch({
-          executablePath: binary ?? undefined,
-          args: [ROOT, `--user-data-dir=${dataDir}`],
-        });
+        const launch = () =>
+          _electron.launch({
+            executablePath: binary ?? undefined,
+            args: [ROOT, `--user-data-dir=${dataDir}`],
+          });
+        let app = await launch();
         try {
           const page = await app.firstWindow();
           await use({
             page,
             vaultParent,
             restoreDir,
+            async restart() {
+              await app.close();
+              app = await launch();
+              return app.firstWindow();
+            },
             async answerFolderDialogs(answers) {
               await app.evaluate(({ dialog }, queued) => {
                 const queue = [...queued];

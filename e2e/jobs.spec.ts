@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 
 import { formatSize } from '../src/renderer/format.js';
-import { createVault, sha256 } from './vault-ui.js';
+import { createVault, sha256 } from './steps.js';
 import { dropFiles } from './drop.js';
 import { expect, test } from './fixtures.js';
 
@@ -73,11 +73,14 @@ test('flow 7: cancelling a large add midway leaves only whole files, and "Check 
   await expect(job.getByRole('status')).toHaveText('Stopped.');
 
   // Whatever was committed before the cancel is whole; nothing else is listed.
-  const rows = page.getByRole('table', { name: 'Files' }).locator('tbody tr');
+  const rows = page
+    .getByRole('grid', { name: 'Files' })
+    .getByRole('row')
+    .filter({ has: page.getByRole('gridcell') });
   const listed = await rows.count();
   expect(listed).toBeLessThan(count);
   for (let index = 0; index < listed; index++) {
-    await expect(rows.nth(index).getByRole('cell').nth(1)).toHaveText(formatSize(size));
+    await expect(rows.nth(index).getByRole('gridcell').nth(1)).toHaveText(formatSize(size));
   }
 
   const report = await checkAllData(page);
@@ -168,7 +171,8 @@ test('flow 10: a damaged file is reported by restore, which restores the rest, a
   await page.getByRole('row', { name: /big\.bin/ }).click();
   await page.getByRole('row', { name: /small\.bin/ }).click({ modifiers: ['ControlOrMeta'] });
   await coffer.answerFolderDialogs([coffer.restoreDir]);
-  await page.getByRole('button', { name: 'Restore…' }).click();
+  await page.getByRole('button', { name: 'Restore to…' }).click();
+  await page.getByRole('dialog').getByRole('button', { name: 'Restore' }).click();
   const job = page.getByRole('listitem', { name: 'Restore job' });
   await expect(job.getByRole('status')).toHaveText('Restored 1 file. 1 problem:');
   await expect(job.getByRole('list', { name: 'Restore job problems' })).toContainText('/big.bin');

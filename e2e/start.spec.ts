@@ -9,7 +9,7 @@ import { HEADER_FILE } from '../src/core/vault/layout.js';
 import { formatDate, formatSize } from '../src/renderer/format.js';
 import { dropFiles } from './drop.js';
 import { expect, test } from './fixtures.js';
-import { createVault, PASSPHRASE } from './vault-ui.js';
+import { createVault, PASSPHRASE } from './steps.js';
 
 /** Makes a vault with the engine in the test's own process, which holds it until {@link release}. */
 async function engineVault(dir: string): Promise<Vault> {
@@ -34,7 +34,7 @@ test('flow 1: a new vault lists several dropped files with their sizes and dates
   for (const file of files) {
     const cells = page
       .getByRole('row', { name: new RegExp(file.name.replace('.', '\\.')) })
-      .getByRole('cell');
+      .getByRole('gridcell');
     await expect(cells.nth(1)).toHaveText(formatSize(file.size));
     await expect(cells.nth(2)).toHaveText(formatDate(file.lastModified));
   }

@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { formatSize } from '../src/renderer/format.js';
-import { createVault, PASSPHRASE, sha256 } from './vault-ui.js';
 import { dropFiles } from './drop.js';
 import { expect, test } from './fixtures.js';
+import { createVault, PASSPHRASE, sha256, sha256OfFile } from './steps.js';
 
 test('creates a vault, locks it, refuses a wrong passphrase and unlocks with the right one', async ({
   coffer,
@@ -37,11 +36,12 @@ test('adds a dropped file, lists it with its size, and restores the same bytes',
   await dropFiles(page, [{ name: 'report.pdf', bytes }]);
   const row = page.getByRole('row', { name: /report\.pdf/ });
   await expect(row).toBeVisible();
-  await expect(row.getByRole('cell').nth(1)).toHaveText(formatSize(bytes.length));
+  await expect(row.getByRole('gridcell').nth(1)).toHaveText(formatSize(bytes.length));
 
   await row.click();
   await coffer.answerFolderDialogs([coffer.restoreDir]);
-  await page.getByRole('button', { name: 'Restore…' }).click();
+  await page.getByRole('button', { name: 'Restore to…' }).click();
+  await page.getByRole('dialog').getByRole('button', { name: 'Restore' }).click();
   await expect(page.getByText('Restored 1 file.')).toBeVisible();
-  expect(sha256(await readFile(join(coffer.restoreDir, 'report.pdf')))).toBe(sha256(bytes));
+  expect(await sha256OfFile(join(coffer.restoreDir, 'report.pdf'))).toBe(sha256(bytes));
 });

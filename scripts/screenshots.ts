@@ -61,8 +61,28 @@ async function shoot(scheme: 'light' | 'dark', executablePath: string | undefine
     ]);
     await page.getByText(`Added ${FILES.length + 1} files.`).waitFor();
     await page.getByRole('button', { name: 'Dismiss add job' }).click();
+    for (const folder of ['Photos', 'Taxes']) {
+      await page.getByRole('button', { name: 'New folder' }).click();
+      await page.getByLabel('New name for New folder').fill(folder);
+      await page.keyboard.press('Enter');
+      await page.getByRole('row', { name: new RegExp(folder) }).waitFor();
+    }
     await page.getByRole('row', { name: /IMG_0412/ }).click();
+    await page.getByRole('row', { name: /IMG_0413/ }).click({ modifiers: ['Shift'] });
     await save('browser');
+
+    await page.getByRole('row', { name: /IMG_0413/ }).click({ button: 'right' });
+    await page.getByRole('menu').waitFor();
+    await save('browser-menu');
+    await page.getByRole('menuitem', { name: 'Delete…' }).click();
+    await page.getByRole('alertdialog').waitFor();
+    await save('browser-delete');
+    await page.keyboard.press('Escape');
+
+    await page.getByRole('searchbox').fill('img');
+    await page.getByRole('grid', { name: 'Search results' }).waitFor();
+    await save('browser-search');
+    await page.getByRole('searchbox').fill('');
 
     // Restoring the same file twice: the second job lists its problem with what to do.
     const restored = join(work, 'Restored');
@@ -70,7 +90,8 @@ async function shoot(scheme: 'light' | 'dark', executablePath: string | undefine
     for (const done of ['Restored 1 file.', 'Restored 0 files. 1 problem:']) {
       await page.getByRole('row', { name: /IMG_0412/ }).click();
       await preview.answerFolderDialogs([restored]);
-      await page.getByRole('button', { name: 'Restore…' }).click();
+      await page.getByRole('button', { name: 'Restore to…' }).click();
+      await page.getByRole('dialog').getByRole('button', { name: 'Restore', exact: true }).click();
       await page.getByText(done).waitFor();
     }
     await save('jobs');

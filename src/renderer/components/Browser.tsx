@@ -1,22 +1,32 @@
+import '../browser/browser.css';
+
 import {
   ArrowDownToLine,
   ChevronRight,
   Eye,
   FilePlus,
   FolderInput,
+  FolderPlus,
   Info,
   Lock,
+  Search,
+  SearchX,
   Settings,
 } from 'lucide-react';
-import { useCallback, useEffect, useRef, useState, type DragEvent } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState, type DragEvent } from 'react';
 
-import type { VaultEntry, VaultSummary } from '../../shared/contract.js';
+import type { FolderTree as Tree, VaultEntry, VaultSummary } from '../../shared/contract.js';
 import { call, describeError, registerDroppedFiles } from '../api.js';
-import { crumbs, formatSize } from '../format.js';
+import { isMoveDrag, useFolderDrop, type FolderDropHandlers } from '../browser/drag.js';
+import { DeleteDialog, MoveDialog, RestoreDialog } from '../browser/dialogs.js';
+import { EntryMenu, type EntryAction } from '../browser/EntryMenu.js';
+import { freeName, sortEntries, type SortOrder } from '../browser/entries.js';
+import { FileTable } from '../browser/FileTable.js';
+import { FolderTree } from '../browser/FolderTree.js';
+import { crumbs, formatSize, parentOf } from '../format.js';
 import { lockVault, useLockShortcut } from '../lock.js';
 import { plural, setSelection, showFolder, useCoffer } from '../store.js';
 import { ErrorText } from './ErrorText.js';
-import { FileTable } from './FileTable.js';
 import { JobsPanel } from './JobsPanel.js';
 import { PreviewDialog } from './PreviewDialog.js';
 import { SettingsDialog } from './SettingsDialog.js';
@@ -27,27 +37,68 @@ const PANELS = [
   { panel: 'settings', label: 'Settings', Icon: Settings },
 ] as const;
 
-/** An unlocked vault: a toolbar, the current folder's table (a drop target) and the jobs. */
+/** Most search results asked for at once; the status bar says when there may be more. */
+const SEARCH_LIMIT = 1000;
+
+type DialogState =
+  | { kind: 'delete'; entries: readonly VaultEntry[] }
+  | { kind: 'move'; entries: readonly VaultEntry[] }
+  | { kind: 'restore'; entries: readonly VaultEntry[]; handle: string; label: string };
+
+const childPath = (folder: string, name: string): string =>
+  folder === '/' ? `/${name}` : `${folder}/${name}`;
+
+/**
+ * An unlocked vault: the folder tree, breadcrumbs and search, the current folder (or the search results) as a
+ * table that is also a drop target, and a status bar with the jobs. Search results, the tree and dialogs live in
+ * this component's state, so they go with it when the vault locks.
+ */
 export function Browser({ vault }: { vault: VaultSummary }) {
+  const { vaultId } = vault;
   const folder = useCoffer((state) => state.folder);
   const entries = useCoffer((state) => state.entries);
   const selection = useCoffer((state) => state.selection);
   const jobs = useCoffer((state) => state.jobs);
   const [error, setError] = useState<string | null>(null);
+  const [tree, setTree] = useState<Tree | null>(null);
+  const [vaultBytes, setVaultBytes] = useState<number | null>(null);
+  const [sort, setSort] = useState<SortOrder>({ column: 'name', ascending: true });
+  const [query, setQuery] = useState('');
+  const [results, setResults] = useState<readonly VaultEntry[] | null>(null);
+  const [renaming, setRenaming] = useState<string | null>(null);
+  const [menu, setMenu] = useState<{ x: number; y: number } | null>(null);
+  const [dialog, setDialog] = useState<DialogState | null>(null);
   const [dragging, setDragging] = useState(false);
   const [previewing, setPreviewing] = useState<VaultEntry | null>(null);
   const [panel, setPanel] = useState<(typeof PANELS)[number]['panel'] | null>(null);
   const dragDepth = useRef(0);
+  const searchField = useRef<HTMLInputElement>(null);
+  const searching = query.trim() !== '';
 
+  const run = useCallback(async (action: () => Promise<unknown>): Promise<void> => {
+    setError(null);
+    try {
+      await action();
+    } catch (cause) {
+      setError(describeError(cause));
+    }
+  }, []);
+
+  /** Shows `path` (selecting `select`), and refreshes the tree and the vault's size, which a change may move. */
   const load = useCallback(
-    async (path: string): Promise<void> => {
-      try {
-        showFolder(path, await call('entries.list', { vaultId: vault.vaultId, path }));
-      } catch (cause) {
-        setError(describeError(cause));
-      }
-    },
-    [vault.vaultId],
+    (path: string, select: readonly string[] = []): Promise<void> =>
+      run(async () => {
+        const [listed, folders, details] = await Promise.all([
+          call('entries.list', { vaultId, path }),
+          call('entries.tree', { vaultId }),
+          call('vault.info', { vaultId }),
+        ]);
+        showFolder(path, listed);
+        if (select.length > 0) setSelection(new Set(select));
+        setTree(folders);
+        setVaultBytes(details.info.totalBytes ?? null);
+      }),
+    [run, vaultId],
   );
 
   useEffect(() => {
@@ -57,82 +108,218 @@ export function Browser({ vault }: { vault: VaultSummary }) {
   // A finished job may have changed the folder: show it again.
   const finished = jobs.filter((job) => job.status !== 'running').length;
   useEffect(() => {
-    if (finished > 0) void load(useCoffer.getState().folder);
+    if (finished > 0) void load(useCoffer.getState().folder, [...useCoffer.getState().selection]);
   }, [finished, load]);
 
-  const run = async (action: () => Promise<unknown>): Promise<void> => {
-    setError(null);
-    try {
-      await action();
-    } catch (cause) {
-      setError(describeError(cause));
+  // Search as you type; an answer to an older query is dropped.
+  useEffect(() => {
+    const text = query.trim();
+    if (text === '') {
+      setResults(null);
+      return;
     }
+    let current = true;
+    call('entries.search', { vaultId, query: text, limit: SEARCH_LIMIT }).then(
+      (found) => {
+        if (current) setResults(found);
+      },
+      (cause: unknown) => {
+        if (current) setError(describeError(cause));
+      },
+    );
+    return () => {
+      current = false;
+    };
+  }, [query, vaultId]);
+
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === 'f') {
+        event.preventDefault();
+        searchField.current?.focus();
+        searchField.current?.select();
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => {
+      window.removeEventListener('keydown', onKey);
+    };
+  }, []);
+
+  const shown = searching ? (results ?? []) : entries;
+  const rows = useMemo(() => sortEntries(shown, sort), [shown, sort]);
+  const selected = useMemo(() => rows.filter((row) => selection.has(row.path)), [rows, selection]);
+
+  const open = (path: string, select: readonly string[] = []): Promise<void> => {
+    setQuery('');
+    return load(path, select);
   };
+  const openEntry = (entry: VaultEntry): void => {
+    if (entry.type === 'folder') void open(entry.path);
+    else if (searching) void open(parentOf(entry.path), [entry.path]);
+  };
+  const goUp = (): void => {
+    if (!searching && folder !== '/') void open(parentOf(folder), [folder]);
+  };
+
+  const move = (paths: readonly string[], destination: string): Promise<void> =>
+    run(async () => {
+      setDialog(null);
+      const movable = paths.filter((path) => parentOf(path) !== destination);
+      if (movable.length > 0) await call('entries.move', { vaultId, paths: movable, destination });
+      await load(folder);
+    });
+
+  const addFiles = (files: readonly File[], destination: string): Promise<void> =>
+    run(async () => {
+      if (files.length === 0) return;
+      const { handle } = await registerDroppedFiles(files);
+      await call('job.add', { vaultId, source: handle, destination });
+    });
+
+  const dropHandlers: FolderDropHandlers = {
+    onMove: (paths, destination) => void move(paths, destination),
+    onAddFiles: (files, destination) => void addFiles(files, destination),
+  };
+
+  const rename = (entry: VaultEntry, newName: string | null): Promise<void> =>
+    run(async () => {
+      setRenaming(null);
+      if (newName === null) return;
+      const renamed = await call('entries.rename', { vaultId, path: entry.path, newName });
+      if (searching) setQuery('');
+      await load(parentOf(renamed.path), [renamed.path]);
+    });
+
+  const newFolder = (): Promise<void> =>
+    run(async () => {
+      const name = freeName('New folder', new Set(entries.map((entry) => entry.name)));
+      const created = await call('entries.mkdir', { vaultId, path: childPath(folder, name) });
+      await open(folder, [created.path]);
+      setRenaming(created.path);
+    });
+
+  const remove = (doomed: readonly VaultEntry[]): Promise<void> =>
+    run(async () => {
+      setDialog(null);
+      await call('entries.remove', { vaultId, paths: doomed.map((entry) => entry.path) });
+      if (searching) setResults((before) => before?.filter((entry) => !doomed.includes(entry)) ?? null);
+      await load(folder);
+    });
 
   const addPicked = (): Promise<void> =>
     run(async () => {
-      const picked = await call('dialog.pickFiles', { purpose: 'add-files', vaultId: vault.vaultId });
-      if (picked !== null)
-        await call('job.add', { vaultId: vault.vaultId, source: picked.handle, destination: folder });
+      const picked = await call('dialog.pickFiles', { purpose: 'add-files', vaultId });
+      if (picked !== null) await call('job.add', { vaultId, source: picked.handle, destination: folder });
+    });
+
+  const addFolder = (): Promise<void> =>
+    run(async () => {
+      const picked = await call('dialog.pickFolder', { purpose: 'add-folder', vaultId });
+      if (picked !== null) await call('job.add', { vaultId, source: picked.handle, destination: folder });
     });
 
   const restoreSelection = (): Promise<void> =>
     run(async () => {
-      const paths = [...selection];
-      const picked = await call('dialog.pickFolder', {
-        purpose: 'restore-destination',
-        vaultId: vault.vaultId,
-      });
+      const chosen = selected;
+      const picked = await call('dialog.pickFolder', { purpose: 'restore-destination', vaultId });
       if (picked !== null)
-        await call('job.restore', { vaultId: vault.vaultId, paths, destination: picked.handle });
+        setDialog({ kind: 'restore', entries: chosen, handle: picked.handle, label: picked.label });
     });
 
-  const lock = (): Promise<void> => run(() => lockVault(vault.vaultId));
+  const restore = (chosen: readonly VaultEntry[], destination: string, overwrite: boolean): Promise<void> =>
+    run(async () => {
+      setDialog(null);
+      const paths = chosen.map((entry) => entry.path);
+      await call('job.restore', { vaultId, paths, destination, overwrite });
+    });
+
+  const lock = (): Promise<void> => run(() => lockVault(vaultId));
   useLockShortcut(
     useCallback((cause: unknown) => {
       setError(describeError(cause));
     }, []),
   );
 
+  const onMenuAction = (action: EntryAction): void => {
+    const [first] = selected;
+    switch (action) {
+      case 'open':
+        if (first) openEntry(first);
+        break;
+      case 'restore':
+        void restoreSelection();
+        break;
+      case 'rename':
+        if (first) setRenaming(first.path);
+        break;
+      case 'move':
+        if (tree) setDialog({ kind: 'move', entries: selected });
+        break;
+      case 'new-folder':
+        void newFolder();
+        break;
+      case 'delete':
+        setDialog({ kind: 'delete', entries: selected });
+        break;
+    }
+  };
+
   const onDrop = (event: DragEvent): void => {
     event.preventDefault();
     dragDepth.current = 0;
     setDragging(false);
-    const files = [...event.dataTransfer.files];
-    if (files.length === 0) return;
-    void run(async () => {
-      const { handle } = await registerDroppedFiles(files);
-      await call('job.add', { vaultId: vault.vaultId, source: handle, destination: folder });
-    });
+    if (isMoveDrag(event)) return;
+    void addFiles([...event.dataTransfer.files], folder);
   };
 
-  const selectedFiles = entries.filter((entry) => entry.type === 'file' && selection.has(entry.path));
-  const previewable = selection.size === 1 && selectedFiles.length === 1 ? selectedFiles[0] : undefined;
-
-  const selectedBytes = entries
-    .filter((entry) => selection.has(entry.path))
-    .reduce((sum, entry) => sum + entry.size, 0);
+  const selectedBytes = selected.reduce((sum, entry) => sum + entry.size, 0);
+  const previewable = selected.length === 1 && selected[0]?.type === 'file' ? selected[0] : undefined;
+  const here = folder === '/' ? vault.name : (crumbs(folder).at(-1)?.name ?? folder);
 
   return (
     <div className="browser">
       <header className="toolbar">
-        <nav className="breadcrumb" aria-label="Folder">
-          <button type="button" className="crumb" onClick={() => void load('/')}>
-            {vault.name}
-          </button>
+        <nav className="breadcrumb" aria-label="Folder path">
+          <Crumb path="/" name={vault.name} onOpen={(path) => void open(path)} handlers={dropHandlers} />
           {crumbs(folder).map((crumb) => (
             <span key={crumb.path} className="crumb-part">
               <ChevronRight size={14} aria-hidden="true" className="muted" />
-              <button type="button" className="crumb" onClick={() => void load(crumb.path)}>
-                {crumb.name}
-              </button>
+              <Crumb {...crumb} onOpen={(path) => void open(path)} handlers={dropHandlers} />
             </span>
           ))}
         </nav>
+        <label className="search">
+          <Search size={14} aria-hidden="true" className="muted" />
+          <input
+            ref={searchField}
+            type="search"
+            aria-label="Search this vault"
+            placeholder="Search this vault…"
+            value={query}
+            onChange={(event) => {
+              setQuery(event.target.value);
+            }}
+            onKeyDown={(event) => {
+              if (event.key === 'Escape') setQuery('');
+              else if (event.key === 'ArrowDown' || event.key === 'Enter') {
+                event.preventDefault();
+                document.querySelector<HTMLElement>('.file-grid')?.focus();
+              }
+            }}
+          />
+        </label>
         <div className="toolbar-actions">
           <button type="button" onClick={() => void addPicked()}>
             <FilePlus size={16} aria-hidden="true" />
             Add files…
+          </button>
+          <button type="button" onClick={() => void addFolder()}>
+            <FolderInput size={16} aria-hidden="true" />
+            Add folder…
+          </button>
+          <button type="button" onClick={() => void newFolder()} aria-label="New folder" title="New folder">
+            <FolderPlus size={16} aria-hidden="true" />
           </button>
           <button
             type="button"
@@ -144,9 +331,9 @@ export function Browser({ vault }: { vault: VaultSummary }) {
             <Eye size={16} aria-hidden="true" />
             Preview
           </button>
-          <button type="button" disabled={selection.size === 0} onClick={() => void restoreSelection()}>
+          <button type="button" disabled={selected.length === 0} onClick={() => void restoreSelection()}>
             <ArrowDownToLine size={16} aria-hidden="true" />
-            Restore…
+            Restore to…
           </button>
           {PANELS.map(({ panel: which, label, Icon }) => (
             <button
@@ -174,51 +361,97 @@ export function Browser({ vault }: { vault: VaultSummary }) {
         </div>
       </header>
       <ErrorText message={error} />
-      <section
-        className={dragging ? 'drop-zone dragging' : 'drop-zone'}
-        aria-label="Vault contents"
-        data-testid="drop-zone"
-        onDragEnter={(event) => {
-          event.preventDefault();
-          dragDepth.current += 1;
-          setDragging(true);
-        }}
-        onDragOver={(event) => {
-          event.preventDefault();
-        }}
-        onDragLeave={() => {
-          dragDepth.current -= 1;
-          if (dragDepth.current <= 0) setDragging(false);
-        }}
-        onDrop={onDrop}
-      >
-        {entries.length === 0 ? (
-          <div className="empty">
-            <FolderInput size={40} aria-hidden="true" className="muted" />
-            <p>This folder is empty.</p>
-            <p className="muted">Drop files here or use Add files.</p>
-          </div>
-        ) : (
-          <FileTable
-            entries={entries}
-            selection={selection}
-            onSelect={setSelection}
-            onOpenFolder={(path) => void load(path)}
+      <div className="browser-main">
+        {tree && (
+          <FolderTree
+            tree={tree}
+            vaultName={vault.name}
+            current={searching ? '' : folder}
+            onOpen={(path) => void open(path)}
+            {...dropHandlers}
           />
         )}
-        {dragging && <div className="drop-label">Add to {folder === '/' ? vault.name : folder}</div>}
-      </section>
+        <section
+          className={dragging ? 'drop-zone dragging' : 'drop-zone'}
+          aria-label="Vault contents"
+          data-testid="drop-zone"
+          onDragEnter={(event) => {
+            if (isMoveDrag(event)) return;
+            event.preventDefault();
+            dragDepth.current += 1;
+            setDragging(true);
+          }}
+          onDragOver={(event) => {
+            event.preventDefault();
+          }}
+          onDragLeave={() => {
+            dragDepth.current -= 1;
+            if (dragDepth.current <= 0) setDragging(false);
+          }}
+          onDrop={onDrop}
+          onContextMenu={(event) => {
+            event.preventDefault();
+            setSelection(new Set());
+            setMenu({ x: event.clientX, y: event.clientY });
+          }}
+        >
+          {rows.length > 0 ? (
+            <FileTable
+              key={`${folder}\n${query}`}
+              rows={rows}
+              sort={sort}
+              onSort={setSort}
+              withFolder={searching}
+              selection={selection}
+              onSelect={setSelection}
+              renaming={renaming}
+              onRenameStart={setRenaming}
+              onRenameEnd={(entry, newName) => void rename(entry, newName)}
+              onOpen={openEntry}
+              onUp={goUp}
+              onDelete={() => {
+                setDialog({ kind: 'delete', entries: selected });
+              }}
+              onMenu={(x, y) => {
+                setMenu({ x, y });
+              }}
+              {...dropHandlers}
+            />
+          ) : searching ? (
+            results !== null && (
+              <div className="empty" role="status">
+                <SearchX size={40} aria-hidden="true" className="muted" />
+                <p>No names match “{query.trim()}”.</p>
+                <p className="muted">Search looks at the names of every file and folder in this vault.</p>
+              </div>
+            )
+          ) : (
+            <div className="empty">
+              <FolderInput size={40} aria-hidden="true" className="muted" />
+              <p>This folder is empty.</p>
+              <p className="muted">Drop files here or use Add files.</p>
+            </div>
+          )}
+          {dragging && <div className="drop-label">Add to {here}</div>}
+        </section>
+      </div>
       <footer className="status-bar">
-        <span>
-          {plural(entries.length, 'item')}
-          {selection.size > 0 &&
-            ` · ${selection.size.toLocaleString()} selected (${formatSize(selectedBytes)})`}
+        <span role="status" aria-label="Status">
+          {searching
+            ? results !== null &&
+              (results.length >= SEARCH_LIMIT
+                ? `First ${plural(results.length, 'result')}`
+                : plural(results.length, 'result'))
+            : plural(entries.length, 'item')}
+          {selected.length > 0 &&
+            ` · ${selected.length.toLocaleString()} selected (${formatSize(selectedBytes)})`}
+          {vaultBytes !== null && ` · vault ${formatSize(vaultBytes)}`}
         </span>
       </footer>
       <JobsPanel jobs={jobs} />
       {previewing && (
         <PreviewDialog
-          vaultId={vault.vaultId}
+          vaultId={vaultId}
           entry={previewing}
           onClose={() => {
             setPreviewing(null);
@@ -227,7 +460,7 @@ export function Browser({ vault }: { vault: VaultSummary }) {
       )}
       {panel === 'details' && (
         <VaultDetails
-          vaultId={vault.vaultId}
+          vaultId={vaultId}
           onClose={() => {
             setPanel(null);
           }}
@@ -240,6 +473,80 @@ export function Browser({ vault }: { vault: VaultSummary }) {
           }}
         />
       )}
+      {menu && (
+        <EntryMenu
+          x={menu.x}
+          y={menu.y}
+          count={selected.length}
+          folder={selected[0]?.type === 'folder'}
+          onAction={onMenuAction}
+          onClose={() => {
+            setMenu(null);
+          }}
+        />
+      )}
+      {dialog?.kind === 'delete' && (
+        <DeleteDialog
+          entries={dialog.entries}
+          onConfirm={() => void remove(dialog.entries)}
+          onCancel={() => {
+            setDialog(null);
+          }}
+        />
+      )}
+      {dialog?.kind === 'move' && tree && (
+        <MoveDialog
+          entries={dialog.entries}
+          tree={tree}
+          vaultName={vault.name}
+          onConfirm={(destination) =>
+            void move(
+              dialog.entries.map((entry) => entry.path),
+              destination,
+            )
+          }
+          onCancel={() => {
+            setDialog(null);
+          }}
+        />
+      )}
+      {dialog?.kind === 'restore' && (
+        <RestoreDialog
+          entries={dialog.entries}
+          destinationLabel={dialog.label}
+          onConfirm={(overwrite) => void restore(dialog.entries, dialog.handle, overwrite)}
+          onCancel={() => {
+            setDialog(null);
+          }}
+        />
+      )}
     </div>
+  );
+}
+
+/** One breadcrumb: opens its folder, and takes rows dropped on it. */
+function Crumb({
+  path,
+  name,
+  onOpen,
+  handlers,
+}: {
+  path: string;
+  name: string;
+  onOpen: (path: string) => void;
+  handlers: FolderDropHandlers;
+}) {
+  const drop = useFolderDrop(path, handlers);
+  return (
+    <button
+      type="button"
+      className={drop.over ? 'crumb drop-target' : 'crumb'}
+      onClick={() => {
+        onOpen(path);
+      }}
+      {...drop.props}
+    >
+      {name}
+    </button>
   );
 }

@@ -1,11 +1,15 @@
-/** Steps the specs share, done through the window as a person would. */
+/** Steps several specs take, as a person would take them. */
 import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 
-import { expect, type CofferApp } from './fixtures.js';
+import { expect, type Page } from '@playwright/test';
+
+import type { CofferApp } from './fixtures.js';
 
 export const PASSPHRASE = 'correct horse battery staple';
 
 export const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
+export const sha256OfFile = async (path: string): Promise<string> => sha256(await readFile(path));
 
 /** Creates a vault (default "Personal") in `coffer.vaultParent` through the start screen; ends in the browser. */
 export async function createVault(coffer: CofferApp, name = 'Personal'): Promise<void> {
@@ -21,4 +25,22 @@ export async function createVault(coffer: CofferApp, name = 'Personal'): Promise
   await page.getByLabel('Key strength').selectOption('interactive');
   await page.getByRole('button', { name: 'Create vault' }).click();
   await expect(page.getByText('This folder is empty.')).toBeVisible();
+}
+
+/** Opens the vault folder `dir` with "Open vault…" and unlocks it with {@link PASSPHRASE}. */
+export async function openAndUnlock(coffer: CofferApp, page: Page, dir: string): Promise<void> {
+  await coffer.answerFolderDialogs([dir]);
+  await page.getByRole('button', { name: 'Open vault…' }).click();
+  await page.getByLabel('Passphrase', { exact: true }).fill(PASSPHRASE);
+  await page.getByRole('button', { name: 'Unlock' }).click();
+  await expect(
+    page.getByRole('grid', { name: 'Files' }).or(page.getByText('This folder is empty.')),
+  ).toBeVisible();
+}
+
+/** The table row whose name is exactly `name`. */
+export function row(page: Page, name: string) {
+  return page
+    .getByRole('row')
+    .filter({ has: page.getByRole('gridcell').first().getByText(name, { exact: true }) });
 }

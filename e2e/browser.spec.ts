@@ -1,0 +1,214 @@
+/** The browser screen with the mouse: add a folder tree and restore it, organise, and restore onto a file. */
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+
+import { dropFiles } from './drop.js';
+import { expect, test } from './fixtures.js';
+import { createVault, openAndUnlock, row, sha256, sha256OfFile } from './steps.js';
+
+/** Every file below `root` → the SHA-256 of its bytes, by path relative to `root`. */
+async function hashTree(root: string): Promise<Record<string, string>> {
+  const hashes: Record<string, string> = {};
+  for (const entry of await readdir(root, { withFileTypes: true, recursive: true })) {
+    if (!entry.isFile()) continue;
+    const path = join(entry.parentPath, entry.name);
+    hashes[relative(root, path)] = await sha256OfFile(path);
+  }
+  return hashes;
+}
+
+test('flow 2: adds a folder tree through "Add folder…", browses it, and restores the same bytes', async ({
+  coffer,
+}) => {
+  const { page } = coffer;
+  const source = test.info().outputPath('Album');
+  await mkdir(join(source, '2026', 'Summer'), { recursive: true });
+  await writeFile(join(source, 'notes.md'), '# Trip\n');
+  await writeFile(join(source, '2026', 'budget.csv'), 'a,b\n1,2\n');
+  await writeFile(join(source, '2026', 'Summer', 'beach.raw'), Buffer.alloc(300_000, 7));
+  const expected = await hashTree(source);
+  await createVault(coffer);
+
+  await coffer.answerFolderDialogs([source]);
+  await page.getByRole('button', { name: 'Add folder…' }).click();
+  await row(page, 'Album').dblclick();
+  await expect(page.getByRole('navigation', { name: 'Folder path' })).toContainText('Album');
+  await expect(row(page, 'notes.md')).toBeVisible();
+  await row(page, '2026').dblclick();
+  await expect(row(page, 'budget.csv')).toBeVisible();
+  // The sidebar shows the tree down to the folder open here.
+  const sidebar = page.getByRole('navigation', { name: 'Folders' });
+  await sidebar.getByRole('button', { name: 'Summer' }).click();
+  await expect(row(page, 'beach.raw')).toBeVisible();
+
+  await page
+    .getByRole('navigation', { name: 'Folder path' })
+    .getByRole('button', { name: 'Personal' })
+    .click();
+  await row(page, 'Album').click();
+  await coffer.answerFolderDialogs([coffer.restoreDir]);
+  await page.getByRole('button', { name: 'Restore to…' }).click();
+  await page.getByRole('dialog').getByRole('button', { name: 'Restore' }).click();
+  // Polled until the job has written the tree (nothing there yet reads as empty).
+  await expect.poll(() => hashTree(join(coffer.restoreDir, 'Album')).catch(() => ({}))).toEqual(expected);
+});
+
+test('flow 4: renames, moves by dragging onto a folder, deletes after a confirmation; all kept after a restart', async ({
+  coffer,
+}) => {
+  const { page } = coffer;
+  await createVault(coffer);
+  const files = ['a.txt', 'b.txt', 'c.txt'].map((name) => ({ name, bytes: Buffer.from(`bytes of ${name}`) }));
+  await dropFiles(page, files);
+  await expect(row(page, 'c.txt')).toBeVisible();
+
+  // New folder: created with a fresh name, edited in place.
+  await page.getByRole('button', { name: 'New folder' }).click();
+  await page.getByLabel('New name for New folder').fill('Archive');
+  await page.keyboard.press('Enter');
+  await expect(row(page, 'Archive')).toBeVisible();
+
+  // Rename from the context menu.
+  await row(page, 'b.txt').click({ button: 'right' });
+  await page.getByRole('menuitem', { name: 'Rename' }).click();
+  // The name is selected without its extension, as file managers do.
+  await expect(page.getByLabel('New name for b.txt')).toBeFocused();
+  await page.keyboard.type('renamed');
+  await page.keyboard.press('Enter');
+  await expect(row(page, 'renamed.txt')).toBeVisible();
+  await expect(row(page, 'b.txt')).toHaveCount(0);
+
+  // Move by dragging a row onto a folder row.
+  await row(page, 'a.txt').dragTo(row(page, 'Archive'));
+  await expect(row(page, 'a.txt')).toHaveCount(0);
+
+  // Delete: the dialog names what goes; nothing goes until confirmed.
+  await row(page, 'c.txt').click();
+  await page.keyboard.press('Delete');
+  const dialog = page.getByRole('alertdialog', { name: 'Delete “c.txt”?' });
+  await expect(dialog).toContainText('/c.txt');
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  await expect(row(page, 'c.txt')).toBeVisible();
+  await page.keyboard.press('Delete');
+  await dialog.getByRole('button', { name: 'Delete' }).click();
+  await expect(row(page, 'c.txt')).toHaveCount(0);
+
+  const again = await coffer.restart();
+  await openAndUnlock(coffer, again, join(coffer.vaultParent, 'Personal'));
+  await expect(row(again, 'Archive')).toBeVisible();
+  await expect(row(again, 'renamed.txt')).toBeVisible();
+  for (const gone of ['a.txt', 'b.txt', 'c.txt']) await expect(row(again, gone)).toHaveCount(0);
+  await row(again, 'Archive').dblclick();
+  await expect(row(again, 'a.txt')).toBeVisible();
+
+  // The moved file still holds its bytes.
+  await row(again, 'a.txt').click();
+  await coffer.answerFolderDialogs([coffer.restoreDir]);
+  await again.getByRole('button', { name: 'Restore to…' }).click();
+  await again.getByRole('dialog').getByRole('button', { name: 'Restore' }).click();
+  await expect
+    .poll(() => readFile(join(coffer.restoreDir, 'a.txt'), 'utf8').catch(() => null))
+    .toBe('bytes of a.txt');
+});
+
+test('flow 6: restoring onto an existing file skips it or replaces it, as chosen', async ({ coffer }) => {
+  const { page } = coffer;
+  await createVault(coffer);
+  const inVault = Buffer.from('the copy in the vault');
+  const onDisk = Buffer.from('the file already on disk');
+  const target = join(coffer.restoreDir, 'report.txt');
+  await writeFile(target, onDisk);
+  await dropFiles(page, [{ name: 'report.txt', bytes: inVault }]);
+
+  const restore = async (choice: RegExp) => {
+    await row(page, 'report.txt').click();
+    await coffer.answerFolderDialogs([coffer.restoreDir]);
+    await page.getByRole('button', { name: 'Restore to…' }).click();
+    const dialog = page.getByRole('dialog', { name: /Restore/ });
+    await expect(dialog).toContainText(coffer.restoreDir);
+    await dialog.getByText(choice).click();
+    await expect(dialog.getByRole('radio', { name: choice })).toBeChecked();
+    await dialog.getByRole('button', { name: 'Restore' }).click();
+  };
+
+  await restore(/Skip it/);
+  await expect(page.getByText('Restored 0 files.')).toBeVisible();
+  expect(sha256(await readFile(target))).toBe(sha256(onDisk));
+
+  await restore(/Replace it/);
+  await expect(page.getByText('Restored 1 file.')).toBeVisible();
+  expect(sha256(await readFile(target))).toBe(sha256(inVault));
+});
+
+test('moves with the "Move to…" dialog and by dropping rows onto a breadcrumb', async ({ coffer }) => {
+  const { page } = coffer;
+  await createVault(coffer);
+  await dropFiles(page, [{ name: 'letter.txt', bytes: Buffer.from('dear') }]);
+  await expect(row(page, 'letter.txt')).toBeVisible();
+  for (const name of ['Inbox', 'Kept']) {
+    await page.getByRole('button', { name: 'New folder' }).click();
+    await page.getByLabel('New name for New folder').fill(name);
+    await page.keyboard.press('Enter');
+    await expect(row(page, name)).toBeVisible();
+  }
+
+  await row(page, 'letter.txt').click({ button: 'right' });
+  await page.getByRole('menuitem', { name: 'Move to…' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Move “letter.txt” to…' });
+  await dialog.getByRole('option', { name: 'Inbox' }).click();
+  await dialog.getByRole('button', { name: 'Move here' }).click();
+  await expect(row(page, 'letter.txt')).toHaveCount(0);
+
+  // A folder is not offered as a destination inside itself.
+  await row(page, 'Kept').click({ button: 'right' });
+  await page.getByRole('menuitem', { name: 'Move to…' }).click();
+  await expect(page.getByRole('dialog').getByRole('option', { name: 'Inbox' })).toBeVisible();
+  await expect(page.getByRole('dialog').getByRole('option', { name: 'Kept' })).toHaveCount(0);
+  await page.keyboard.press('Escape');
+
+  await row(page, 'Inbox').dblclick();
+  await expect(row(page, 'letter.txt')).toBeVisible();
+  const breadcrumb = page.getByRole('navigation', { name: 'Folder path' });
+  await row(page, 'letter.txt').dragTo(breadcrumb.getByRole('button', { name: 'Personal' }));
+  await expect(row(page, 'letter.txt')).toHaveCount(0);
+  await expect(page.getByText('This folder is empty.')).toBeVisible();
+  await breadcrumb.getByRole('button', { name: 'Personal' }).click();
+  await expect(row(page, 'letter.txt')).toBeVisible();
+});
+
+test('sorts by each column, folders first, and shows the sizes of the selection and the vault', async ({
+  coffer,
+}) => {
+  const { page } = coffer;
+  await createVault(coffer);
+  await dropFiles(page, [
+    { name: 'b-middle.txt', size: 2000 },
+    { name: 'a-large.txt', size: 5000 },
+    { name: 'c-small.txt', size: 1000 },
+  ]);
+  await expect(row(page, 'c-small.txt')).toBeVisible();
+  await page.getByRole('button', { name: 'New folder' }).click();
+  await page.getByLabel('New name for New folder').fill('Zed');
+  await page.keyboard.press('Enter');
+  await expect(row(page, 'Zed')).toBeVisible();
+
+  const names = () => page.getByRole('grid').getByRole('row').locator('.col-name').allInnerTexts();
+  const header = (name: string) => page.getByRole('columnheader', { name });
+  await expect(header('Name')).toHaveAttribute('aria-sort', 'ascending');
+  expect(await names()).toEqual(['Name', 'Zed', 'a-large.txt', 'b-middle.txt', 'c-small.txt']);
+  await header('Size').getByRole('button').click();
+  await expect(header('Size')).toHaveAttribute('aria-sort', 'ascending');
+  expect(await names()).toEqual(['Name', 'Zed', 'c-small.txt', 'b-middle.txt', 'a-large.txt']);
+  await header('Size').getByRole('button').click();
+  await expect(header('Size')).toHaveAttribute('aria-sort', 'descending');
+  expect(await names()).toEqual(['Name', 'Zed', 'a-large.txt', 'b-middle.txt', 'c-small.txt']);
+  await header('Name').getByRole('button').click();
+  await header('Name').getByRole('button').click();
+  await expect(header('Name')).toHaveAttribute('aria-sort', 'descending');
+  expect(await names()).toEqual(['Name', 'Zed', 'c-small.txt', 'b-middle.txt', 'a-large.txt']);
+
+  await row(page, 'c-small.txt').click();
+  await row(page, 'a-large.txt').click({ modifiers: ['Control'] });
+  const status = page.getByRole('status', { name: 'Status' });
+  await expect(status).toContainText('4 items · 2 selected (6.0 kB) · vault 8.0 kB');
+});

@@ -1,0 +1,207 @@
+/** The browser's modal dialogs (React Aria: focus kept inside, Esc cancels, focus back where it was after). */
+import { useState, type ReactNode } from 'react';
+import {
+  Button,
+  Dialog,
+  Heading,
+  ListBox,
+  ListBoxItem,
+  Modal,
+  ModalOverlay,
+  RadioButton,
+  RadioField,
+  RadioGroup,
+  Label,
+} from 'react-aria-components';
+
+import type { FolderTree, VaultEntry } from '../../shared/contract.js';
+import { plural } from '../store.js';
+import { flattenTree, isWithin } from './entries.js';
+
+function Frame({
+  title,
+  onCancel,
+  children,
+  role = 'dialog',
+}: {
+  title: string;
+  onCancel: () => void;
+  children: ReactNode;
+  role?: 'dialog' | 'alertdialog';
+}) {
+  return (
+    <ModalOverlay
+      isOpen
+      isDismissable
+      onOpenChange={(open) => {
+        if (!open) onCancel();
+      }}
+      className="modal-backdrop"
+    >
+      <Modal className="card dialog">
+        <Dialog role={role} className="dialog-body">
+          <Heading slot="title">{title}</Heading>
+          {children}
+        </Dialog>
+      </Modal>
+    </ModalOverlay>
+  );
+}
+
+/** Cancel, then the dialog's own button (focused first: Enter confirms, Esc cancels). */
+function Actions({
+  label,
+  kind = 'primary',
+  disabled = false,
+  onConfirm,
+  onCancel,
+}: {
+  label: string;
+  kind?: 'primary' | 'danger';
+  disabled?: boolean;
+  onConfirm: () => void;
+  onCancel: () => void;
+}) {
+  return (
+    <div className="actions">
+      <Button onPress={onCancel}>Cancel</Button>
+      <Button className={kind} autoFocus={!disabled} isDisabled={disabled} onPress={onConfirm}>
+        {label}
+      </Button>
+    </div>
+  );
+}
+
+/** What a list of entries is called in a title or a button: the name of one, or "3 items". */
+export function describeItems(entries: readonly VaultEntry[]): string {
+  const [first] = entries;
+  return entries.length === 1 && first ? `“${first.name}”` : plural(entries.length, 'item');
+}
+
+const SHOWN_NAMES = 6;
+
+/** Asks before deleting, naming what goes (and that a folder's contents go with it). */
+export function DeleteDialog({
+  entries,
+  onConfirm,
+  onCancel,
+}: {
+  entries: readonly VaultEntry[];
+  onConfirm: () => void;
+  onCancel: () => void;
+}) {
+  const folders = entries.filter((entry) => entry.type === 'folder').length;
+  const rest = entries.length - SHOWN_NAMES;
+  return (
+    <Frame title={`Delete ${describeItems(entries)}?`} onCancel={onCancel} role="alertdialog">
+      <ul className="dialog-list">
+        {entries.slice(0, SHOWN_NAMES).map((entry) => (
+          <li key={entry.path}>{entry.path}</li>
+        ))}
+        {rest > 0 && <li className="muted">and {plural(rest, 'more item')}</li>}
+      </ul>
+      <p>
+        {folders > 0 && 'Everything inside the folders goes too. '}
+        They are removed from the vault for good; copies elsewhere on this computer are not touched.
+      </p>
+      <Actions
+        label={entries.length === 1 ? 'Delete' : `Delete ${plural(entries.length, 'item')}`}
+        kind="danger"
+        onConfirm={onConfirm}
+        onCancel={onCancel}
+      />
+    </Frame>
+  );
+}
+
+/** Chooses the folder to move entries into; the entries' own folders (and those inside them) are not offered. */
+export function MoveDialog({
+  entries,
+  tree,
+  vaultName,
+  onConfirm,
+  onCancel,
+}: {
+  entries: readonly VaultEntry[];
+  tree: FolderTree;
+  vaultName: string;
+  onConfirm: (destination: string) => void;
+  onCancel: () => void;
+}) {
+  const folders = flattenTree(tree).filter(
+    ({ folder }) => !entries.some((entry) => isWithin(folder.path, entry.path)),
+  );
+  const [destination, setDestination] = useState<string | null>(null);
+  return (
+    <Frame title={`Move ${describeItems(entries)} to…`} onCancel={onCancel}>
+      <ListBox
+        aria-label="Destination folder"
+        className="chooser-list"
+        selectionMode="single"
+        selectedKeys={destination === null ? [] : [destination]}
+        onSelectionChange={(keys) => {
+          const [key] = keys === 'all' ? [] : [...keys];
+          setDestination(typeof key === 'string' ? key : null);
+        }}
+        items={folders.map(({ folder, depth }) => ({ id: folder.path, folder, depth }))}
+      >
+        {({ folder, depth }) => (
+          <ListBoxItem
+            id={folder.path}
+            textValue={folder.path === '/' ? vaultName : folder.name}
+            className="chooser-item"
+            style={{ paddingLeft: 12 + depth * 16 }}
+          >
+            {folder.path === '/' ? vaultName : folder.name}
+          </ListBoxItem>
+        )}
+      </ListBox>
+      <Actions
+        label="Move here"
+        disabled={destination === null}
+        onConfirm={() => {
+          if (destination !== null) onConfirm(destination);
+        }}
+        onCancel={onCancel}
+      />
+    </Frame>
+  );
+}
+
+/** After the destination is picked: what to do with files that already exist there. */
+export function RestoreDialog({
+  entries,
+  destinationLabel,
+  onConfirm,
+  onCancel,
+}: {
+  entries: readonly VaultEntry[];
+  destinationLabel: string;
+  onConfirm: (overwrite: boolean) => void;
+  onCancel: () => void;
+}) {
+  const [choice, setChoice] = useState('skip');
+  return (
+    <Frame title={`Restore ${describeItems(entries)}`} onCancel={onCancel}>
+      <p>
+        Into <span className="location">{destinationLabel}</span>
+      </p>
+      <RadioGroup value={choice} onChange={setChoice} className="radio-group">
+        <Label>When a file of the same name is already there</Label>
+        <RadioField value="skip">
+          <RadioButton className="radio">Skip it and keep the file that is there</RadioButton>
+        </RadioField>
+        <RadioField value="overwrite">
+          <RadioButton className="radio">Replace it with the copy from the vault</RadioButton>
+        </RadioField>
+      </RadioGroup>
+      <Actions
+        label="Restore"
+        onConfirm={() => {
+          onConfirm(choice === 'overwrite');
+        }}
+        onCancel={onCancel}
+      />
+    </Frame>
+  );
+}

@@ -1,0 +1,45 @@
+/** Pure helpers of the browser: sorting, range selection, fresh names. No React, no API. */
+import type { FolderTree, VaultEntry } from '../../shared/contract.js';
+
+export type SortColumn = 'name' | 'size' | 'mtime';
+export interface SortOrder {
+  readonly column: SortColumn;
+  readonly ascending: boolean;
+}
+
+const collator = new Intl.Collator(undefined, { numeric: true, sensitivity: 'base' });
+
+/** Folders first (as file managers list them), then by the column; ties by name so the order is stable. */
+export function sortEntries(entries: readonly VaultEntry[], order: SortOrder): VaultEntry[] {
+  const sign = order.ascending ? 1 : -1;
+  return [...entries].sort((a, b) => {
+    const kind = Number(a.type === 'file') - Number(b.type === 'file');
+    if (kind !== 0) return kind;
+    const byName = collator.compare(a.name, b.name) || a.path.localeCompare(b.path);
+    if (order.column === 'name') return sign * byName;
+    const byColumn = order.column === 'size' ? a.size - b.size : a.mtime - b.mtime;
+    return sign * byColumn || byName;
+  });
+}
+
+/** The paths of `rows` from index `from` to index `to`, either way round. */
+export function pathsBetween(rows: readonly VaultEntry[], from: number, to: number): Set<string> {
+  const [low, high] = from <= to ? [from, to] : [to, from];
+  return new Set(rows.slice(Math.max(0, low), high + 1).map((row) => row.path));
+}
+
+/** `base`, or `base 2`, `base 3`… : the first name not in `taken`. */
+export function freeName(base: string, taken: ReadonlySet<string>): string {
+  if (!taken.has(base)) return base;
+  for (let n = 2; ; n++) if (!taken.has(`${base} ${n}`)) return `${base} ${n}`;
+}
+
+/** True when `path` is `folder` or lies inside it. */
+export function isWithin(path: string, folder: string): boolean {
+  return path === folder || folder === '/' || path.startsWith(`${folder}/`);
+}
+
+/** Every folder of a tree, depth first, with its depth (the root is 0). */
+export function flattenTree(tree: FolderTree, depth = 0): { folder: FolderTree; depth: number }[] {
+  return [{ folder: tree, depth }, ...tree.children.flatMap((child) => flattenTree(child, depth + 1))];
+}

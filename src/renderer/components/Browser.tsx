@@ -339,7 +339,6 @@ export function Browser({ vault }: { vault: VaultSummary }) {
             <button
               key={which}
               type="button"
-              className="icon-button"
               aria-label={label}
               title={label}
               onClick={() => {

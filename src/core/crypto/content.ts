@@ -73,6 +73,17 @@ export function encodeBlobHeader(fields: Omit<BlobHeader, 'bytes'>): BlobHeader 
   return { ...fields, bytes };
 }
 
+/** Where a blob header keeps its file id (section 5.1): after the magic, version, algorithm, flags, chunk size, key id. */
+const HEADER_FILE_ID_AT = BLOB_MAGIC.length + 2 + 1 + 1 + 4 + 4;
+
+/**
+ * The file id a blob header claims, not yet checked: what to bind it to before {@link parseBlobHeader} checks it (a
+ * blob found with no row naming it, in an unreferenced or compacted pack).
+ */
+export function claimedFileId(header: Uint8Array): Buffer {
+  return Buffer.from(header.subarray(HEADER_FILE_ID_AT, HEADER_FILE_ID_AT + ID_BYTES));
+}
+
 /**
  * Parses and checks a blob header against the file it is expected to hold.
  * @throws {@link IntegrityError} when malformed (`malformed`, including a version or algorithm other than this

@@ -1,11 +1,14 @@
 import { TAG_BYTES } from '../crypto/constants.js';
-import { BLOB_HEADER_BYTES, BLOB_MAGIC, ChunkCipher, parseBlobHeader } from '../crypto/content.js';
+import {
+  BLOB_HEADER_BYTES,
+  BLOB_MAGIC,
+  ChunkCipher,
+  claimedFileId,
+  parseBlobHeader,
+} from '../crypto/content.js';
 import { IntegrityError } from '../errors.js';
 import type { Session } from './session.js';
 
-/** Where a blob header keeps its file id (FORMAT.md section 5.1). */
-const FILE_ID_AT = 20;
-const FILE_ID_END = 36;
 /**
  * Places tried as the end of a blob's final chunk: where the next blob's magic starts, or the end of the region.
  * Ciphertext that happens to hold the magic costs one more try; bounded so bytes planted full of it cannot make a
@@ -62,7 +65,7 @@ export function walkPack(
 /** The complete, authentic blob of this vault that starts at `at` and ends by `end`, if there is one. */
 function blobAt(session: Session, pack: Buffer, at: number, end: number): WalkedBlob | undefined {
   if (end - at < BLOB_HEADER_BYTES + TAG_BYTES) return undefined;
-  const fileId = Buffer.from(pack.subarray(at + FILE_ID_AT, at + FILE_ID_END));
+  const fileId = claimedFileId(pack.subarray(at, at + BLOB_HEADER_BYTES));
   const binding = { vaultId: session.keys.vaultId, fileId };
   let cipher: ChunkCipher;
   try {

@@ -46,8 +46,16 @@ export function encodeRecord(record: NodeRecord): Buffer {
 
 const HEX_ID = /^[0-9a-f]{32}$/;
 
+// Fatal: invalid UTF-8 is refused, not turned into U+FFFD (two different records would decode alike). The BOM is
+// kept, so JSON.parse refuses a record that starts with one: a writer never writes it.
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** How many keys a file's record has (t, n, p, s, m, c); a folder's has all but `c`. */
+const FILE_RECORD_KEYS = 6;
+
 /**
- * Parses a decrypted record, rejecting any shape a writer does not produce.
+ * Parses a decrypted record, rejecting any shape a writer does not produce (FORMAT.md section 8.3): exactly its
+ * keys, each of its type, a folder's size 0.
  * @throws {@link IntegrityError} (`malformed`) for anything else.
  */
 export function decodeRecord(bytes: Buffer, recordId: string): NodeRecord {
@@ -55,17 +63,19 @@ export function decodeRecord(bytes: Buffer, recordId: string): NodeRecord {
     new IntegrityError('malformed', { subject: 'metadata record', fileId: recordId });
   let parsed: unknown;
   try {
-    parsed = JSON.parse(bytes.toString('utf8'));
+    parsed = JSON.parse(UTF8.decode(bytes));
   } catch {
     throw malformed();
   }
-  if (typeof parsed !== 'object' || parsed === null) throw malformed();
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw malformed();
   const { t, n, p, s, m, c } = parsed as Partial<Record<keyof StoredRecord, unknown>>;
   if ((t !== 'f' && t !== 'd') || typeof n !== 'string' || typeof p !== 'string') throw malformed();
   if (!Number.isSafeInteger(s) || (s as number) < 0 || typeof m !== 'number' || !Number.isFinite(m))
     throw malformed();
   if (p !== ROOT && !HEX_ID.test(p)) throw malformed();
-  if (t === 'f' ? typeof c !== 'string' || !HEX_ID.test(c) : c !== undefined) throw malformed();
+  if (t === 'f' ? typeof c !== 'string' || !HEX_ID.test(c) : c !== undefined || s !== 0) throw malformed();
+  // Every key read above is present, so another count means a key a writer never writes.
+  if (Object.keys(parsed).length !== (t === 'f' ? FILE_RECORD_KEYS : FILE_RECORD_KEYS - 1)) throw malformed();
   return {
     type: t === 'f' ? 'file' : 'folder',
     name: n,

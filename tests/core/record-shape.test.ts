@@ -1,0 +1,133 @@
+/**
+ * FORMAT.md section 8.3: a record is exactly the keys a writer writes, each of its type, and a file's record size
+ * is its blob's plaintext size. Records here are forged as whoever holds the passphrase could forge them (sealed
+ * under the vault's own keys), so they authenticate and only the reader's shape checks stand in the way.
+ */
+import { join } from 'node:path';
+
+import { describe, expect, it } from 'vitest';
+
+import { Vault } from '../../src/core/index.js';
+import { nativeSodium } from '../helpers/backends.js';
+import { rewriteRecord } from '../helpers/records.js';
+import { collect, newVault, passphrase, track, writeTree } from '../helpers/vault.js';
+
+const MiB = 1024 * 1024;
+
+/** A closed vault holding a folder, a small file (in a pack) and a large one (in a blob file). */
+async function closedVault(): Promise<{ dir: string; root: string }> {
+  const { vault, dir, root } = await newVault();
+  await writeTree(join(root, 'in'), {
+    'folder/small.txt': 'small file',
+    'large.bin': Buffer.alloc(MiB + 1000, 3),
+  });
+  expect((await vault.add([join(root, 'in', 'folder'), join(root, 'in', 'large.bin')])).problems).toEqual([]);
+  vault.close();
+  return { dir, root };
+}
+
+async function unlocked(
+  dir: string,
+): Promise<{ vault: Vault; damaged: readonly { path: string; message: string }[] }> {
+  const vault = track(await Vault.open(dir, { sodium: nativeSodium }));
+  const damaged = await vault.unlock(passphrase());
+  return { vault, damaged };
+}
+
+const named =
+  (name: string) =>
+  (record: Record<string, unknown>): boolean =>
+    record.n === name;
+
+describe('a record of another shape than a writer writes is malformed', () => {
+  const shapes: [string, string, (record: Record<string, unknown>) => Record<string, unknown> | Buffer][] = [
+    ['a file record with an extra key', 'small.txt', (record) => ({ ...record, x: 1 })],
+    ['a folder record with an extra key', 'folder', (record) => ({ ...record, x: 'extra' })],
+    ['a folder record with a size', 'folder', (record) => ({ ...record, s: 5 })],
+    ['a record that is a JSON array', 'small.txt', (record) => Buffer.from(JSON.stringify([record]))],
+    [
+      'a record whose name is not valid UTF-8',
+      'small.txt',
+      (record) => {
+        const bytes = Buffer.from(JSON.stringify({ ...record, n: 'smXll.txt' }));
+        bytes[bytes.indexOf('X')] = 0xff;
+        return bytes;
+      },
+    ],
+    [
+      'a record starting with a byte order mark',
+      'small.txt',
+      (record) => Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify(record))]),
+    ],
+  ];
+
+  it.each(shapes)(
+    '%s: unlock leaves it out and says so, verify reports it',
+    async (_name, target, change) => {
+      const { dir } = await closedVault();
+      await rewriteRecord(dir, named(target), change);
+      const { vault, damaged } = await unlocked(dir);
+      // A folder's children lose their parent with it, and are reported too.
+      expect(damaged).toContainEqual(
+        expect.objectContaining({
+          code: 'INTEGRITY',
+          message: expect.stringMatching(
+            /metadata record .*is not laid out as the vault format requires/u,
+          ) as string,
+        }),
+      );
+      const listed = vault.listRecursive('/').map((entry) => entry.path);
+      expect(listed).not.toContain(target === 'folder' ? '/folder' : '/folder/small.txt');
+      expect((await vault.verify()).ok).toBe(false);
+    },
+  );
+
+  it('the same record with its keys in another order and other spacing is read', async () => {
+    const { dir } = await closedVault();
+    await rewriteRecord(dir, named('small.txt'), (record) => {
+      const reversed = Object.fromEntries(Object.entries(record).reverse());
+      return Buffer.from(JSON.stringify(reversed, null, 2));
+    });
+    const { vault, damaged } = await unlocked(dir);
+    expect(damaged).toEqual([]);
+    expect((await collect(vault.read('/folder/small.txt'))).toString()).toBe('small file');
+  });
+});
+
+describe("a file record's size must equal its blob's plaintext size", () => {
+  const SHORT = /is truncated: its end is missing/u;
+  const LONG = /its size differs from the index/u;
+  const cases: [string, string, string, number, RegExp][] = [
+    ['a small file (in a pack) whose record claims a byte more', 'small.txt', '/folder/small.txt', 1, SHORT],
+    ['a small file (in a pack) whose record claims a byte less', 'small.txt', '/folder/small.txt', -1, LONG],
+    ['a large file (a blob file) whose record claims a byte more', 'large.bin', '/large.bin', 1, SHORT],
+    ['a large file (a blob file) whose record claims a byte less', 'large.bin', '/large.bin', -1, LONG],
+  ];
+
+  it.each(cases)('%s: verify, restore and read refuse it', async (_name, name, path, delta, message) => {
+    const { dir, root } = await closedVault();
+    let claimed = 0;
+    await rewriteRecord(dir, named(name), (record) => {
+      claimed = (record.s as number) + delta;
+      return { ...record, s: claimed };
+    });
+    const { vault, damaged } = await unlocked(dir);
+    // Unlocking and listing do not open blobs: they show the record's size.
+    expect(damaged).toEqual([]);
+    expect(vault.stat(path).size).toBe(claimed);
+
+    const sizeProblem: unknown = expect.objectContaining({
+      path,
+      code: 'INTEGRITY',
+      message: expect.stringMatching(message) as string,
+    });
+    for (const readData of [false, true]) {
+      const report = await vault.verify({ readData });
+      expect(report.problems).toEqual([sizeProblem]);
+    }
+    const restored = await vault.restore([path], join(root, 'out'));
+    expect(restored.filesRestored).toBe(0);
+    expect(restored.problems).toEqual([sizeProblem]);
+    await expect(collect(vault.read(path))).rejects.toMatchObject({ code: 'INTEGRITY' });
+  });
+});

@@ -61,6 +61,8 @@ export class Context {
   #bar: ProgressBar | undefined;
   /** Entries of the vault index that could not be read at unlock (and so are left out of everything). */
   #damagedEntries = 0;
+  /** Whether the vault was opened with a warning (read from a rolled-back copy of its index, say). */
+  #openedWithWarnings = false;
 
   constructor(
     io: CliIo,
@@ -162,6 +164,8 @@ export class Context {
     const source = choosePassphraseSource(this.#passphraseContext());
     const sodium = await this.#loadSodium();
     const vault = await Vault.open(dir, { sodium });
+    for (const warning of vault.warnings) this.warn(warning);
+    this.#openedWithWarnings = vault.warnings.length > 0;
     try {
       const passphrase = await readPassphrase(sodium, source, this.#passphraseContext(), false);
       let damaged: readonly Problem[];
@@ -198,10 +202,12 @@ export class Context {
 
   /**
    * The exit code of a command that ended with `code`. Damage found (unreadable index entries) is exit 4 even
-   * when everything else worked: a script must not take a vault with damage for a healthy one.
+   * when everything else worked: a script must not take a vault with damage for a healthy one. A vault opened with
+   * a warning makes a success exit 1 (done with warnings).
    */
   exitCode(code: number): number {
-    return this.#damagedEntries > 0 && (code === EXIT.ok || code === EXIT.failure) ? EXIT.integrity : code;
+    if (this.#damagedEntries > 0 && (code === EXIT.ok || code === EXIT.failure)) return EXIT.integrity;
+    return this.#openedWithWarnings && code === EXIT.ok ? EXIT.failure : code;
   }
 
   /**

@@ -111,6 +111,8 @@ export interface VaultInfo {
   readonly vaultId: string;
   readonly locked: boolean;
   readonly readOnly: boolean;
+  /** What the user must be told about how the vault was opened (see `Vault.warnings`); usually empty. */
+  readonly warnings: readonly string[];
   readonly kdf: readonly { readonly opslimit: number; readonly memlimitKiB: number }[];
   /** Counts and sizes; present only while unlocked. */
   readonly files?: number;

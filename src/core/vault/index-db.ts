@@ -187,6 +187,43 @@ function mappingErrors(db: IndexDb): IndexDb {
   });
 }
 
+/**
+ * Thrown by {@link IndexDb.open} read-only when the index has a hot journal (a write was interrupted mid-commit):
+ * SQLite must play the journal back before the index can be read, and a read-only connection cannot. Never leaves
+ * the engine: `openIndex` answers it with a rolled-back private copy (FORMAT.md section 8.2).
+ */
+export class HotJournalError extends Error {
+  constructor() {
+    super('internal: the index has a hot journal and was opened read-only');
+  }
+}
+
+/** SQLite's answer to reading, through a read-only connection, an index whose hot journal needs playing back. */
+function isHotJournal(error: unknown): boolean {
+  return error instanceof Database.SqliteError && error.code === 'SQLITE_READONLY_ROLLBACK';
+}
+
+/**
+ * Plays back the hot journal of a private copy of an index (FORMAT.md section 8.2): the first read through a
+ * writable connection makes SQLite restore the pages the interrupted write changed and delete the journal.
+ * @throws {@link IntegrityError} when the copy is damaged, {@link IoError} when it cannot be written.
+ */
+export function rollBackHotJournal(path: string): void {
+  let db: Database.Database | undefined;
+  try {
+    db = new Database(path, {
+      fileMustExist: true,
+      timeout: 0,
+      nativeBinding: hostRuntime().sqliteNativeBinding,
+    });
+    db.prepare('SELECT count(*) FROM sqlite_master').pluck().get();
+  } catch (error) {
+    throw asIndexError(error);
+  } finally {
+    db?.close();
+  }
+}
+
 const SCHEMA_META = 'index_schema';
 const GENERATION_META = 'generation';
 const SNAPSHOT_META = 'tree_snapshot';
@@ -205,8 +242,17 @@ export class IndexDb {
   /** False for an index older than schema 3 opened read-only: it has no intents table (and needs none). */
   readonly #hasIntents: boolean;
 
-  private constructor(db: Database.Database, readOnly: boolean, schema: number) {
+  /** Removes the private copy this index was read from, if it is one. */
+  readonly #afterClose: (() => void) | undefined;
+
+  private constructor(
+    db: Database.Database,
+    readOnly: boolean,
+    schema: number,
+    afterClose: (() => void) | undefined,
+  ) {
     this.#db = db;
+    this.#afterClose = afterClose;
     this.readOnly = readOnly;
     this.#hasPacks = schema >= 2;
     this.#hasIntents = schema >= 3;
@@ -230,8 +276,18 @@ export class IndexDb {
    * (`malformed`), another vault's (`wrong-file`), or damaged (`corrupt`); every method of the index returned throws
    * that too when it meets a damaged page later, and {@link IoError} (disk full, I/O error) or
    * {@link ReadOnlyVaultError} when the file cannot be written.
+   * @throws {@link HotJournalError} when opened read-only and a write left a hot journal (FORMAT.md section 8.2).
    */
-  static open(path: string, options: { readOnly: boolean; create: boolean; vaultId: Buffer }): IndexDb {
+  static open(
+    path: string,
+    options: {
+      readOnly: boolean;
+      create: boolean;
+      vaultId: Buffer;
+      /** Called once the index is closed (or failed to open): removes a private copy. */
+      afterClose?: () => void;
+    },
+  ): IndexDb {
     let db: Database.Database | undefined;
     try {
       if (options.create) {
@@ -279,10 +335,12 @@ export class IndexDb {
       }
       const schema = schemaOf(db);
       refuseNewerSchema(schema);
-      return mappingErrors(new IndexDb(db, options.readOnly, schema));
+      return mappingErrors(new IndexDb(db, options.readOnly, schema, options.afterClose));
     } catch (error) {
       db?.close();
+      options.afterClose?.();
       if (error instanceof UnsupportedFormatError || error instanceof IntegrityError) throw error;
+      if (isHotJournal(error)) throw new HotJournalError();
       if (error instanceof Database.SqliteError && error.code === 'SQLITE_NOTADB')
         throw indexDamaged('malformed', ', not a SQLite database');
       throw asIndexError(error);
@@ -547,6 +605,7 @@ export class IndexDb {
    */
   close(): void {
     this.#db.close();
+    this.#afterClose?.();
   }
 }
 

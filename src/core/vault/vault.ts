@@ -31,6 +31,7 @@ import { VaultActivity } from './activity.js';
 import { addPaths, addStreams, type StreamedFile } from './add.js';
 import { asIoError, writeFileAtomic } from './durable.js';
 import { IndexDb, type Intent } from './index-db.js';
+import { openIndex } from './index-open.js';
 import {
   BLOB_DIR,
   checkVaultFolder,
@@ -93,8 +94,21 @@ export class Vault {
   /** Settles once the operations a lock or close stopped have ended, the keys are wiped and the index closed. */
   #released: Promise<void> = Promise.resolve();
 
-  private constructor(dir: string, db: IndexDb, sodium: SodiumBackend, headerBytes: Buffer) {
+  /**
+   * What the user must be told about how the vault was opened, for example that it was read from a rolled-back
+   * copy of its index (FORMAT.md section 8.2). Empty for a vault opened as it is.
+   */
+  readonly warnings: readonly string[];
+
+  private constructor(
+    dir: string,
+    db: IndexDb,
+    sodium: SodiumBackend,
+    headerBytes: Buffer,
+    warnings: readonly string[] = [],
+  ) {
     this.dir = dir;
+    this.warnings = warnings;
     this.#db = db;
     this.#sodium = sodium;
     this.#headerBytes = headerBytes;
@@ -152,7 +166,8 @@ export class Vault {
 
   /**
    * Opens a vault folder (locked) and takes its lock. When writable, removes what a crashed operation provably
-   * left (FORMAT.md section 8.5); nothing else.
+   * left (FORMAT.md section 8.5); nothing else. A vault left by an interrupted write that is opened read-only is read
+   * from a rolled-back private copy of its index, and {@link Vault.warnings} says so (FORMAT.md section 8.2).
    * @throws {@link NotFoundError} when the folder does not exist.
    * @throws {@link NotAVaultError} when it is not a Coffer vault.
    * @throws {@link UnsupportedFormatError} for a vault from a newer Coffer.
@@ -191,8 +206,8 @@ export class Vault {
     const { vaultId } = parseVaultHeader(sodium, headerBytes);
     const readOnly = options.readOnly === true || !(await isWritable(dir));
     // Refuses a missing, empty or foreign index (IntegrityError) rather than starting a new one.
-    const db = IndexDb.open(join(dir, INDEX_FILE), { readOnly, create: false, vaultId });
-    const vault = new Vault(dir, db, sodium, headerBytes);
+    const { db, warnings } = await openIndex(dir, { readOnly, vaultId });
+    const vault = new Vault(dir, db, sodium, headerBytes, warnings);
     if (!readOnly) {
       try {
         // A vault made before packs has no packs/ folder yet.
@@ -301,6 +316,7 @@ export class Vault {
       vaultId: header.vaultId.toString('hex'),
       locked: this.locked,
       readOnly: this.readOnly,
+      warnings: this.warnings,
       kdf: header.slots.map((slot) => slot.kdf),
       storedBytes: await folderSize(this.dir),
     };

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { Fragment, useEffect, useState } from 'react';
 
 import type { ResponseOf, VerifyReport } from '../../shared/contract.js';
 import { call, describeError } from '../api.js';
@@ -115,6 +115,12 @@ export function VaultDetails({ vaultId, onClose }: { vaultId: string; onClose: (
               <dd>Read only</dd>
             </>
           )}
+          {details.info.warnings.map((warning) => (
+            <Fragment key={warning}>
+              <dt>Warning</dt>
+              <dd>{warning}</dd>
+            </Fragment>
+          ))}
         </dl>
       )}
       <div className="dialog-actions">

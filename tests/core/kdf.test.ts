@@ -26,6 +26,9 @@ describe('key derivation limits', () => {
     { opslimit: KDF_CEILING.opslimit + 1, memlimitKiB: KDF_FLOOR.memlimitKiB },
     { opslimit: KDF_FLOOR.opslimit, memlimitKiB: KDF_CEILING.memlimitKiB + 1 },
     { opslimit: 2.5, memlimitKiB: KDF_FLOOR.memlimitKiB },
+    // Each parameter is held to the floor on its own: more passes do not make up for less memory, or the reverse.
+    { opslimit: 8, memlimitKiB: KDF_FLOOR.memlimitKiB / 2 },
+    { opslimit: KDF_FLOOR.opslimit - 1, memlimitKiB: KDF_CEILING.memlimitKiB },
   ])('refuses %o', (params) => {
     expect(() => {
       checkKdfParams(params);

@@ -138,7 +138,8 @@ export class Session {
         }
         this.tree.insert(node);
       }
-      if (unreachable(this.tree).length > 0) {
+      // Fewer nodes than entries: two entries had one record id.
+      if (this.tree.size !== nodes.length || unreachable(this.tree).length > 0) {
         throw new IntegrityError('malformed', { subject: 'tree snapshot in the index' });
       }
     } catch (error) {

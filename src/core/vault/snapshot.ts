@@ -21,6 +21,13 @@ const TYPE_FOLDER = 1;
 /** Stored in front of the sealed bytes: key id u32 ‖ generation u64. */
 const PREFIX_BYTES = 12;
 const SUBJECT = 'tree snapshot in the index';
+// Fatal: a name that is not valid UTF-8 is refused, not read as U+FFFD.
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+function isZero(bytes: Buffer, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) if (bytes[i] !== 0) return false;
+  return true;
+}
 
 /** What sealing and opening a snapshot needs from an unlocked vault. */
 export interface SnapshotKeys {
@@ -29,7 +36,8 @@ export interface SnapshotKeys {
   readonly vaultId: Buffer;
 }
 
-function encode(nodes: readonly TreeNode[]): Buffer {
+/** The snapshot's plaintext for these nodes, in this order. Exported for tests that forge snapshots. */
+export function encodeSnapshot(nodes: readonly TreeNode[]): Buffer {
   const position = new Map<string, number>();
   nodes.forEach((node, i) => position.set(node.id, i));
   // Names never contain "/", so one separator-joined string holds them all, decoded with one call.
@@ -59,7 +67,12 @@ function decode(bytes: Buffer): TreeNode[] {
   const count = bytes.readUInt32LE(1);
   const namesStart = HEAD_BYTES + count * ENTRY_BYTES;
   if (namesStart > bytes.length) throw malformed();
-  const names = count === 0 ? [] : bytes.toString('utf8', namesStart).split('/');
+  let names: string[];
+  try {
+    names = count === 0 ? [] : UTF8.decode(bytes.subarray(namesStart)).split('/');
+  } catch {
+    throw malformed();
+  }
   if (names.length !== count) throw malformed();
   const ids: string[] = [];
   for (let i = 0; i < count; i++) {
@@ -79,6 +92,8 @@ function decode(bytes: Buffer): TreeNode[] {
     if (parent === undefined || name === undefined || id === undefined) throw malformed();
     if ((type !== TYPE_FILE && type !== TYPE_FOLDER) || !Number.isSafeInteger(size) || size < 0)
       throw malformed();
+    // A folder has no size and no contents, as in its record (FORMAT.md section 8.3).
+    if (type === TYPE_FOLDER && (size !== 0 || !isZero(bytes, at + 41, at + 57))) throw malformed();
     if (!Number.isFinite(mtime)) throw malformed();
     const keyId = bytes.readUInt32LE(at + 16);
     nodes.push(
@@ -120,7 +135,7 @@ function withSubkey<T>(keys: SnapshotKeys, keyId: number, use: (key: Uint8Array)
 /** Seals the whole tree as of index generation `generation`, under the vault's active key. */
 export function sealSnapshot(keys: SnapshotKeys, nodes: readonly TreeNode[], generation: bigint): Buffer {
   const keyId = keys.keyring.activeKeyId;
-  const plaintext = encode(nodes);
+  const plaintext = encodeSnapshot(nodes);
   const nonce = keys.sodium.randomBytes(NONCE_BYTES);
   const additional = aad(keys, keyId, generation);
   try {

@@ -1,0 +1,69 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import Database from 'better-sqlite3';
+
+import { deriveSubkey } from '../../src/core/crypto/keys.js';
+import { RecordSealer } from '../../src/core/crypto/record.js';
+import { unlockVaultKeys } from '../../src/core/crypto/vault-header.js';
+import { encodeSnapshot, sealSnapshot } from '../../src/core/vault/snapshot.js';
+import { decodeRecord, type TreeNode } from '../../src/core/vault/tree.js';
+import { nativeSodium } from './backends.js';
+import { passphrase } from './vault.js';
+
+/**
+ * Stores a tree snapshot of a closed vault's choosing, sealed under its own keys at the index's current generation,
+ * as whoever holds the passphrase could (FORMAT.md section 8.6). `build` gets the tree as its rows say and returns
+ * the nodes to seal (through Coffer's own encoder), or edits their encoded plaintext (`edit`), which is then sealed
+ * as the format says.
+ */
+export async function forgeSnapshot(
+  dir: string,
+  build: (nodes: TreeNode[]) => TreeNode[],
+  edit?: (plaintext: Buffer) => void,
+): Promise<void> {
+  const keys = await unlockVaultKeys(nativeSodium, readFileSync(join(dir, 'coffer.header')), passphrase());
+  const sealer = new RecordSealer(nativeSodium, keys.keyring, keys.vaultId);
+  const db = new Database(join(dir, 'index.sqlite'));
+  try {
+    const rows = db.prepare('SELECT id, key_id, record FROM nodes').all() as {
+      id: Buffer;
+      key_id: number;
+      record: Buffer;
+    }[];
+    const nodes = rows.map((row): TreeNode => {
+      const id = row.id.toString('hex');
+      const record = decodeRecord(sealer.open({ recordId: row.id, keyId: row.key_id }, row.record), id);
+      return { ...record, id, keyId: row.key_id };
+    });
+    const stored = db.prepare("SELECT value FROM meta WHERE key = 'generation'").pluck().get() as
+      Buffer | undefined;
+    const generation = stored?.readBigUInt64LE(0) ?? 0n;
+    const built = build(nodes);
+    const snapshotKeys = { sodium: nativeSodium, keyring: keys.keyring, vaultId: keys.vaultId };
+    let sealed: Buffer;
+    if (edit) {
+      const plaintext = encodeSnapshot(built);
+      edit(plaintext);
+      // u32 key id ‖ u64 generation ‖ nonce ‖ AEAD(subkey, nonce, AAD, plaintext), AAD = label ‖ vault id ‖ both.
+      const keyId = keys.keyring.activeKeyId;
+      const dek = keys.keyring.find(keyId);
+      if (!dek) throw new Error('forgeSnapshot: no active key');
+      const prefix = Buffer.alloc(12);
+      prefix.writeUInt32LE(keyId, 0);
+      prefix.writeBigUInt64LE(generation, 4);
+      const subkey = deriveSubkey(nativeSodium, dek, 'coffer/v1 snapshot-key', keys.vaultId);
+      const nonce = nativeSodium.randomBytes(24);
+      const aad = Buffer.concat([Buffer.from('coffer/v1 snapshot'), keys.vaultId, prefix]);
+      sealed = Buffer.concat([prefix, nonce, nativeSodium.aeadEncrypt(plaintext, aad, nonce, subkey.bytes)]);
+      subkey.wipe();
+    } else {
+      sealed = sealSnapshot(snapshotKeys, built, generation);
+    }
+    db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('tree_snapshot', ?)").run(sealed);
+  } finally {
+    db.close();
+    sealer.wipe();
+    keys.wipe();
+  }
+}

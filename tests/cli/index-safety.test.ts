@@ -8,6 +8,7 @@ import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
+import Database from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
 
 import { filesBelow, requireBuiltCli, runCli, tempDir, type RunResult } from './helpers.js';
@@ -62,6 +63,15 @@ describe("an index that is not this vault's own", () => {
       "another vault's index",
       (index) => {
         cpSync(join(cwd, 'Other', 'index.sqlite'), index);
+      },
+      /vault index \(index\.sqlite\) belongs to a different file or vault/u,
+    ],
+    [
+      'an index whose vault id was edited',
+      (index) => {
+        const db = new Database(index);
+        db.prepare("UPDATE meta SET value = ? WHERE key = 'vault_id'").run(randomBytes(16));
+        db.close();
       },
       /vault index \(index\.sqlite\) belongs to a different file or vault/u,
     ],

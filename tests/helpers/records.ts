@@ -4,15 +4,58 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 
 import { RecordSealer } from '../../src/core/crypto/record.js';
-import { unlockVaultKeys } from '../../src/core/crypto/vault-header.js';
+import { unlockVaultKeys, type UnlockedKeys } from '../../src/core/crypto/vault-header.js';
 import { nativeSodium } from './backends.js';
 import { passphrase } from './vault.js';
 
+/** A row of a closed vault's `nodes` table, with its record opened. */
+export interface OpenedRow {
+  readonly id: Buffer;
+  readonly key_id: number;
+  /** The record's plaintext (JSON, FORMAT.md section 8.3). */
+  readonly plaintext: Buffer;
+}
+
+/** What {@link withRecords} lends: the vault's keys, its record sealer, its index and its rows opened. */
+export interface RecordAccess {
+  readonly keys: UnlockedKeys;
+  readonly sealer: RecordSealer;
+  readonly db: Database.Database;
+  readonly rows: readonly OpenedRow[];
+}
+
 /**
- * Rewrites a node's record in a closed vault as whoever holds the passphrase could: opens the row's sealed JSON,
- * lets `change` edit the parsed object (any keys, any values) or give the exact plaintext bytes, and seals the result
- * back into the same row. The tree snapshot is dropped, so the next unlock reads the rows. The one place tests forge
- * records, so a change to how records are sealed is made here once.
+ * Unlocks a closed vault's keys with the test passphrase and opens every row of its index, as whoever holds the
+ * passphrase could, for tests that forge what such a person could write. The one place tests open and seal
+ * records, so a change to how records are sealed is made here once. Keys are wiped and the index closed after.
+ */
+export async function withRecords<T>(dir: string, use: (access: RecordAccess) => T): Promise<T> {
+  const keys = await unlockVaultKeys(nativeSodium, readFileSync(join(dir, 'coffer.header')), passphrase());
+  const sealer = new RecordSealer(nativeSodium, keys.keyring, keys.vaultId);
+  const db = new Database(join(dir, 'index.sqlite'));
+  try {
+    const stored = db.prepare('SELECT id, key_id, record FROM nodes').all() as {
+      id: Buffer;
+      key_id: number;
+      record: Buffer;
+    }[];
+    const rows = stored.map((row) => ({
+      id: row.id,
+      key_id: row.key_id,
+      plaintext: sealer.open({ recordId: row.id, keyId: row.key_id }, row.record),
+    }));
+    return use({ keys, sealer, db, rows });
+  } finally {
+    db.close();
+    sealer.wipe();
+    keys.wipe();
+  }
+}
+
+/**
+ * Rewrites a node's record in a closed vault: lets `change` edit the parsed object (any keys, any values) or give
+ * the exact plaintext bytes, and seals the result back into the same row. The tree snapshot is dropped, so the next
+ * unlock reads the rows.
  * @param pick - Chooses the row to rewrite, from its decoded record.
  */
 export async function rewriteRecord(
@@ -20,33 +63,15 @@ export async function rewriteRecord(
   pick: (record: Record<string, unknown>) => boolean,
   change: (record: Record<string, unknown>) => Record<string, unknown> | Buffer,
 ): Promise<void> {
-  const keys = await unlockVaultKeys(nativeSodium, readFileSync(join(dir, 'coffer.header')), passphrase());
-  const sealer = new RecordSealer(nativeSodium, keys.keyring, keys.vaultId);
-  const db = new Database(join(dir, 'index.sqlite'));
-  try {
-    const rows = db.prepare('SELECT id, key_id, record FROM nodes').all() as {
-      id: Buffer;
-      key_id: number;
-      record: Buffer;
-    }[];
-    const target = rows.find((row) => {
-      const opened = sealer.open({ recordId: row.id, keyId: row.key_id }, row.record);
-      return pick(JSON.parse(opened.toString('utf8')) as Record<string, unknown>);
-    });
+  await withRecords(dir, ({ sealer, db, rows }) => {
+    const parse = (row: OpenedRow): Record<string, unknown> =>
+      JSON.parse(row.plaintext.toString('utf8')) as Record<string, unknown>;
+    const target = rows.find((row) => pick(parse(row)));
     if (!target) throw new Error('rewriteRecord: no record matches');
-    const binding = { recordId: target.id, keyId: target.key_id };
-    const record = JSON.parse(sealer.open(binding, target.record).toString('utf8')) as Record<
-      string,
-      unknown
-    >;
-    const changed = change(record);
+    const changed = change(parse(target));
     const plaintext = Buffer.isBuffer(changed) ? changed : Buffer.from(JSON.stringify(changed), 'utf8');
-    const sealed = sealer.seal(binding, plaintext);
+    const sealed = sealer.seal({ recordId: target.id, keyId: target.key_id }, plaintext);
     db.prepare('UPDATE nodes SET record = ? WHERE id = ?').run(sealed, target.id);
     db.prepare("DELETE FROM meta WHERE key = 'tree_snapshot'").run();
-  } finally {
-    db.close();
-    sealer.wipe();
-    keys.wipe();
-  }
+  });
 }

@@ -1,20 +1,13 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-
-import Database from 'better-sqlite3';
-
 import { deriveSubkey } from '../../src/core/crypto/keys.js';
-import { RecordSealer } from '../../src/core/crypto/record.js';
-import { unlockVaultKeys } from '../../src/core/crypto/vault-header.js';
 import { encodeSnapshot, sealSnapshot } from '../../src/core/vault/snapshot.js';
 import { decodeRecord, type TreeNode } from '../../src/core/vault/tree.js';
 import { nativeSodium } from './backends.js';
-import { passphrase } from './vault.js';
+import { withRecords } from './records.js';
 
 /**
  * Stores a tree snapshot of a closed vault's choosing, sealed under its own keys at the index's current generation,
  * as whoever holds the passphrase could (FORMAT.md section 8.6). `build` gets the tree as its rows say and returns
- * the nodes to seal (through Coffer's own encoder), or edits their encoded plaintext (`edit`), which is then sealed
+ * the nodes to seal (through Coffer's own encoder), or `edit` changes their encoded plaintext, which is then sealed
  * as the format says.
  */
 export async function forgeSnapshot(
@@ -22,25 +15,15 @@ export async function forgeSnapshot(
   build: (nodes: TreeNode[]) => TreeNode[],
   edit?: (plaintext: Buffer) => void,
 ): Promise<void> {
-  const keys = await unlockVaultKeys(nativeSodium, readFileSync(join(dir, 'coffer.header')), passphrase());
-  const sealer = new RecordSealer(nativeSodium, keys.keyring, keys.vaultId);
-  const db = new Database(join(dir, 'index.sqlite'));
-  try {
-    const rows = db.prepare('SELECT id, key_id, record FROM nodes').all() as {
-      id: Buffer;
-      key_id: number;
-      record: Buffer;
-    }[];
+  await withRecords(dir, ({ keys, db, rows }) => {
     const nodes = rows.map((row): TreeNode => {
       const id = row.id.toString('hex');
-      const record = decodeRecord(sealer.open({ recordId: row.id, keyId: row.key_id }, row.record), id);
-      return { ...record, id, keyId: row.key_id };
+      return { ...decodeRecord(row.plaintext, id), id, keyId: row.key_id };
     });
     const stored = db.prepare("SELECT value FROM meta WHERE key = 'generation'").pluck().get() as
       Buffer | undefined;
     const generation = stored?.readBigUInt64LE(0) ?? 0n;
     const built = build(nodes);
-    const snapshotKeys = { sodium: nativeSodium, keyring: keys.keyring, vaultId: keys.vaultId };
     let sealed: Buffer;
     if (edit) {
       const plaintext = encodeSnapshot(built);
@@ -58,12 +41,12 @@ export async function forgeSnapshot(
       sealed = Buffer.concat([prefix, nonce, nativeSodium.aeadEncrypt(plaintext, aad, nonce, subkey.bytes)]);
       subkey.wipe();
     } else {
-      sealed = sealSnapshot(snapshotKeys, built, generation);
+      sealed = sealSnapshot(
+        { sodium: nativeSodium, keyring: keys.keyring, vaultId: keys.vaultId },
+        built,
+        generation,
+      );
     }
     db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('tree_snapshot', ?)").run(sealed);
-  } finally {
-    db.close();
-    sealer.wipe();
-    keys.wipe();
-  }
+  });
 }

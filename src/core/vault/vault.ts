@@ -298,6 +298,7 @@ export class Vault {
     const header = parseVaultHeader(this.#sodium, this.#headerBytes);
     const base = {
       formatVersion: FORMAT_VERSION,
+      format: this.#db.committed ? ('1.1' as const) : ('1.0' as const),
       vaultId: header.vaultId.toString('hex'),
       locked: this.locked,
       readOnly: this.readOnly,
@@ -443,9 +444,10 @@ export class Vault {
       }
       return node;
     });
-    const rows = nodes.map((node) =>
-      session.seal(Buffer.from(node.id, 'hex'), { ...node, parent: destination?.id ?? null }),
-    );
+    const rows = nodes.map((node) => {
+      const id = Buffer.from(node.id, 'hex');
+      return session.seal(id, { ...node, parent: destination?.id ?? null }, session.nextVersion(id));
+    });
     const previous: TreeNode[] = [];
     try {
       for (const row of rows) {
@@ -463,7 +465,8 @@ export class Vault {
   }
 
   #rewrite(session: Session, node: TreeNode, change: { name: string; parent: string | null }): VaultEntry {
-    const row = session.seal(Buffer.from(node.id, 'hex'), { ...node, ...change });
+    const id = Buffer.from(node.id, 'hex');
+    const row = session.seal(id, { ...node, ...change }, session.nextVersion(id));
     session.tree.replace(row.node);
     try {
       this.#db.transaction(() => {

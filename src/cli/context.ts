@@ -2,7 +2,10 @@ import type { Writable } from 'node:stream';
 
 import {
   CancelledError,
+  defaultStateDir,
   loadSodium,
+  rollbackWarning,
+  SeenStates,
   Vault,
   type JobOptions,
   type KdfPreset,
@@ -61,6 +64,8 @@ export class Context {
   #bar: ProgressBar | undefined;
   /** Entries of the vault index that could not be read at unlock (and so are left out of everything). */
   #damagedEntries = 0;
+  /** The vault went backwards since this computer last saw it, or its state could not be checked: exit 1. */
+  #rollbackWarned = false;
 
   constructor(
     io: CliIo,
@@ -177,9 +182,35 @@ export class Context {
             'and are left out. Run "coffer verify" for details.',
         );
       }
+      this.#rememberState(vault, true);
       return await work(vault);
     } finally {
+      if (!vault.locked) this.#rememberState(vault, false);
       vault.close();
+    }
+  }
+
+  /**
+   * Compares the vault's index with the state this computer last saw of it (kept in the state folder, outside the
+   * vault: FORMAT.md section 8.8) and warns when it went backwards, then remembers the state it has now. Warns once:
+   * the next run compares with the state found now. A memory that cannot be read or written is a warning too.
+   */
+  #rememberState(vault: Vault, compare: boolean): void {
+    try {
+      const memory = new SeenStates(defaultStateDir(this.io.env));
+      const now = vault.indexState();
+      const warning = compare ? rollbackWarning(memory.recall(now.vaultId), now) : undefined;
+      if (warning !== undefined) {
+        this.warn(warning);
+        this.#rollbackWarned = true;
+      }
+      memory.remember(now);
+    } catch (error) {
+      this.warn(
+        `Could not check whether this vault was put back to an older copy: ${(error as Error).message}. ` +
+          'Check that the state folder (COFFER_STATE_DIR, or XDG_STATE_HOME) can be written.',
+      );
+      this.#rollbackWarned = true;
     }
   }
 
@@ -198,10 +229,12 @@ export class Context {
 
   /**
    * The exit code of a command that ended with `code`. Damage found (unreadable index entries) is exit 4 even
-   * when everything else worked: a script must not take a vault with damage for a healthy one.
+   * when everything else worked: a script must not take a vault with damage for a healthy one. A vault that went
+   * backwards since it was last seen here (a warning) makes an otherwise successful command exit 1.
    */
   exitCode(code: number): number {
-    return this.#damagedEntries > 0 && (code === EXIT.ok || code === EXIT.failure) ? EXIT.integrity : code;
+    if (this.#damagedEntries > 0 && (code === EXIT.ok || code === EXIT.failure)) return EXIT.integrity;
+    return this.#rollbackWarned && code === EXIT.ok ? EXIT.failure : code;
   }
 
   /**

@@ -45,6 +45,7 @@ import { recoverFromCrash, settleIntents } from './leftovers.js';
 import { reclaimPacks } from './packs.js';
 import { checkRange, plaintextChunks, type ByteRange } from './read.js';
 import { restorePaths } from './restore.js';
+import type { IndexState } from './seen-states.js';
 import { Session } from './session.js';
 import type { TreeNode } from './tree.js';
 import { verifyVault } from './verify.js';
@@ -290,6 +291,21 @@ export class Vault {
     this.#requireOpen();
     if (!this.#session) throw new VaultLockedError();
     return this.#session;
+  }
+
+  /**
+   * Which state of the index this is (its generation and a fingerprint of its sealed commitment), for the rollback
+   * memory kept outside the vault ({@link SeenStates}). Read while open, locked or not; meaningful after an unlock
+   * has checked the commitment.
+   */
+  indexState(): IndexState {
+    this.#requireOpen();
+    const sealed = this.#db.sealedCommitment();
+    return {
+      vaultId: parseVaultHeader(this.#sodium, this.#headerBytes).vaultId.toString('hex'),
+      generation: this.#db.generation().toString(),
+      fingerprint: sealed ? this.#sodium.blake2b(32, sealed).toString('hex') : '',
+    };
   }
 
   /** Format, KDF parameters and, while unlocked, counts and sizes. */

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 
 import { Vault, type Problem } from '../../src/core/index.js';
 import { nativeSodium } from '../helpers/backends.js';
+import { editIndex } from '../helpers/index-format.js';
 import { newVault, passphrase, track, writeTree } from '../helpers/vault.js';
 
 /**
@@ -12,15 +13,6 @@ import { newVault, passphrase, track, writeTree } from '../helpers/vault.js';
  * the passphrase. Format 1.0 let every one of them through unlock and `verify`; format 1.1's record versions and
  * index commitment (FORMAT.md sections 7 and 8.7) catch them.
  */
-
-function editIndex(dir: string, change: (db: Database.Database) => void): void {
-  const db = new Database(join(dir, 'index.sqlite'));
-  try {
-    change(db);
-  } finally {
-    db.close();
-  }
-}
 
 function generationOf(db: Database.Database): bigint {
   const value = db.prepare("SELECT value FROM meta WHERE key = 'generation'").pluck().get() as Buffer;
@@ -63,6 +55,16 @@ function putBackChangedRows(db: Database.Database, before: readonly StoredNode[]
   if (replayed !== 1) throw new Error(`expected one changed row, found ${replayed}`);
 }
 
+/** Renames one file in a closed vault; returns the node rows as they were before. */
+async function renameOneFile(dir: string): Promise<StoredNode[]> {
+  const before = nodeRows(dir);
+  const { vault } = await reopen(dir);
+  const [entry] = vault.listRecursive('/').filter((e) => e.type === 'file');
+  vault.rename(entry?.path ?? '', 'renamed.txt');
+  vault.close();
+  return before;
+}
+
 async function reopen(dir: string): Promise<{ vault: Vault; damaged: readonly Problem[] }> {
   const vault = track(await Vault.open(dir, { sodium: nativeSodium }));
   return { vault, damaged: await vault.unlock(passphrase()) };
@@ -83,11 +85,7 @@ const damageOfIndex = expect.objectContaining({ path: '(index)', code: 'INTEGRIT
 describe('index commitment: attacks on the index rows', () => {
   it('an older record put back with the generation bumped is reported at unlock and by verify', async () => {
     const dir = await twoFiles();
-    const before = nodeRows(dir);
-    const { vault } = await reopen(dir);
-    const [entry] = vault.listRecursive('/').filter((e) => e.type === 'file');
-    vault.rename(entry?.path ?? '', 'renamed.txt');
-    vault.close();
+    const before = await renameOneFile(dir);
     editIndex(dir, (db) => {
       putBackChangedRows(db, before);
       // So that the snapshot, which still shows the rename, is taken for out of date and the rows are read.
@@ -159,11 +157,7 @@ describe('index commitment: attacks on the index rows', () => {
 
   it('a replayed row behind a current snapshot is shown as the snapshot has it, and found by verify', async () => {
     const dir = await twoFiles();
-    const before = nodeRows(dir);
-    const { vault } = await reopen(dir);
-    const [entry] = vault.listRecursive('/').filter((e) => e.type === 'file');
-    vault.rename(entry?.path ?? '', 'renamed.txt');
-    vault.close();
+    const before = await renameOneFile(dir);
     const { vault: fresh } = await reopen(dir);
     fresh.close(); // stores a snapshot at the current generation
     editIndex(dir, (db) => {
@@ -179,11 +173,7 @@ describe('index commitment: attacks on the index rows', () => {
 
   it('a replayed row with the snapshot removed is reported at unlock and by verify', async () => {
     const dir = await twoFiles();
-    const before = nodeRows(dir);
-    const { vault } = await reopen(dir);
-    const [entry] = vault.listRecursive('/').filter((e) => e.type === 'file');
-    vault.rename(entry?.path ?? '', 'renamed.txt');
-    vault.close();
+    const before = await renameOneFile(dir);
     editIndex(dir, (db) => {
       putBackChangedRows(db, before);
       db.exec("DELETE FROM meta WHERE key = 'tree_snapshot'");

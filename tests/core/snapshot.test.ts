@@ -5,18 +5,8 @@ import { describe, expect, it } from 'vitest';
 
 import { Vault, type VaultEntry } from '../../src/core/index.js';
 import { nativeSodium } from '../helpers/backends.js';
-import { editIndexAsWriter } from '../helpers/index-format.js';
+import { editIndex, editIndexAsWriter } from '../helpers/index-format.js';
 import { collect, newVault, passphrase, track, writeTree } from '../helpers/vault.js';
-
-/** Runs `change` on the closed vault's index with plain SQLite, as a modifier (or a crashed writer) would. */
-function editIndex(dir: string, change: (db: Database.Database) => void): void {
-  const db = new Database(join(dir, 'index.sqlite'));
-  try {
-    change(db);
-  } finally {
-    db.close();
-  }
-}
 
 function meta(db: Database.Database, key: string): Buffer | undefined {
   return (db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value: Buffer } | undefined)

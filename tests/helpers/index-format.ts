@@ -15,18 +15,23 @@ async function keysOf(dir: string): Promise<UnlockedKeys> {
   return unlockVaultKeys(nativeSodium, readFileSync(join(dir, 'coffer.header')), passphrase());
 }
 
+/** Runs `change` on a closed vault's index with plain SQLite, as a modifier (or a crashed writer) would. */
+export function editIndex(dir: string, change: (db: Database.Database) => void): void {
+  const db = new Database(join(dir, 'index.sqlite'));
+  try {
+    change(db);
+  } finally {
+    db.close();
+  }
+}
+
 /**
  * Edits a closed vault's index by hand and then seals the index commitment over the result, as a writer with the
  * passphrase would: for tests that need an index state Coffer's own operations do not make (a compaction that
  * failed, say), without that state counting as tampering.
  */
 export async function editIndexAsWriter(dir: string, edit: (db: Database.Database) => void): Promise<void> {
-  const raw = new Database(join(dir, 'index.sqlite'));
-  try {
-    edit(raw);
-  } finally {
-    raw.close();
-  }
+  editIndex(dir, edit);
   const keys = await keysOf(dir);
   const db = IndexDb.open(join(dir, 'index.sqlite'), {
     readOnly: false,

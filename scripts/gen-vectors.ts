@@ -21,6 +21,13 @@ import {
 } from '../src/core/crypto/content.js';
 import { KDF_PRESETS } from '../src/core/crypto/kdf.js';
 import { deriveSubkey, Keyring, SecretKey } from '../src/core/crypto/keys.js';
+import {
+  addInto,
+  encodeRow,
+  IndexCommitter,
+  ROW_TABLE,
+  type SqlValue,
+} from '../src/core/crypto/index-commitment.js';
 import { RecordSealer } from '../src/core/crypto/record.js';
 import { loadNativeSodium, type SodiumBackend } from '../src/core/crypto/sodium.js';
 import { addPassphraseSlot, createVaultKeys, parseVaultHeader } from '../src/core/crypto/vault-header.js';
@@ -28,8 +35,11 @@ import { CofferError, IntegrityError } from '../src/core/errors.js';
 import { openSnapshot, sealSnapshot, type SnapshotKeys } from '../src/core/vault/snapshot.js';
 import type { TreeNode } from '../src/core/vault/tree.js';
 import type {
+  CommitmentRow,
   ContentVector,
   Expectation,
+  IndexCommitmentVector,
+  VectorValue,
   HeaderVector,
   RecordVector,
   SnapshotEntry,
@@ -82,7 +92,7 @@ function write(kind: string, vector: { name: string }): void {
   writeFileSync(join(VECTOR_ROOT, kind, `${vector.name}.json`), `${JSON.stringify(vector, null, 2)}\n`);
 }
 
-for (const kind of ['content', 'header', 'record', 'snapshot']) {
+for (const kind of ['content', 'header', 'record', 'snapshot', 'index-commitment']) {
   rmSync(join(VECTOR_ROOT, kind), { recursive: true, force: true });
   mkdirSync(join(VECTOR_ROOT, kind), { recursive: true });
 }
@@ -333,12 +343,12 @@ function recordVector(
   name: string,
   description: string,
   sealed: Buffer,
-  open: { vaultId?: Buffer; recordId?: Buffer; keyId?: number } = {},
+  open: { vaultId?: Buffer; recordId?: Buffer; keyId?: number; version?: bigint } = {},
 ): void {
   const keyring = new Keyring();
   keyring.add(keyId, dek());
   const sealer = new RecordSealer(sodium, keyring, open.vaultId ?? vaultId);
-  const bind = { recordId: open.recordId ?? recordId, keyId: open.keyId ?? keyId };
+  const bind = { recordId: open.recordId ?? recordId, keyId: open.keyId ?? keyId, version: open.version };
   let plaintext: Buffer | undefined;
   let error: unknown;
   try {
@@ -354,6 +364,7 @@ function recordVector(
     keyId: bind.keyId,
     vaultId: hex(open.vaultId ?? vaultId),
     recordId: hex(bind.recordId),
+    ...(bind.version === undefined ? {} : { version: bind.version.toString() }),
     sealed: hex(sealed),
     ...(plaintext ? { plaintext: hex(plaintext) } : {}),
   };
@@ -557,9 +568,10 @@ function entriesOf(nodes: readonly TreeNode[]): SnapshotEntry[] {
 
 function snapshotVector(name: string, description: string, stored: Buffer, forVault = vaultId): void {
   let nodes: TreeNode[] | undefined;
+  let sum: Buffer | undefined;
   let error: unknown;
   try {
-    nodes = openSnapshot(snapshotKeys(forVault), stored);
+    ({ nodes, sum } = openSnapshot(snapshotKeys(forVault), stored));
   } catch (caught) {
     error = caught;
   }
@@ -572,6 +584,7 @@ function snapshotVector(name: string, description: string, stored: Buffer, forVa
     vaultId: hex(forVault),
     stored: hex(stored),
     ...(nodes ? { entries: entriesOf(nodes) } : {}),
+    ...(sum ? { sum: hex(sum) } : {}),
   };
   write('snapshot', vector);
 }
@@ -637,4 +650,141 @@ function snapshotVector(name: string, description: string, stored: Buffer, forVa
     Buffer.concat([prefix, nonce, sodium.aeadEncrypt(plaintext, aad, nonce, subkey.bytes)]),
   );
   subkey.wipe();
+}
+
+// ---------------------------------------------------------------- format 1.1
+// Its own seeded stream, so the vectors above keep their bytes whatever is added here.
+{
+  const sodium11 = seeded(native, 'coffer 1.1 test vectors');
+  const keyring = new Keyring();
+  keyring.add(keyId, dek());
+
+  // Records bound to their row's version (FORMAT.md 7).
+  const sealer = new RecordSealer(sodium11, keyring, vaultId);
+  const json = Buffer.from(
+    JSON.stringify({ t: 'f', n: 'plan.txt', p: '', s: 5, m: 1767225600000, c: hex(fileId) }),
+  );
+  const v3 = sealer.seal({ recordId, keyId, version: 3n }, json);
+  recordVector('v1.1-success', 'a format 1.1 record sealed for this row at version 3', v3, { version: 3n });
+  recordVector(
+    'v1.1-older-version',
+    'a record sealed at version 2, read where the row is at version 3',
+    sealer.seal({ recordId, keyId, version: 2n }, json),
+    { version: 3n },
+  );
+  recordVector('v1.1-read-as-1.0', 'a format 1.1 record read with the format 1.0 AAD', v3);
+  recordVector(
+    'v1.0-read-as-1.1',
+    'a format 1.0 record read as format 1.1 at version 1',
+    sealer.seal({ recordId, keyId }, json),
+    { version: 1n },
+  );
+  sealer.wipe();
+
+  // The index commitment (FORMAT.md 8.7).
+  const committer = new IndexCommitter(sodium11, keyring, vaultId, keyId);
+  const schema = Buffer.alloc(4);
+  schema.writeUInt32LE(4);
+  const rows: [number, SqlValue[]][] = [
+    [ROW_TABLE.nodes, [recordId, BigInt(keyId), pattern(72), 3n]],
+    [ROW_TABLE.contents, [fileId, recordId, null, pattern(16, 5), 0n, 4242n]],
+    [
+      ROW_TABLE.contents,
+      [otherFileId, Buffer.from('d0d1d2d3d4d5d6d7d8d9dadbdcdddedf', 'hex'), null, null, null, null],
+    ],
+    [ROW_TABLE.meta, ['vault_id', vaultId]],
+    [ROW_TABLE.meta, ['index_schema', schema]],
+  ];
+  const asVector = (value: SqlValue): VectorValue =>
+    value === null
+      ? { null: true }
+      : typeof value === 'bigint'
+        ? { integer: value.toString() }
+        : typeof value === 'number'
+          ? { real: value }
+          : typeof value === 'string'
+            ? { text: value }
+            : { blob: hex(value) };
+  const sum = Buffer.alloc(32);
+  const described = rows.map(([table, values]): CommitmentRow => {
+    const hash = committer.hashRow(table, values);
+    addInto(sum, hash);
+    return { table, values: values.map(asVector), encoded: hex(encodeRow(table, values)), hash: hex(hash) };
+  });
+  const generation = 5n;
+  const stored = committer.seal(sum, generation);
+  const commitmentVector = (
+    name: string,
+    description: string,
+    sealed: Buffer,
+    at = generation,
+    forVault = vaultId,
+  ): void => {
+    let opened: Buffer | undefined;
+    let error: unknown;
+    try {
+      const reader = new IndexCommitter(
+        sodium11,
+        keyring,
+        forVault,
+        sealed.length >= 4 ? sealed.readUInt32LE(0) : keyId,
+      );
+      opened = reader.open(sealed, at);
+    } catch (caught) {
+      error = caught;
+    }
+    const vector: IndexCommitmentVector = {
+      name,
+      description,
+      ...outcomeOf(error),
+      dek: hex(dekBytes),
+      keyId,
+      vaultId: hex(forVault),
+      generation: at.toString(),
+      stored: hex(sealed),
+      ...(opened ? { rows: described, sum: hex(opened) } : {}),
+    };
+    write('index-commitment', vector);
+  };
+  commitmentVector(
+    'success',
+    'a node row, two contents rows (in a pack, in a blob file) and two meta rows, at generation 5',
+    stored,
+  );
+  commitmentVector('other-generation', 'sealed at generation 5, read where meta.generation is 6', stored, 6n);
+  const regenerated = Buffer.from(stored);
+  regenerated.writeBigUInt64LE(6n, 4);
+  commitmentVector(
+    'generation-edited',
+    'the stored generation changed from 5 to 6 (bound by the AAD), read at 6',
+    regenerated,
+    6n,
+  );
+  commitmentVector('byte-flipped', 'one ciphertext byte flipped', flip(stored, 50));
+  commitmentVector(
+    'from-other-vault',
+    'the commitment read in another vault',
+    stored,
+    generation,
+    otherVaultId,
+  );
+  const rekeyed = Buffer.from(stored);
+  rekeyed.writeUInt32LE(9, 0);
+  commitmentVector('unknown-key-id', 'names a key id the vault does not have', rekeyed);
+  commitmentVector('truncated', 'shorter than 84 bytes', stored.subarray(0, 40));
+
+  // A format 1.1 snapshot carries the commitment's sum (FORMAT.md 8.6).
+  const keys: SnapshotKeys = { sodium: sodium11, keyring, vaultId };
+  const folder = 'd0d1d2d3d4d5d6d7d8d9dadbdcdddedf';
+  snapshotVector(
+    'v1.1-success',
+    'format 1.1 (plaintext version 2): a folder with the sum of the commitment above, at generation 5',
+    sealSnapshot(
+      keys,
+      [{ type: 'folder', name: 'Docs', parent: null, size: 0, mtime: 1767225600000, id: folder, keyId }],
+      generation,
+      sum,
+    ),
+  );
+  committer.wipe();
 }

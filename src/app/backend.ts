@@ -8,6 +8,7 @@ import { loadSodium, type SodiumBackend } from '../core/crypto/sodium.js';
 import { checkName } from '../core/names.js';
 import { HEADER_FILE } from '../core/vault/layout.js';
 import { removeStaleRestoreTemps } from '../core/vault/restore-record.js';
+import { rollbackWarning, SeenStates } from '../core/vault/seen-states.js';
 import { Vault } from '../core/vault/vault.js';
 import {
   isChannel,
@@ -99,6 +100,16 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
   // found and removed now, before any restore of this back end can start (and by each restore after).
   const restoreStateDir = join(options.dataDir, 'state');
   removeStaleRestoreTemps(restoreStateDir);
+  // The last state of each vault's index seen here, to warn when a vault went backwards (FORMAT.md section 8.8).
+  const seen = new SeenStates(restoreStateDir);
+  /** Remembers the vault's state; the memory is best effort, and a failure to write it is only logged. */
+  const rememberState = (vault: Vault): void => {
+    try {
+      seen.remember(vault.indexState());
+    } catch (error) {
+      console.warn(`coffer: could not remember the vault's state: ${(error as Error).message}`);
+    }
+  };
   let sodium: SodiumBackend | undefined = options.sodium;
   const getSodium = async (): Promise<SodiumBackend> => (sodium ??= await loadSodium());
   const listeners = new Set<EventListener>();
@@ -161,6 +172,7 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
 
   const lock = async (entry: OpenVault, reason: LockReason): Promise<void> => {
     const wasUnlocked = !entry.vault.locked;
+    if (wasUnlocked) rememberState(entry.vault);
     handles.forgetVault(entry.vaultId);
     const stopped = jobs.stop(entry.vaultId);
     entry.vault.lock();
@@ -170,6 +182,7 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
   };
 
   const close = async (entry: OpenVault): Promise<void> => {
+    if (!entry.vault.locked) rememberState(entry.vault);
     open.delete(entry.vaultId);
     handles.forgetVault(entry.vaultId);
     const stopped = jobs.stop(entry.vaultId);
@@ -284,7 +297,16 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
     'vault.unlock': async (request) => {
       const { vault } = openVault(request.vaultId);
       const problems = await withPassphrase(request.passphrase, (passphrase) => vault.unlock(passphrase));
-      return { problems };
+      const now = vault.indexState();
+      let rollback: string | null;
+      try {
+        rollback = rollbackWarning(seen.recall(now.vaultId), now) ?? null;
+      } catch (error) {
+        rollback = `Could not check whether this vault was put back to an older copy: ${(error as Error).message}`;
+      }
+      // Shown once: from here on the state found now is what the next unlock compares with.
+      rememberState(vault);
+      return { problems, rollbackWarning: rollback };
     },
     'vault.lock': async (request) => {
       await lock(openVault(request.vaultId), 'user');

@@ -2,7 +2,10 @@ import type { Writable } from 'node:stream';
 
 import {
   CancelledError,
+  defaultStateDir,
   loadSodium,
+  rollbackWarning,
+  SeenStates,
   Vault,
   type JobOptions,
   type KdfPreset,
@@ -181,9 +184,35 @@ export class Context {
             'and are left out. Run "coffer verify" for details.',
         );
       }
+      this.#rememberState(vault, true);
       return await work(vault);
     } finally {
+      if (!vault.locked) this.#rememberState(vault, false);
       vault.close();
+    }
+  }
+
+  /**
+   * Compares the vault's index with the state this computer last saw of it (kept in the state folder, outside the
+   * vault: FORMAT.md section 8.8) and warns when it went backwards, then remembers the state it has now. Warns once:
+   * the next run compares with the state found now. A memory that cannot be read or written is a warning too.
+   */
+  #rememberState(vault: Vault, compare: boolean): void {
+    try {
+      const memory = new SeenStates(defaultStateDir(this.io.env));
+      const now = vault.indexState();
+      const warning = compare ? rollbackWarning(memory.recall(now.vaultId), now) : undefined;
+      if (warning !== undefined) {
+        this.warn(warning);
+        this.#openedWithWarnings = true;
+      }
+      memory.remember(now);
+    } catch (error) {
+      this.warn(
+        `Could not check whether this vault was put back to an older copy: ${(error as Error).message}. ` +
+          'Check that the state folder (COFFER_STATE_DIR, or XDG_STATE_HOME) can be written.',
+      );
+      this.#openedWithWarnings = true;
     }
   }
 
@@ -203,7 +232,8 @@ export class Context {
   /**
    * The exit code of a command that ended with `code`. Damage found (unreadable index entries) is exit 4 even
    * when everything else worked: a script must not take a vault with damage for a healthy one. A vault opened with
-   * a warning makes a success exit 1 (done with warnings).
+   * a warning (read from a rolled-back copy of its index, or gone back to an older copy since this computer last
+   * saw it) makes a success exit 1 (done with warnings).
    */
   exitCode(code: number): number {
     if (this.#damagedEntries > 0 && (code === EXIT.ok || code === EXIT.failure)) return EXIT.integrity;

@@ -10,3 +10,4 @@ export { startWorkers } from './workers.js';
 export { configureHostRuntime, hostRuntime, type HostRuntime } from './host-runtime.js';
 export { SMALL_FILE_LIMIT } from './vault/layout.js';
 export { defaultStateDir, removeStaleRestoreTemps } from './vault/restore-record.js';
+export { rollbackWarning, SeenStates, type IndexState } from './vault/seen-states.js';

@@ -107,7 +107,13 @@ export interface VerifyReport {
 }
 
 export interface VaultInfo {
+  /** The vault header's version (FORMAT.md section 4): 1 for formats 1.0 and 1.1. */
   readonly formatVersion: number;
+  /**
+   * The vault format (FORMAT.md section 1, "Versioning"): "1.1" with versioned records and an index commitment,
+   * "1.0" for an older vault not yet upgraded (it is upgraded at the first writable unlock).
+   */
+  readonly format: '1.0' | '1.1';
   readonly vaultId: string;
   readonly locked: boolean;
   readonly readOnly: boolean;

@@ -286,8 +286,12 @@ export interface Responses {
   'dialog.pickFiles': PickedHandle | null;
   'vault.create': VaultSummary;
   'vault.open': VaultSummary;
-  /** Index rows that could not be decrypted (empty for a healthy vault). */
-  'vault.unlock': { readonly problems: readonly Problem[] };
+  /**
+   * Index rows that could not be decrypted, and damage of the index as a whole (empty for a healthy vault); and a
+   * warning for the user to acknowledge when the vault went backwards since this computer last saw it (a whole
+   * folder put back from an older copy, or another copy changed separately), else null.
+   */
+  'vault.unlock': { readonly problems: readonly Problem[]; readonly rollbackWarning: string | null };
   'vault.lock': null;
   'vault.close': null;
   'vault.info': VaultSummary & { readonly info: VaultInfo };

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -114,6 +114,32 @@ describe('requests of the wrong shape', () => {
 });
 
 describe('vaults', () => {
+  it('warns at unlock when the vault folder was put back to an older copy since this computer saw it', async () => {
+    const app = await newApp();
+    const { vaultId, parent } = await newVaultIn(app);
+    await app.call('entries.mkdir', { vaultId, path: '/first' });
+    await app.call('vault.lock', { vaultId });
+    cpSync(join(parent, 'vault'), join(parent, 'older'), { recursive: true });
+    await app.call('vault.unlock', { vaultId, passphrase: PASSPHRASE });
+    await app.call('entries.mkdir', { vaultId, path: '/second' });
+    await app.call('vault.close', { vaultId });
+
+    rmSync(join(parent, 'vault'), { recursive: true });
+    cpSync(join(parent, 'older'), join(parent, 'vault'), { recursive: true });
+    app.dialogs.folders.push(join(parent, 'vault'));
+    const picked = await app.call('dialog.pickFolder', { purpose: 'open-vault' });
+    const reopened = await app.call('vault.open', { folder: picked?.handle ?? '' });
+    const unlocked = await app.call('vault.unlock', { vaultId: reopened.vaultId, passphrase: PASSPHRASE });
+    expect(unlocked.problems).toEqual([]);
+    expect(unlocked.rollbackWarning).toMatch(/older than when this computer last opened it/);
+    await app.call('vault.lock', { vaultId: reopened.vaultId });
+    // Shown once: the state found is what the next unlock compares with.
+    expect(await app.call('vault.unlock', { vaultId: reopened.vaultId, passphrase: PASSPHRASE })).toEqual({
+      problems: [],
+      rollbackWarning: null,
+    });
+  });
+
   it('creates, locks, refuses a wrong passphrase, unlocks, closes, and tells the window', async () => {
     const app = await newApp();
     const { vaultId, parent } = await newVaultIn(app);
@@ -125,7 +151,10 @@ describe('vaults', () => {
     expect(app.events).toContainEqual({ event: 'locked', payload: { vaultId, reason: 'user' } });
     expect(codeOf(await app.raw('entries.list', { vaultId, path: '/' }))).toBe('VAULT_LOCKED');
     expect(codeOf(await app.raw('vault.unlock', { vaultId, passphrase: 'wrong' }))).toBe('WRONG_PASSPHRASE');
-    expect(await app.call('vault.unlock', { vaultId, passphrase: PASSPHRASE })).toEqual({ problems: [] });
+    expect(await app.call('vault.unlock', { vaultId, passphrase: PASSPHRASE })).toEqual({
+      problems: [],
+      rollbackWarning: null,
+    });
     expect(await app.call('entries.list', { vaultId, path: '/' })).toEqual([]);
     expect((await app.call('vault.listOpen', {})).map((vault) => vault.vaultId)).toEqual([vaultId]);
     await app.call('vault.close', { vaultId });

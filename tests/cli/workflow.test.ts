@@ -196,6 +196,7 @@ describe('coffer workflow', () => {
     const info = JSON.parse(result.stdout) as Record<string, unknown>;
     expect(info).toMatchObject({
       formatVersion: 1,
+      format: '1.1',
       locked: false,
       readOnly: false,
       kdf: [{ opslimit: 2, memlimitKiB: 64 * 1024 }],

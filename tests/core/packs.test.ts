@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it, vi } from 'vitest';
 
+import { editIndexAsWriter, toFormat10 } from '../helpers/index-format.js';
 import { CryptoPool } from '../../src/core/crypto/pool.js';
 import { SMALL_FILE_LIMIT, UnsupportedFormatError, Vault } from '../../src/core/index.js';
 import { INDEX_SCHEMA_VERSION } from '../../src/core/vault/index-db.js';
@@ -234,11 +235,11 @@ describe('small files in packs', () => {
     await vault.add([join(root, 'src')]);
     vault.close();
     // As if the compaction after a delete had failed: the rows are gone, the pack is as it was.
-    const db = new Database(join(dir, 'index.sqlite'));
-    db.exec("DELETE FROM meta WHERE key = 'tree_snapshot'");
-    const doomed = db.prepare('SELECT node_id FROM contents ORDER BY pack_offset LIMIT 7').pluck().all();
-    for (const id of doomed) db.prepare('DELETE FROM nodes WHERE id = ?').run(id);
-    db.close();
+    await editIndexAsWriter(dir, (db) => {
+      db.exec("DELETE FROM meta WHERE key = 'tree_snapshot'");
+      const doomed = db.prepare('SELECT node_id FROM contents ORDER BY pack_offset LIMIT 7').pluck().all();
+      for (const id of doomed) db.prepare('DELETE FROM nodes WHERE id = ?').run(id);
+    });
     const [before] = packNames(dir);
     const sizeBefore = statSync(join(dir, 'packs', before ?? '')).size;
 
@@ -335,6 +336,7 @@ describe('index schema', () => {
     await writeTree(join(root, 'medium'), { 'medium.bin': files['d1/medium.bin'] });
     await vault.add([join(root, 'medium', 'medium.bin')], '/src/d1');
     vault.close();
+    await toFormat10(dir);
     toSchema1(dir);
 
     const readOnly = await reopen(dir, true);

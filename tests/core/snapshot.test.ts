@@ -5,17 +5,8 @@ import { describe, expect, it } from 'vitest';
 
 import { Vault, type VaultEntry } from '../../src/core/index.js';
 import { nativeSodium } from '../helpers/backends.js';
+import { editIndex, editIndexAsWriter } from '../helpers/index-format.js';
 import { collect, newVault, passphrase, track, writeTree } from '../helpers/vault.js';
-
-/** Runs `change` on the closed vault's index with plain SQLite, as a modifier (or a crashed writer) would. */
-function editIndex(dir: string, change: (db: Database.Database) => void): void {
-  const db = new Database(join(dir, 'index.sqlite'));
-  try {
-    change(db);
-  } finally {
-    db.close();
-  }
-}
 
 function meta(db: Database.Database, key: string): Buffer | undefined {
   return (db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value: Buffer } | undefined)
@@ -39,6 +30,20 @@ function damageOneRow(db: Database.Database): string {
   db.prepare('UPDATE nodes SET record = ? WHERE id = ?').run(record, row.id);
   return `(index row ${row.id.toString('hex')})`;
 }
+
+/** Unlock's and verify's report of rows that do not add up to the index commitment. */
+const indexMismatch = expect.objectContaining({
+  path: '(index)',
+  code: 'INTEGRITY',
+  message: expect.stringMatching(/rows do not match its sealed commitment/) as unknown,
+}) as unknown;
+
+/** Their report of a commitment sealed at another generation than the index's. */
+const staleCommitment = expect.objectContaining({
+  path: '(index)',
+  code: 'INTEGRITY',
+  message: expect.stringMatching(/sealed at generation \d+ while the index says \d+/) as unknown,
+}) as unknown;
 
 async function reopen(dir: string, options: { readOnly?: boolean } = {}): Promise<Vault> {
   return track(await Vault.open(dir, { sodium: nativeSodium, ...options }));
@@ -90,13 +95,10 @@ describe('tree snapshot', () => {
   it('is not used once the index has changed since it was written', async () => {
     const { dir } = await populatedVault();
     let damagedRow = '';
-    editIndex(dir, (db) => {
+    // What a writer that committed a change and then crashed, before locking, leaves behind: a newer generation
+    // (and commitment) than the snapshot's. The damaged row is then read, and reported.
+    await editIndexAsWriter(dir, (db) => {
       damagedRow = damageOneRow(db);
-      // What a writer that committed a change and then crashed, before locking, leaves behind.
-      const generation = meta(db, 'generation') ?? Buffer.alloc(8);
-      const next = Buffer.alloc(8);
-      next.writeBigUInt64LE(generation.readBigUInt64LE(0) + 1n);
-      setMeta(db, 'generation', next);
     });
     const vault = await reopen(dir);
     expect(await vault.unlock(passphrase())).toEqual([
@@ -104,7 +106,7 @@ describe('tree snapshot', () => {
     ]);
   });
 
-  it('is not used when the index has a different number of rows', async () => {
+  it('is not used when the index has a different number of rows, whose removal unlock reports', async () => {
     const { dir, before } = await populatedVault();
     editIndex(dir, (db) => {
       db.pragma('foreign_keys = ON');
@@ -112,7 +114,7 @@ describe('tree snapshot', () => {
       db.prepare('DELETE FROM nodes WHERE id = ?').run(row.node_id);
     });
     const vault = await reopen(dir);
-    expect(await vault.unlock(passphrase())).toEqual([]);
+    expect(await vault.unlock(passphrase())).toEqual([indexMismatch]);
     expect(vault.listRecursive('/')).toHaveLength(before.length - 1);
   });
 
@@ -143,7 +145,7 @@ describe('tree snapshot', () => {
     expect(await again.verify()).toMatchObject({ ok: true, problems: [] });
   });
 
-  it('an older snapshot put back with its generation shows the older tree only until verify', async () => {
+  it('an older snapshot put back with its generation is refused at unlock (format 1.1)', async () => {
     const { dir } = await populatedVault();
     let oldPair: [Buffer, Buffer] | undefined;
     editIndex(dir, (db) => {
@@ -162,21 +164,15 @@ describe('tree snapshot', () => {
     });
 
     const rolledBack = await reopen(dir);
-    await rolledBack.unlock(passphrase());
-    expect(rolledBack.list('/notes').map((entry) => entry.name)).toEqual(['renamed.txt']);
-    const report = await rolledBack.verify();
-    expect(report.problems).toEqual([
-      expect.objectContaining({
-        code: 'INTEGRITY',
-        message: expect.stringMatching(/cached tree/) as unknown,
-      }),
-    ]);
-    // verify rebuilt the tree from the rows, which hold the rename.
+    // The commitment was sealed at the newer generation: the pair no longer matches it, and the rows are read.
+    expect(await rolledBack.unlock(passphrase())).toEqual([staleCommitment]);
     expect(rolledBack.list('/notes').map((entry) => entry.name)).toEqual(['newer.txt']);
+    expect((await rolledBack.verify()).problems).toEqual([staleCommitment]);
+    expect(await rolledBack.verify({ repair: true })).toMatchObject({ problems: [staleCommitment] });
     rolledBack.close();
 
     const healed = await reopen(dir);
-    await healed.unlock(passphrase());
+    expect(await healed.unlock(passphrase())).toEqual([]);
     expect(healed.list('/notes').map((entry) => entry.name)).toEqual(['newer.txt']);
     expect((await healed.verify()).ok).toBe(true);
   });

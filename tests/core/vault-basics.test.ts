@@ -342,8 +342,15 @@ describe('damaged index rows', () => {
     // ... but verify decrypts every row, finds the damage, and drops the snapshot that hid it.
     const report = await first.verify({ readData: true });
     expect(report).toMatchObject({ ok: false, filesChecked: 1 });
+    // The edit also no longer adds up to the index commitment (format 1.1).
+    const indexProblem: unknown = expect.objectContaining({
+      code: 'INTEGRITY',
+      path: '(index)',
+      message: expect.stringMatching(/do not match its sealed commitment/) as unknown,
+    });
     expect(report.problems).toEqual([
       rowProblem,
+      indexProblem,
       expect.objectContaining({
         code: 'INTEGRITY',
         message: expect.stringMatching(/cached tree/) as unknown,
@@ -353,7 +360,7 @@ describe('damaged index rows', () => {
 
     const reopened = track(await Vault.open(dir, { sodium: nativeSodium }));
     const damaged = await reopened.unlock(passphrase());
-    expect(damaged).toEqual([rowProblem]);
+    expect(damaged).toEqual([rowProblem, indexProblem]);
     const listed = reopened.listRecursive('/').map((e) => e.path);
     expect(listed).toHaveLength(1);
     expect(['/keep.txt', '/other.txt']).toContain(listed[0]);
@@ -377,9 +384,14 @@ describe('damaged index rows', () => {
     db.close();
     const reopened = track(await Vault.open(dir, { sodium: nativeSodium }));
     const damaged = await reopened.unlock(passphrase());
-    expect(damaged).toHaveLength(1);
+    expect(damaged).toHaveLength(2);
     expect(damaged[0]?.code).toBe('INTEGRITY');
     expect(damaged[0]?.message).toMatch(/no valid parent/);
+    // Format 1.1: the deleted row is also missing from the rows the index commitment covers.
+    expect(damaged[1]).toMatchObject({
+      path: '(index)',
+      message: expect.stringMatching(/commitment/) as unknown,
+    });
     expect(reopened.listRecursive('/').map((e) => e.path)).toEqual(['/top.txt']);
   });
 });

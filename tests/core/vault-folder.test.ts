@@ -8,9 +8,9 @@ import { existsSync, readdirSync } from 'node:fs';
 import { cp, lstat, mkdir, readFile, readlink, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 
+import { editIndexAsWriter } from '../helpers/index-format.js';
 import { IntegrityError, Vault } from '../../src/core/index.js';
 import { nativeSodium } from '../helpers/backends.js';
 import { collect, newVault, passphrase, track, writeTree } from '../helpers/vault.js';
@@ -80,14 +80,16 @@ describe('ids read from the index', () => {
     const victimBytes = randomBytes(64 * KiB);
     await mkdir(join(root, 'victim'));
     await writeFile(victimPath, victimBytes);
-    const db = new Database(join(dir, 'index.sqlite'));
-    // The row of a.txt: its pack holds only it (b.txt was added later, into a pack of its own).
-    const changed = db
-      .prepare(
-        "UPDATE contents SET pack_id = '../../victim/abc' WHERE pack_id = (SELECT pack_id FROM contents WHERE pack_id IS NOT NULL ORDER BY rowid LIMIT 1)",
-      )
-      .run().changes;
-    db.close();
+    // Sealed into the index commitment as if a writer had stored it, so that only the row's own checks can catch it.
+    let changed = 0;
+    await editIndexAsWriter(dir, (db) => {
+      // The row of a.txt: its pack holds only it (b.txt was added later, into a pack of its own).
+      changed = db
+        .prepare(
+          "UPDATE contents SET pack_id = '../../victim/abc' WHERE pack_id = (SELECT pack_id FROM contents WHERE pack_id IS NOT NULL ORDER BY rowid LIMIT 1)",
+        )
+        .run().changes;
+    });
     expect(changed).toBe(1);
 
     const vault = await unlocked(dir);
@@ -120,15 +122,15 @@ describe('ids read from the index', () => {
     await writeTree(join(root, 'src'), files);
     await vault.add([join(root, 'src')], '/');
     vault.close();
-    const editRow = (offset: unknown): void => {
-      const db = new Database(join(dir, 'index.sqlite'));
-      db.prepare('UPDATE contents SET pack_offset = ? WHERE pack_offset = 0 OR pack_offset = ?').run(
-        offset,
-        'x',
-      );
-      db.close();
-    };
-    editRow('x');
+    // Sealed into the index commitment as if a writer had stored it, so that only the row's own checks can catch it.
+    const editRow = (offset: unknown): Promise<void> =>
+      editIndexAsWriter(dir, (db) => {
+        db.prepare('UPDATE contents SET pack_offset = ? WHERE pack_offset = 0 OR pack_offset = ?').run(
+          offset,
+          'x',
+        );
+      });
+    await editRow('x');
     let reopened = await unlocked(dir);
     const [damaged] = (await reopened.verify()).problems.map(({ path }) => path);
     expect(damaged).toMatch(/^\/src\/[acd]\.bin$/);
@@ -140,7 +142,7 @@ describe('ids read from the index', () => {
     );
     reopened.close();
     // So repairing the row brings the file back.
-    editRow(0);
+    await editRow(0);
     reopened = await unlocked(dir);
     expect(
       (await collect(reopened.read(damaged ?? ''))).equals(files[damaged?.slice(5) ?? ''] ?? Buffer.alloc(0)),
@@ -149,17 +151,18 @@ describe('ids read from the index', () => {
   });
   it('a node row whose id is 16-character TEXT is reported as damaged; the rest of the vault unlocks and works', async () => {
     const { dir } = await vaultWithFiles();
-    const db = new Database(join(dir, 'index.sqlite'));
-    const [keyId, record] = db.prepare('SELECT key_id, record FROM nodes LIMIT 1').raw().get() as [
-      number,
-      Buffer,
-    ];
-    db.prepare('INSERT INTO nodes (id, key_id, record) VALUES (?, ?, ?)').run(
-      '0123456789abcdef',
-      keyId,
-      record,
-    );
-    db.close();
+    // Sealed into the index commitment as if a writer had stored it, so that only the row's own checks can catch it.
+    await editIndexAsWriter(dir, (db) => {
+      const [keyId, record] = db.prepare('SELECT key_id, record FROM nodes LIMIT 1').raw().get() as [
+        number,
+        Buffer,
+      ];
+      db.prepare('INSERT INTO nodes (id, key_id, record) VALUES (?, ?, ?)').run(
+        '0123456789abcdef',
+        keyId,
+        record,
+      );
+    });
     const vault = await openVault(dir);
     const damaged = await vault.unlock(passphrase());
     expect(damaged.map(({ path, code }) => ({ path, code }))).toEqual([

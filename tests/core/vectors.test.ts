@@ -4,6 +4,13 @@ import { describe, expect, it } from 'vitest';
 
 import { ContentDecryptor, ContentEncryptor, parseBlobHeader } from '../../src/core/crypto/content.js';
 import { Keyring, SecretKey } from '../../src/core/crypto/keys.js';
+import {
+  addInto,
+  commitmentKeyId,
+  encodeRow,
+  IndexCommitter,
+  type SqlValue,
+} from '../../src/core/crypto/index-commitment.js';
 import { RecordSealer } from '../../src/core/crypto/record.js';
 import type { SodiumBackend } from '../../src/core/crypto/sodium.js';
 import { unlockVaultKeys } from '../../src/core/crypto/vault-header.js';
@@ -17,7 +24,7 @@ import {
 } from '../../src/core/errors.js';
 import { openSnapshot } from '../../src/core/vault/snapshot.js';
 import { backends, hex, unhex } from '../helpers/backends.js';
-import { loadVectors, type Expectation } from '../helpers/vector-schema.js';
+import { loadVectors, type Expectation, type VectorValue } from '../helpers/vector-schema.js';
 
 const ERROR_CLASS: Record<Exclude<Expectation, 'success'>, abstract new (...args: never[]) => CofferError> = {
   integrity: IntegrityError,
@@ -46,13 +53,23 @@ const contentVectors = loadVectors('content');
 const headerVectors = loadVectors('header');
 const recordVectors = loadVectors('record');
 const snapshotVectors = loadVectors('snapshot');
+const commitmentVectors = loadVectors('index-commitment');
+
+function sqlValue(value: VectorValue): SqlValue {
+  if ('null' in value) return null;
+  if ('integer' in value) return BigInt(value.integer);
+  if ('real' in value) return value.real;
+  if ('text' in value) return value.text;
+  return unhex(value.blob);
+}
 
 describe.each(backends)('generated vectors ($name)', (sodium) => {
   it('has the expected number of cases', () => {
     expect(contentVectors.length).toBeGreaterThanOrEqual(40);
     expect(headerVectors.length).toBeGreaterThanOrEqual(19);
     expect(recordVectors.length).toBeGreaterThanOrEqual(9);
-    expect(snapshotVectors.length).toBeGreaterThanOrEqual(8);
+    expect(snapshotVectors.length).toBeGreaterThanOrEqual(9);
+    expect(commitmentVectors.length).toBeGreaterThanOrEqual(7);
   });
 
   describe('content', () => {
@@ -140,7 +157,11 @@ describe.each(backends)('generated vectors ($name)', (sodium) => {
       let error: unknown;
       try {
         const plaintext = sealer.open(
-          { recordId: unhex(vector.recordId), keyId: vector.keyId },
+          {
+            recordId: unhex(vector.recordId),
+            keyId: vector.keyId,
+            ...(vector.version === undefined ? {} : { version: BigInt(vector.version) }),
+          },
           unhex(vector.sealed),
         );
         expect(hex(plaintext)).toBe(vector.plaintext);
@@ -160,9 +181,37 @@ describe.each(backends)('generated vectors ($name)', (sodium) => {
       };
       let error: unknown;
       try {
-        const nodes = openSnapshot(keys, unhex(vector.stored));
+        const { nodes, sum } = openSnapshot(keys, unhex(vector.stored));
         const entries = [...nodes].sort((a, b) => a.id.localeCompare(b.id));
         expect(entries).toEqual(vector.entries);
+        expect(sum && hex(sum)).toBe(vector.sum);
+      } catch (caught) {
+        error = caught;
+      }
+      expectOutcome(error, vector);
+    });
+  });
+  describe('index commitment', () => {
+    it.each(commitmentVectors)('$name', (vector) => {
+      const keyring = keyringWith(sodium, vector.keyId, vector.dek);
+      const vaultId = unhex(vector.vaultId);
+      const stored = unhex(vector.stored);
+      if (vector.rows && vector.sum) {
+        const hasher = new IndexCommitter(sodium, keyring, vaultId, vector.keyId);
+        const sum = Buffer.alloc(32);
+        for (const row of vector.rows) {
+          const values = row.values.map(sqlValue);
+          expect(hex(encodeRow(row.table, values))).toBe(row.encoded);
+          const hash = hasher.hashRow(row.table, values);
+          expect(hex(hash)).toBe(row.hash);
+          addInto(sum, hash);
+        }
+        expect(hex(sum)).toBe(vector.sum);
+      }
+      let error: unknown;
+      try {
+        const reader = new IndexCommitter(sodium, keyring, vaultId, commitmentKeyId(stored) ?? vector.keyId);
+        expect(hex(reader.open(stored, BigInt(vector.generation)))).toBe(vector.sum);
       } catch (caught) {
         error = caught;
       }

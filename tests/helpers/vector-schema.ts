@@ -47,6 +47,8 @@ export interface RecordVector extends VectorBase {
   keyId: number;
   vaultId: string;
   recordId: string;
+  /** Format 1.1: the row's version (a u64, in decimal), bound into the AAD; absent for a format 1.0 record. */
+  version?: string;
   sealed: string;
   plaintext?: string;
 }
@@ -70,6 +72,34 @@ export interface SnapshotVector extends VectorBase {
   vaultId: string;
   stored: string;
   entries?: SnapshotEntry[];
+  /** Format 1.1: the index commitment's sum the snapshot carries. */
+  sum?: string;
+}
+
+/** One SQLite value of an index row, by storage class (FORMAT.md 8.7). */
+export type VectorValue =
+  { null: true } | { integer: string } | { real: number } | { text: string } | { blob: string };
+
+/** One covered index row: its table tag, its values, encode(row) and h(row). */
+export interface CommitmentRow {
+  table: number;
+  values: VectorValue[];
+  encoded: string;
+  hash: string;
+}
+
+/**
+ * A stored index commitment (FORMAT.md 8.7) to open in vault `vaultId` holding `dek` under `keyId`, at the index's
+ * `generation`; on success the rows it covers, their hashes and their sum.
+ */
+export interface IndexCommitmentVector extends VectorBase {
+  dek: string;
+  keyId: number;
+  vaultId: string;
+  generation: string;
+  stored: string;
+  rows?: CommitmentRow[];
+  sum?: string;
 }
 
 export const VECTOR_ROOT = join(import.meta.dirname, '..', 'vectors');
@@ -98,10 +128,35 @@ const KEYS = {
     'keyId',
     'vaultId',
     'recordId',
+    'version',
     'sealed',
     'plaintext',
   ],
-  snapshot: ['name', 'description', 'expect', 'reason', 'dek', 'keyId', 'vaultId', 'stored', 'entries'],
+  snapshot: [
+    'name',
+    'description',
+    'expect',
+    'reason',
+    'dek',
+    'keyId',
+    'vaultId',
+    'stored',
+    'entries',
+    'sum',
+  ],
+  'index-commitment': [
+    'name',
+    'description',
+    'expect',
+    'reason',
+    'dek',
+    'keyId',
+    'vaultId',
+    'generation',
+    'stored',
+    'rows',
+    'sum',
+  ],
 } as const;
 
 type Kinds = {
@@ -109,6 +164,7 @@ type Kinds = {
   header: HeaderVector;
   record: RecordVector;
   snapshot: SnapshotVector;
+  'index-commitment': IndexCommitmentVector;
 };
 
 /**

@@ -15,7 +15,7 @@ export async function info(ctx: Context): Promise<number> {
 function describe(dir: string, details: VaultInfo): string[] {
   const lines = [
     `Vault:            ${dir}`,
-    `Format version:   ${details.formatVersion}`,
+    `Format version:   ${details.format}`,
     `Vault id:         ${details.vaultId}`,
     `Read-only:        ${details.readOnly ? 'yes' : 'no'}`,
   ];

@@ -26,4 +26,9 @@ export const LABEL = {
   record: 'coffer/v1 record',
   snapshotKey: 'coffer/v1 snapshot-key',
   snapshot: 'coffer/v1 snapshot',
+  /** Format 1.1 (index schema 4): records bound to a per-row version, and the index commitment (FORMAT.md 8.7). */
+  recordV11: 'coffer/v1.1 record',
+  indexRowKey: 'coffer/v1.1 index-row-key',
+  indexSealKey: 'coffer/v1.1 index-seal-key',
+  indexCommitment: 'coffer/v1.1 index-commitment',
 } as const;

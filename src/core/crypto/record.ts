@@ -13,7 +13,14 @@ export interface RecordBinding {
   /** The record's permanent random 16-byte id (never reused, unlike an SQLite rowid). */
   readonly recordId: Buffer;
   readonly keyId: number;
+  /**
+   * Format 1.1: the row's version (`nodes.version`), bumped at every reseal, so no two records ever sealed for a row
+   * share an AAD. Absent for a format 1.0 record, sealed under the 1.0 label without a version.
+   */
+  readonly version?: bigint | undefined;
 }
+
+const VERSION_BYTES = 8;
 
 /** ISO/IEC 7816-4 padding: 0x80 then zeros up to the next multiple of the block. */
 function pad(data: Uint8Array): Buffer {
@@ -34,7 +41,7 @@ function unpad(padded: Buffer): Buffer | null {
 /**
  * Seals and opens index records (names, sizes, times, parents) under a per-DEK record subkey.
  * Sealed form: 24-byte random nonce ‖ XChaCha20-Poly1305 ciphertext of the padded record ‖ tag, with
- * AAD = label ‖ vault id ‖ record id ‖ key id. Subkeys are cached per key id; {@link RecordSealer.wipe} at lock.
+ * AAD = label ‖ vault id ‖ record id ‖ key id (‖ version, format 1.1). Subkeys are cached per key id; {@link RecordSealer.wipe} at lock.
  */
 export class RecordSealer {
   readonly #sodium: SodiumBackend;
@@ -42,6 +49,7 @@ export class RecordSealer {
   readonly #vaultId: Buffer;
   readonly #subkeys = new Map<number, SecretKey>();
   #aadBuffer: Buffer | undefined;
+  #aadBufferV11: Buffer | undefined;
 
   constructor(sodium: SodiumBackend, keyring: Keyring, vaultId: Buffer) {
     this.#sodium = sodium;
@@ -60,13 +68,28 @@ export class RecordSealer {
     return subkey;
   }
 
-  /** The AAD, written into one reused buffer: only the record id and key id change between records. */
+  /**
+   * The AAD (FORMAT.md section 7), written into one reused buffer per format: only the record id, key id and
+   * version change between records.
+   */
   #aad(binding: RecordBinding): Buffer {
-    const prefix = LABEL.record.length + this.#vaultId.length;
-    this.#aadBuffer ??= Buffer.concat([ascii(LABEL.record), this.#vaultId, Buffer.alloc(ID_BYTES + 4)]);
-    binding.recordId.copy(this.#aadBuffer, prefix);
-    this.#aadBuffer.writeUInt32LE(binding.keyId, prefix + ID_BYTES);
-    return this.#aadBuffer;
+    const { version } = binding;
+    const label = version === undefined ? LABEL.record : LABEL.recordV11;
+    const prefix = label.length + this.#vaultId.length;
+    let aad: Buffer;
+    if (version === undefined) {
+      aad = this.#aadBuffer ??= Buffer.concat([ascii(label), this.#vaultId, Buffer.alloc(ID_BYTES + 4)]);
+    } else {
+      aad = this.#aadBufferV11 ??= Buffer.concat([
+        ascii(label),
+        this.#vaultId,
+        Buffer.alloc(ID_BYTES + 4 + VERSION_BYTES),
+      ]);
+      aad.writeBigUInt64LE(version, prefix + ID_BYTES + 4);
+    }
+    binding.recordId.copy(aad, prefix);
+    aad.writeUInt32LE(binding.keyId, prefix + ID_BYTES);
+    return aad;
   }
 
   /**

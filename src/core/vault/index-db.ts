@@ -2,7 +2,15 @@ import { closeSync, openSync, statSync } from 'node:fs';
 
 import Database from 'better-sqlite3';
 
-import { ID_BYTES } from '../crypto/constants.js';
+import { HASH_BYTES, ID_BYTES } from '../crypto/constants.js';
+import {
+  addInto,
+  commitmentKeyId,
+  ROW_TABLE,
+  subtractFrom,
+  type IndexCommitter,
+  type SqlValue,
+} from '../crypto/index-commitment.js';
 import {
   IntegrityError,
   ReadOnlyVaultError,
@@ -14,8 +22,18 @@ import { ioError } from './durable.js';
 import { hostRuntime } from '../host-runtime.js';
 import { announceWrite } from '../test-hooks.js';
 
-/** Version of the index schema below (FORMAT.md section 8.2); bumped with a migration when it changes. */
-export const INDEX_SCHEMA_VERSION = 3;
+/** Version of the index schema (FORMAT.md section 8.2); bumped with a migration when it changes. */
+export const INDEX_SCHEMA_VERSION = 4;
+/**
+ * The schema an index is brought to when it is opened writable, without keys. Schema 4 (format 1.1: record versions
+ * and the index commitment) needs the keys, so {@link IndexDb.upgradeToCommitted} makes it at the first unlock.
+ */
+const KEYLESS_SCHEMA = 3;
+/** The first schema of format 1.1 (FORMAT.md section 1, "Versioning"). */
+export const COMMITTED_SCHEMA = 4;
+
+/** Schema 4: each record's version (FORMAT.md section 7), bound into its AAD and bumped at every reseal. */
+const ADD_VERSION_COLUMN = 'ALTER TABLE nodes ADD COLUMN version INTEGER NOT NULL DEFAULT 0';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value BLOB NOT NULL) WITHOUT ROWID;
@@ -67,6 +85,8 @@ export interface NodeRow {
   readonly id: Buffer;
   readonly key_id: number;
   readonly record: Buffer;
+  /** The record's version (FORMAT.md section 7); `undefined` in a format 1.0 index (schema 3 or older). */
+  readonly version: bigint | undefined;
 }
 
 /** A blob's place in a pack. */
@@ -227,6 +247,11 @@ export function rollBackHotJournal(path: string): void {
 const SCHEMA_META = 'index_schema';
 const GENERATION_META = 'generation';
 const SNAPSHOT_META = 'tree_snapshot';
+const COMMITMENT_META = 'index_commitment';
+/** The meta rows the index commitment leaves out (FORMAT.md 8.7): the generation is bound by the seal instead. */
+const UNCOVERED_META = [GENERATION_META, SNAPSHOT_META, COMMITMENT_META];
+const NODE_COLUMNS = 'id, key_id, record, version';
+const CONTENT_COLUMNS = 'file_id, node_id, inline_blob, pack_id, pack_offset, pack_length';
 
 /**
  * The vault's SQLite index. Holds an exclusive lock on the database for as long as it is open, which is also the
@@ -236,11 +261,18 @@ export class IndexDb {
   readonly #db: Database.Database;
   readonly readOnly: boolean;
   readonly #statements = new Map<string, Database.Statement>();
+  /** Statements whose INTEGERs come back as bigint, so rows are hashed exactly as SQLite stores them. */
+  readonly #exactStatements = new Map<string, Database.Statement>();
 
   /** False for a schema 1 index opened read-only (it cannot be upgraded): it has no pack columns. */
   readonly #hasPacks: boolean;
   /** False for an index older than schema 3 opened read-only: it has no intents table (and needs none). */
   readonly #hasIntents: boolean;
+  #schema: number;
+  /** Hashes rows and seals the commitment, while the vault is unlocked (format 1.1). */
+  #committer: IndexCommitter | undefined;
+  /** What the rows changed so far in the running transaction add to the commitment's sum, mod 2^256. */
+  #delta: Buffer | undefined;
 
   /** Removes the private copy this index was read from, if it is one. */
   readonly #afterClose: (() => void) | undefined;
@@ -256,6 +288,17 @@ export class IndexDb {
     this.readOnly = readOnly;
     this.#hasPacks = schema >= 2;
     this.#hasIntents = schema >= 3;
+    this.#schema = schema;
+  }
+
+  /** The index schema (FORMAT.md section 8.2): 4 is format 1.1, 1 to 3 format 1.0. */
+  get schema(): number {
+    return this.#schema;
+  }
+
+  /** Whether this index is format 1.1: versioned records and a commitment (FORMAT.md sections 7 and 8.7). */
+  get committed(): boolean {
+    return this.#schema >= COMMITTED_SCHEMA;
   }
 
   /** A prepared statement, compiled once per connection: preparing per call cost more than running it. */
@@ -264,6 +307,16 @@ export class IndexDb {
     if (!statement) {
       statement = this.#db.prepare(text);
       this.#statements.set(text, statement);
+    }
+    return statement;
+  }
+
+  /** Like {@link IndexDb.#sql}, with INTEGERs as bigint (FORMAT.md 8.7 hashes INTEGER and REAL differently). */
+  #exact(text: string): Database.Statement {
+    let statement = this.#exactStatements.get(text);
+    if (!statement) {
+      statement = this.#db.prepare(text).safeIntegers(true);
+      this.#exactStatements.set(text, statement);
     }
     return statement;
   }
@@ -361,7 +414,18 @@ export class IndexDb {
     return row?.value;
   }
 
+  /**
+   * Stores a meta value. In format 1.1 a value the commitment covers (any key but the generation, the snapshot and
+   * the commitment, FORMAT.md 8.7) changes only inside {@link IndexDb.transaction}, which counts it.
+   */
   setMeta(key: string, value: Buffer): void {
+    if (this.committed && !UNCOVERED_META.includes(key)) {
+      if (!this.#delta) throw new Error(`internal error: meta "${key}" changes only inside a transaction`);
+      const before = this.#exact('SELECT key, value FROM meta WHERE key = ?').raw().get(key) as
+        SqlValue[] | undefined;
+      if (before) this.#uncount(ROW_TABLE.meta, before);
+      this.#count(ROW_TABLE.meta, [key, value]);
+    }
     this.#sql('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)').run(key, value);
   }
 
@@ -401,14 +465,23 @@ export class IndexDb {
    */
   nodes(malformed: (id: string, error: IntegrityError) => void): NodeRow[] {
     // Raw rows are arrays: building an object per row was a third of unlocking a 100,000-entry vault.
-    const rows = this.#sql('SELECT id, key_id, record FROM nodes').raw().all() as [
-      unknown,
-      unknown,
-      unknown,
-    ][];
+    const rows = this.#sql(
+      this.committed
+        ? 'SELECT id, key_id, record, version FROM nodes'
+        : 'SELECT id, key_id, record FROM nodes',
+    )
+      .raw()
+      .all() as [unknown, unknown, unknown, unknown][];
     const out: NodeRow[] = [];
-    for (const [id, key_id, record] of rows) {
-      if (isId(id) && isCount(key_id) && Buffer.isBuffer(record)) out.push({ id, key_id, record });
+    for (const [id, key_id, record, stored] of rows) {
+      const version = this.committed && isCount(stored) ? BigInt(stored) : undefined;
+      if (
+        isId(id) &&
+        isCount(key_id) &&
+        Buffer.isBuffer(record) &&
+        this.committed === (version !== undefined)
+      )
+        out.push({ id, key_id, record, version });
       else {
         const hex = (Buffer.isBuffer(id) ? id : Buffer.from(String(id))).toString('hex');
         malformed(
@@ -495,12 +568,18 @@ export class IndexDb {
   /** Points a blob's row at its new place (after compaction copied it there). */
   moveBlob(fileId: Buffer, to: PackedBlob): void {
     this.#requireTransaction();
+    const before = this.#exact(`SELECT ${CONTENT_COLUMNS} FROM contents WHERE file_id = ?`)
+      .raw()
+      .get(fileId) as SqlValue[] | undefined;
+    if (!before) return;
     this.#sql('UPDATE contents SET pack_id = ?, pack_offset = ?, pack_length = ? WHERE file_id = ?').run(
       to.packId,
       to.offset,
       to.length,
       fileId,
     );
+    this.#uncount(ROW_TABLE.contents, before);
+    this.#count(ROW_TABLE.contents, [...before.slice(0, 3), to.packId, BigInt(to.offset), BigInt(to.length)]);
   }
 
   /**
@@ -542,43 +621,219 @@ export class IndexDb {
     return kind === 'pack' ? this.hasPack(id) : this.hasExternalBlob(id);
   }
 
-  /** Inserts or updates a node row. An upsert, not REPLACE: REPLACE deletes first, cascading to its contents. */
+  /**
+   * Inserts a node row (version 1) or replaces the record of an existing one (its version plus 1: the record was
+   * sealed for that version, FORMAT.md section 7). Not REPLACE, which deletes first, cascading to its contents.
+   * @throws Error (an internal error) when an existing row's version is not the one before `row.version`: the record
+   * was sealed for a state of the row that is gone, and storing it would reuse or skip a version.
+   */
   putNode(row: NodeRow): void {
     this.#requireTransaction();
-    this.#sql(
-      'INSERT INTO nodes (id, key_id, record) VALUES (?, ?, ?) ' +
-        'ON CONFLICT(id) DO UPDATE SET key_id = excluded.key_id, record = excluded.record',
-    ).run(row.id, row.key_id, row.record);
+    const { version } = row;
+    if (version === undefined) throw new Error('internal error: a format 1.1 record has a version');
+    const values: SqlValue[] = [row.id, BigInt(row.key_id), row.record, version];
+    if (version === 1n) {
+      this.#sql('INSERT INTO nodes (id, key_id, record, version) VALUES (?, ?, ?, ?)').run(values);
+    } else {
+      const before = this.#exact(`SELECT ${NODE_COLUMNS} FROM nodes WHERE id = ?`).raw().get(row.id) as
+        SqlValue[] | undefined;
+      if (before?.[3] !== version - 1n)
+        throw new Error('internal error: a record was sealed for a version of its row that is not current');
+      this.#sql('UPDATE nodes SET key_id = ?, record = ?, version = ? WHERE id = ?').run(
+        row.key_id,
+        row.record,
+        version,
+        row.id,
+      );
+      this.#uncount(ROW_TABLE.nodes, before);
+    }
+    this.#count(ROW_TABLE.nodes, values);
+  }
+
+  /** Whether a node row with this id exists (whether or not its record opens). */
+  hasNode(id: Buffer): boolean {
+    return this.#sql('SELECT 1 FROM nodes WHERE id = ?').pluck().get(id) !== undefined;
+  }
+
+  /** The version of a node row's record (FORMAT.md section 7): 0 when there is no such row. */
+  nodeVersion(id: Buffer): bigint {
+    const version = this.#exact('SELECT version FROM nodes WHERE id = ?').pluck().get(id);
+    return typeof version === 'bigint' ? version : 0n;
   }
 
   putContent(row: ContentRow): void {
     this.#requireTransaction();
     const packed = row.location.kind === 'pack' ? row.location : undefined;
-    this.#sql(
-      'INSERT INTO contents (file_id, node_id, pack_id, pack_offset, pack_length) VALUES (?, ?, ?, ?, ?)',
-    ).run(row.file_id, row.node_id, packed?.packId ?? null, packed?.offset ?? null, packed?.length ?? null);
+    const values: SqlValue[] = [
+      row.file_id,
+      row.node_id,
+      null,
+      packed?.packId ?? null,
+      packed ? BigInt(packed.offset) : null,
+      packed ? BigInt(packed.length) : null,
+    ];
+    this.#sql(`INSERT INTO contents (${CONTENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)`).run(values);
+    this.#count(ROW_TABLE.contents, values);
   }
 
-  /** Deletes nodes; their contents rows go with them (ON DELETE CASCADE). */
+  /** Deletes nodes and their contents rows. */
   deleteNodes(ids: readonly Buffer[]): void {
     this.#requireTransaction();
-    const statement = this.#sql('DELETE FROM nodes WHERE id = ?');
-    for (const id of ids) statement.run(id);
+    const node = this.#exact(`SELECT ${NODE_COLUMNS} FROM nodes WHERE id = ?`).raw();
+    const contents = this.#exact(`SELECT ${CONTENT_COLUMNS} FROM contents WHERE node_id = ?`).raw();
+    // Explicitly, not only through ON DELETE CASCADE: the commitment subtracts exactly the rows that go.
+    const deleteContents = this.#sql('DELETE FROM contents WHERE node_id = ?');
+    const deleteNode = this.#sql('DELETE FROM nodes WHERE id = ?');
+    for (const id of ids) {
+      for (const row of contents.all(id) as SqlValue[][]) this.#uncount(ROW_TABLE.contents, row);
+      const before = node.get(id) as SqlValue[] | undefined;
+      if (before) this.#uncount(ROW_TABLE.nodes, before);
+      deleteContents.run(id);
+      deleteNode.run(id);
+    }
+  }
+
+  /** Adds a row written in the running transaction to the commitment's pending change (format 1.1). */
+  #count(table: number, values: readonly SqlValue[]): void {
+    if (this.#delta && this.#committer) addInto(this.#delta, this.#committer.hashRow(table, values));
+  }
+
+  /** Takes a row the running transaction deletes or replaces, as it was, out of the pending change. */
+  #uncount(table: number, values: readonly SqlValue[]): void {
+    if (this.#delta && this.#committer) subtractFrom(this.#delta, this.#committer.hashRow(table, values));
   }
 
   /**
-   * Runs `work` in one write transaction, which also bumps the generation: all of it is durable on return, or none
-   * of it happened.
+   * Lets write transactions advance the index commitment (format 1.1), with the unlocked vault's keys; `undefined`
+   * at lock. Without it, a format 1.1 index refuses every write transaction.
+   */
+  attachCommitter(committer: IndexCommitter | undefined): void {
+    this.#committer = committer;
+  }
+
+  /** The key id the stored commitment names (unauthenticated), if there is one. */
+  commitmentKeyId(): number | undefined {
+    const stored = this.getMeta(COMMITMENT_META);
+    return stored ? commitmentKeyId(stored) : undefined;
+  }
+
+  /**
+   * The sealed commitment's sum at the current generation (FORMAT.md 8.7).
+   * @throws {@link IntegrityError} when it is missing or does not open at `meta.generation`.
+   */
+  openCommitment(committer: IndexCommitter): Buffer {
+    return committer.open(this.getMeta(COMMITMENT_META), this.generation());
+  }
+
+  /** The stored (sealed) commitment's bytes, for remembering which state of the index was seen. */
+  sealedCommitment(): Buffer | undefined {
+    return this.getMeta(COMMITMENT_META);
+  }
+
+  /** The commitment's sum recomputed from every covered row (FORMAT.md 8.7): O(rows), for unlock and verify. */
+  computeSum(committer: IndexCommitter): Buffer {
+    const sum = Buffer.alloc(HASH_BYTES);
+    const add = (table: number, sql: string): void => {
+      for (const row of this.#exact(sql).raw().iterate() as IterableIterator<SqlValue[]>)
+        addInto(sum, committer.hashRow(table, row));
+    };
+    add(ROW_TABLE.nodes, `SELECT ${NODE_COLUMNS} FROM nodes`);
+    add(ROW_TABLE.contents, `SELECT ${CONTENT_COLUMNS} FROM contents`);
+    add(
+      ROW_TABLE.meta,
+      `SELECT key, value FROM meta WHERE key NOT IN (${UNCOVERED_META.map((key) => `'${key}'`).join(', ')})`,
+    );
+    return sum;
+  }
+
+  /**
+   * Brings a format 1.0 index (schema 3) to format 1.1 (schema 4, FORMAT.md section 8.2) in one transaction: adds
+   * the version column, seals every record again at version 1 with `reseal` (a row it returns `undefined` for, one
+   * that does not open, stays as it is, and is reported as damaged), and stores the commitment of the result.
+   */
+  upgradeToCommitted(committer: IndexCommitter, reseal: (row: NodeRow) => Buffer | undefined): void {
+    if (this.committed) return;
+    this.#db
+      .transaction(() => {
+        const columns = this.#db.prepare("SELECT name FROM pragma_table_info('nodes')").pluck().all();
+        if (!columns.includes('version')) this.#db.exec(ADD_VERSION_COLUMN);
+        const rows = this.#db.prepare('SELECT id, key_id, record FROM nodes').raw().all() as [
+          unknown,
+          unknown,
+          unknown,
+        ][];
+        const update = this.#db.prepare('UPDATE nodes SET record = ?, version = 1 WHERE id = ?');
+        for (const [id, key_id, record] of rows) {
+          if (!isId(id) || !isCount(key_id) || !Buffer.isBuffer(record)) continue;
+          const resealed = reseal({ id, key_id, record, version: undefined });
+          if (resealed) update.run(resealed, id);
+        }
+        this.setMeta(SCHEMA_META, schemaValue(COMMITTED_SCHEMA));
+        this.#commitAll(committer);
+      })
+      .immediate();
+    this.#schema = COMMITTED_SCHEMA;
+  }
+
+  /**
+   * Stores the commitment of the rows as they are now, in a write transaction of its own (`verify --repair`, after
+   * it reported that they did not match).
+   */
+  recommit(committer: IndexCommitter): void {
+    this.#db
+      .transaction(() => {
+        this.#commitAll(committer);
+      })
+      .immediate();
+    announceWrite('committed');
+  }
+
+  /** Advances the generation and seals the sum of every covered row at it, inside the caller's transaction. */
+  #commitAll(committer: IndexCommitter): void {
+    const generation = this.generation() + 1n;
+    this.#setGeneration(generation);
+    this.setMeta(COMMITMENT_META, committer.seal(this.computeSum(committer), generation));
+  }
+
+  #setGeneration(generation: bigint): void {
+    const value = Buffer.alloc(8);
+    value.writeBigUInt64LE(generation);
+    this.setMeta(GENERATION_META, value);
+  }
+
+  /** Each contents row's file id and node id, for checking them against the records (`verify`, FORMAT.md 8.7). */
+  contentsLinks(): [unknown, unknown][] {
+    return this.#sql('SELECT file_id, node_id FROM contents').raw().all() as [unknown, unknown][];
+  }
+
+  /**
+   * Runs `work` in one write transaction, which also bumps the generation and, in format 1.1, advances the index
+   * commitment by the rows `work` changed: all of it is durable on return, or none of it happened.
+   * @throws {@link IntegrityError} (nothing changed) in format 1.1 when the stored commitment does not open at the
+   * current generation, or the vault is locked.
    */
   transaction<T>(work: () => T): T {
     const committed = this.#db
       .transaction(() => {
-        const result = work();
-        const next = Buffer.alloc(8);
-        next.writeBigUInt64LE(this.generation() + 1n);
-        this.setMeta(GENERATION_META, next);
-        announceWrite('pending');
-        return result;
+        const generation = this.generation();
+        let sum: Buffer | undefined;
+        if (this.committed) {
+          if (!this.#committer) throw new Error('internal error: a format 1.1 index written while locked');
+          sum = this.openCommitment(this.#committer);
+          this.#delta = Buffer.alloc(HASH_BYTES);
+        }
+        try {
+          const result = work();
+          this.#setGeneration(generation + 1n);
+          if (sum && this.#delta && this.#committer) {
+            addInto(sum, this.#delta);
+            this.setMeta(COMMITMENT_META, this.#committer.seal(sum, generation + 1n));
+          }
+          announceWrite('pending');
+          return result;
+        } finally {
+          this.#delta = undefined;
+        }
       })
       .immediate();
     announceWrite('committed');
@@ -623,21 +878,29 @@ function refuseNewerSchema(schema: number): void {
 }
 
 /**
- * Brings a writable index to {@link INDEX_SCHEMA_VERSION}, inside the caller's transaction.
+ * Brings a writable index to {@link KEYLESS_SCHEMA} (schema 4 needs the keys: {@link IndexDb.upgradeToCommitted}),
+ * inside the caller's transaction.
  * @throws {@link UnsupportedFormatError} for an index from a newer Coffer.
  */
 function upgradeSchema(db: Database.Database): void {
   const schema = schemaOf(db);
   refuseNewerSchema(schema);
-  if (schema === INDEX_SCHEMA_VERSION) return;
+  if (schema >= KEYLESS_SCHEMA) return;
   // A new index already has the pack columns (from SCHEMA); a schema 1 index gets them. The intents table of
   // schema 3 comes from SCHEMA for every index.
   const columns = db.prepare("SELECT name FROM pragma_table_info('contents')").pluck().all() as string[];
   if (!columns.includes('pack_id')) db.exec(ADD_PACK_COLUMNS);
   db.exec(PACK_INDEX);
-  const version = Buffer.alloc(4);
-  version.writeUInt32LE(INDEX_SCHEMA_VERSION);
-  db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)').run(SCHEMA_META, version);
+  db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)').run(
+    SCHEMA_META,
+    schemaValue(KEYLESS_SCHEMA),
+  );
+}
+
+function schemaValue(schema: number): Buffer {
+  const value = Buffer.alloc(4);
+  value.writeUInt32LE(schema);
+  return value;
 }
 
 /** @throws {@link IntegrityError} (`missing`, `empty`) before SQLite could take a missing or empty file for new. */

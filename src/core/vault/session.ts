@@ -1,4 +1,7 @@
+import { timingSafeEqual } from 'node:crypto';
+
 import { ID_BYTES } from '../crypto/constants.js';
+import { IndexCommitter, rowsDoNotMatch } from '../crypto/index-commitment.js';
 import { RecordSealer } from '../crypto/record.js';
 import type { SodiumBackend } from '../crypto/sodium.js';
 import type { UnlockedKeys } from '../crypto/vault-header.js';
@@ -16,6 +19,11 @@ import { PackReader } from './pack-reader.js';
 import type { IndexDb, NodeRow } from './index-db.js';
 import { openSnapshot, sealSnapshot, snapshotGeneration, type SnapshotKeys } from './snapshot.js';
 import { decodeRecord, encodeRecord, Tree, type NodeRecord, type TreeNode } from './tree.js';
+
+/** Damage of the index as a whole, as reported at unlock and by verify. */
+function indexProblem(error: IntegrityError): Problem {
+  return { path: '(index)', code: error.code, message: error.message };
+}
 
 /** Nodes that do not hang from the root: every healthy entry is reached once by a walk down from it. */
 function unreachable(tree: Tree): TreeNode[] {
@@ -62,6 +70,10 @@ export class Session {
   /** The generation of the snapshot the tree matches (loaded from, or saved), if any. */
   #snapshotGeneration: bigint | undefined;
   #snapshotProblem: Problem | undefined;
+  /** Hashes rows and seals the index commitment (format 1.1); absent for format 1.0 or a commitment key it lacks. */
+  #committer: IndexCommitter | undefined;
+  /** Whether the commitment is missing, did not open, or the rows or snapshot did not match it (format 1.1). */
+  #commitmentDamaged = false;
 
   constructor(
     readonly dir: string,
@@ -78,7 +90,105 @@ export class Session {
    * index row. Damaged rows are recorded in {@link Session.damaged}.
    */
   load(): void {
-    if (!this.#loadSnapshot()) this.#loadRows();
+    this.#startCommitment();
+    const sum = this.#openCommitment();
+    if (!this.#loadSnapshot(sum)) {
+      this.#loadRows();
+      this.#checkRows(sum);
+    }
+  }
+
+  /**
+   * Brings a format 1.0 index opened writable to 1.1 (FORMAT.md section 8.2), then lets writes advance the index
+   * commitment. A commitment under a key the vault lacks is reported as damage; writes are then refused.
+   */
+  #startCommitment(): void {
+    const { keyring, vaultId } = this.keys;
+    if (!this.db.readOnly && !this.db.committed) {
+      const committer = new IndexCommitter(this.sodium, keyring, vaultId, keyring.activeKeyId);
+      try {
+        this.db.upgradeToCommitted(committer, (row) => {
+          let plaintext: Buffer;
+          try {
+            plaintext = this.#sealer.open({ recordId: row.id, keyId: row.key_id }, row.record);
+          } catch (error) {
+            if (error instanceof IntegrityError) return undefined; // stays as it is: reported as damaged
+            throw error;
+          }
+          try {
+            return this.#sealer.seal({ recordId: row.id, keyId: row.key_id, version: 1n }, plaintext);
+          } finally {
+            plaintext.fill(0);
+          }
+        });
+      } finally {
+        committer.wipe();
+      }
+    }
+    if (!this.db.committed) return;
+    try {
+      this.#committer = new IndexCommitter(
+        this.sodium,
+        keyring,
+        vaultId,
+        this.db.commitmentKeyId() ?? keyring.activeKeyId,
+      );
+    } catch (error) {
+      if (!(error instanceof IntegrityError)) throw error;
+      this.#commitmentProblem(error);
+      return;
+    }
+    this.db.attachCommitter(this.#committer);
+  }
+
+  /** The sealed commitment's sum at the current generation; a failure is recorded as damage of the index. */
+  #openCommitment(): Buffer | undefined {
+    if (!this.#committer) return undefined;
+    try {
+      return this.db.openCommitment(this.#committer);
+    } catch (error) {
+      if (!(error instanceof IntegrityError)) throw error;
+      this.#commitmentProblem(error);
+      return undefined;
+    }
+  }
+
+  #commitmentProblem(error: IntegrityError): void {
+    this.#commitmentDamaged = true;
+    this.damaged.push(indexProblem(error));
+  }
+
+  /** Whether unlock or the last `verify` found the index commitment damaged or not matching (format 1.1). */
+  get commitmentDamaged(): boolean {
+    return this.#commitmentDamaged;
+  }
+
+  /** Recomputes the commitment from the rows (FORMAT.md 8.7) and records damage when it is not `sum`. */
+  #checkRows(sum: Buffer | undefined): void {
+    if (!this.#committer || !sum) return;
+    if (!timingSafeEqual(this.db.computeSum(this.#committer), sum)) this.#commitmentProblem(rowsDoNotMatch());
+  }
+
+  /**
+   * Stores the commitment of the rows as they are now (`verify --repair`, after reporting that they differed), so
+   * that writes work again.
+   * @returns whether there was anything to store.
+   */
+  recommit(): boolean {
+    this.requireWritable();
+    if (!this.db.committed) return false;
+    const committer = new IndexCommitter(
+      this.sodium,
+      this.keys.keyring,
+      this.keys.vaultId,
+      this.keys.keyring.activeKeyId,
+    );
+    this.#committer?.wipe();
+    this.#committer = committer;
+    this.db.attachCommitter(committer);
+    this.db.recommit(committer);
+    this.#commitmentDamaged = false;
+    return true;
   }
 
   /**
@@ -92,7 +202,11 @@ export class Session {
     this.tree.clear();
     this.damaged.length = 0;
     this.#snapshotGeneration = undefined;
+    this.#commitmentDamaged = false;
+    if (this.db.committed && !this.#committer) this.#startCommitment();
+    const sum = this.#openCommitment();
     this.#loadRows();
+    this.#checkRows(sum);
     const problems = this.#snapshotProblem ? [this.#snapshotProblem] : [];
     this.#snapshotProblem = undefined;
     if (fromSnapshot && !sameNodes(before, this.tree)) {
@@ -115,7 +229,10 @@ export class Session {
     if (this.db.readOnly || this.damaged.length > 0) return;
     const generation = this.db.generation();
     if (this.#snapshotGeneration === generation || this.tree.size !== this.db.nodeCount()) return;
-    this.db.putSnapshot(sealSnapshot(this.#snapshotKeys(), [...this.tree.values()], generation));
+    // Format 1.1: the snapshot repeats the commitment's sum, so it is used only beside that commitment.
+    const sum = this.db.committed && this.#committer ? this.db.openCommitment(this.#committer) : undefined;
+    if (this.db.committed && !sum) return;
+    this.db.putSnapshot(sealSnapshot(this.#snapshotKeys(), [...this.tree.values()], generation, sum));
     this.#snapshotGeneration = generation;
   }
 
@@ -123,13 +240,30 @@ export class Session {
     return { sodium: this.sodium, keyring: this.keys.keyring, vaultId: this.keys.vaultId };
   }
 
-  /** Loads the tree from a current snapshot; false (tree left empty) when there is none or it cannot be used. */
-  #loadSnapshot(): boolean {
+  /**
+   * Loads the tree from a current snapshot; false (tree left empty) when there is none or it cannot be used. In
+   * format 1.1 only a snapshot that repeats the commitment's `sum` is used (FORMAT.md 8.6).
+   */
+  #loadSnapshot(sum: Buffer | undefined): boolean {
     const stored = this.db.snapshot();
     const generation = this.db.generation();
     if (!stored || snapshotGeneration(stored) !== generation) return false;
+    if (this.db.committed && !sum) return false;
     try {
-      const nodes = openSnapshot(this.#snapshotKeys(), stored);
+      const opened = openSnapshot(this.#snapshotKeys(), stored);
+      if ((opened.sum === undefined) === this.db.committed)
+        throw new IntegrityError('malformed', { subject: 'tree snapshot in the index' });
+      if (sum && opened.sum && !timingSafeEqual(opened.sum, sum)) {
+        // Same generation, another state: a snapshot of another copy of the index, or the commitment's.
+        this.#commitmentProblem(
+          new IntegrityError('tampered', {
+            subject: 'tree snapshot in the index (it does not match the index commitment)',
+            advice: 'The entries were read from the index rows instead. Run "coffer verify" for details.',
+          }),
+        );
+        return false;
+      }
+      const { nodes } = opened;
       if (nodes.length !== this.db.nodeCount()) return false;
       for (const node of nodes) {
         // A writer only stores checked names; anything else was forged.
@@ -164,7 +298,7 @@ export class Session {
       const id = row.id.toString('hex');
       try {
         const record = decodeRecord(
-          this.#sealer.open({ recordId: row.id, keyId: row.key_id }, row.record),
+          this.#sealer.open({ recordId: row.id, keyId: row.key_id, version: row.version }, row.record),
           id,
         );
         // A writer only stores checked names; anything else was forged, and must not reach a listing or a restore.
@@ -202,11 +336,19 @@ export class Session {
     return this.sodium.randomBytes(ID_BYTES);
   }
 
-  /** Seals a record for a row, under the vault's active key. */
-  seal(id: Buffer, record: NodeRecord): NodeRow & { node: TreeNode } {
+  /**
+   * Seals a record for a row at `version` (FORMAT.md section 7), under the vault's active key: 1 for a new row,
+   * {@link Session.nextVersion} for a change to an existing one.
+   */
+  seal(id: Buffer, record: NodeRecord, version = 1n): NodeRow & { node: TreeNode } {
     const keyId = this.keys.keyring.activeKeyId;
-    const sealed = this.#sealer.seal({ recordId: id, keyId }, encodeRecord(record));
-    return { id, key_id: keyId, record: sealed, node: { ...record, id: id.toString('hex'), keyId } };
+    const sealed = this.#sealer.seal({ recordId: id, keyId, version }, encodeRecord(record));
+    return { id, key_id: keyId, record: sealed, version, node: { ...record, id: id.toString('hex'), keyId } };
+  }
+
+  /** The version a new record of an existing row is sealed at: the stored one plus 1. */
+  nextVersion(id: Buffer): bigint {
+    return this.db.nodeVersion(id) + 1n;
   }
 
   /** The node at a vault path (`null` for the root). */
@@ -265,6 +407,7 @@ export class Session {
    */
   wipeKeys(): void {
     this.#sealer.wipe();
+    this.#committer?.wipe();
     this.keys.wipe();
   }
 

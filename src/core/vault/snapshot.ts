@@ -1,5 +1,5 @@
 import { ascii } from '../crypto/bytes.js';
-import { LABEL, NONCE_BYTES, TAG_BYTES } from '../crypto/constants.js';
+import { HASH_BYTES, LABEL, NONCE_BYTES, TAG_BYTES } from '../crypto/constants.js';
 import { deriveSubkey, type Keyring } from '../crypto/keys.js';
 import type { SodiumBackend } from '../crypto/sodium.js';
 import { IntegrityError } from '../errors.js';
@@ -11,7 +11,9 @@ import type { TreeNode } from './tree.js';
  * index's current generation and holds as many entries as the index has rows; otherwise the rows are read.
  */
 
+/** Plaintext version 1 (format 1.0), and 2 (format 1.1), which carries the index commitment's sum. */
 const FORMAT = 1;
+const FORMAT_WITH_SUM = 2;
 const HEAD_BYTES = 5;
 /** id 16 ‖ key id u32 ‖ type u8 ‖ parent index u32 ‖ size f64 ‖ mtime f64 ‖ file id 16. */
 const ENTRY_BYTES = 57;
@@ -36,14 +38,26 @@ export interface SnapshotKeys {
   readonly vaultId: Buffer;
 }
 
-/** The snapshot's plaintext for these nodes, in this order. Exported for tests that forge snapshots. */
-export function encodeSnapshot(nodes: readonly TreeNode[]): Buffer {
+/** An opened snapshot: the tree, and in format 1.1 the index commitment's sum it was sealed with. */
+export interface OpenedSnapshot {
+  readonly nodes: TreeNode[];
+  readonly sum: Buffer | undefined;
+}
+
+/**
+ * The snapshot's plaintext for these nodes, in this order: version 1, or with `sum` version 2 (the sum after the
+ * version byte). Exported for tests that forge snapshots.
+ */
+export function encodeSnapshot(nodes: readonly TreeNode[], sum?: Buffer): Buffer {
   const position = new Map<string, number>();
   nodes.forEach((node, i) => position.set(node.id, i));
   // Names never contain "/", so one separator-joined string holds them all, decoded with one call.
   const names = Buffer.from(nodes.map((node) => node.name).join('/'), 'utf8');
-  const out = Buffer.alloc(HEAD_BYTES + nodes.length * ENTRY_BYTES + names.length);
-  out[0] = FORMAT;
+  const whole = Buffer.alloc((sum?.length ?? 0) + HEAD_BYTES + nodes.length * ENTRY_BYTES + names.length);
+  whole[0] = sum ? FORMAT_WITH_SUM : FORMAT;
+  sum?.copy(whole, 1);
+  // From here on laid out as version 1, shifted by the sum.
+  const out = whole.subarray(sum?.length ?? 0);
   out.writeUInt32LE(nodes.length, 1);
   nodes.forEach((node, i) => {
     const at = HEAD_BYTES + i * ENTRY_BYTES;
@@ -58,12 +72,19 @@ export function encodeSnapshot(nodes: readonly TreeNode[]): Buffer {
     if (node.fileId !== undefined) out.write(node.fileId, at + 41, 16, 'hex');
   });
   names.copy(out, HEAD_BYTES + nodes.length * ENTRY_BYTES);
-  return out;
+  return whole;
 }
 
-function decode(bytes: Buffer): TreeNode[] {
+function decode(plaintext: Buffer): OpenedSnapshot {
   const malformed = (): IntegrityError => new IntegrityError('malformed', { subject: SUBJECT });
-  if (bytes.length < HEAD_BYTES || bytes[0] !== FORMAT) throw malformed();
+  let bytes = plaintext;
+  let sum: Buffer | undefined;
+  if (plaintext[0] === FORMAT_WITH_SUM) {
+    if (plaintext.length < HASH_BYTES + HEAD_BYTES) throw malformed();
+    sum = Buffer.from(plaintext.subarray(1, 1 + HASH_BYTES));
+    bytes = plaintext.subarray(HASH_BYTES);
+  } else if (plaintext[0] !== FORMAT) throw malformed();
+  if (bytes.length < HEAD_BYTES) throw malformed();
   const count = bytes.readUInt32LE(1);
   const namesStart = HEAD_BYTES + count * ENTRY_BYTES;
   if (namesStart > bytes.length) throw malformed();
@@ -111,7 +132,7 @@ function decode(bytes: Buffer): TreeNode[] {
         : { type: 'folder', name, parent, size, mtime, id, keyId },
     );
   }
-  return nodes;
+  return { nodes, sum };
 }
 
 function aad(keys: SnapshotKeys, keyId: number, generation: bigint): Buffer {
@@ -132,10 +153,18 @@ function withSubkey<T>(keys: SnapshotKeys, keyId: number, use: (key: Uint8Array)
   }
 }
 
-/** Seals the whole tree as of index generation `generation`, under the vault's active key. */
-export function sealSnapshot(keys: SnapshotKeys, nodes: readonly TreeNode[], generation: bigint): Buffer {
+/**
+ * Seals the whole tree as of index generation `generation`, under the vault's active key; in format 1.1 with the
+ * index commitment's `sum` at that generation (FORMAT.md 8.6).
+ */
+export function sealSnapshot(
+  keys: SnapshotKeys,
+  nodes: readonly TreeNode[],
+  generation: bigint,
+  sum?: Buffer,
+): Buffer {
   const keyId = keys.keyring.activeKeyId;
-  const plaintext = encodeSnapshot(nodes);
+  const plaintext = encodeSnapshot(nodes, sum);
   const nonce = keys.sodium.randomBytes(NONCE_BYTES);
   const additional = aad(keys, keyId, generation);
   try {
@@ -157,11 +186,11 @@ export function snapshotGeneration(stored: Buffer): bigint | undefined {
 
 /**
  * Opens a stored snapshot.
- * @returns the tree's nodes, in no particular order.
+ * @returns the tree's nodes, in no particular order, and the commitment's sum when it carries one.
  * @throws {@link IntegrityError} when it fails authentication (`tampered`), names a key the vault lacks
  * (`unknown-key`), or does not parse (`malformed`, `truncated`).
  */
-export function openSnapshot(keys: SnapshotKeys, stored: Buffer): TreeNode[] {
+export function openSnapshot(keys: SnapshotKeys, stored: Buffer): OpenedSnapshot {
   if (stored.length < PREFIX_BYTES + NONCE_BYTES + TAG_BYTES) {
     throw new IntegrityError('truncated', { subject: SUBJECT });
   }

@@ -46,6 +46,7 @@ import { recoverFromCrash, settleIntents } from './leftovers.js';
 import { reclaimPacks } from './packs.js';
 import { checkRange, plaintextChunks, type ByteRange } from './read.js';
 import { restorePaths } from './restore.js';
+import type { IndexState } from './seen-states.js';
 import { Session } from './session.js';
 import type { TreeNode } from './tree.js';
 import { verifyVault } from './verify.js';
@@ -307,12 +308,28 @@ export class Vault {
     return this.#session;
   }
 
+  /**
+   * Which state of the index this is (its generation and a fingerprint of its sealed commitment), for the rollback
+   * memory kept outside the vault ({@link SeenStates}). Read while open, locked or not; meaningful after an unlock
+   * has checked the commitment.
+   */
+  indexState(): IndexState {
+    this.#requireOpen();
+    const sealed = this.#db.sealedCommitment();
+    return {
+      vaultId: parseVaultHeader(this.#sodium, this.#headerBytes).vaultId.toString('hex'),
+      generation: this.#db.generation().toString(),
+      fingerprint: sealed ? this.#sodium.blake2b(32, sealed).toString('hex') : '',
+    };
+  }
+
   /** Format, KDF parameters and, while unlocked, counts and sizes. */
   async info(): Promise<VaultInfo> {
     this.#requireOpen();
     const header = parseVaultHeader(this.#sodium, this.#headerBytes);
     const base = {
       formatVersion: FORMAT_VERSION,
+      format: this.#db.committed ? ('1.1' as const) : ('1.0' as const),
       vaultId: header.vaultId.toString('hex'),
       locked: this.locked,
       readOnly: this.readOnly,
@@ -459,9 +476,10 @@ export class Vault {
       }
       return node;
     });
-    const rows = nodes.map((node) =>
-      session.seal(Buffer.from(node.id, 'hex'), { ...node, parent: destination?.id ?? null }),
-    );
+    const rows = nodes.map((node) => {
+      const id = Buffer.from(node.id, 'hex');
+      return session.seal(id, { ...node, parent: destination?.id ?? null }, session.nextVersion(id));
+    });
     const previous: TreeNode[] = [];
     try {
       for (const row of rows) {
@@ -479,7 +497,8 @@ export class Vault {
   }
 
   #rewrite(session: Session, node: TreeNode, change: { name: string; parent: string | null }): VaultEntry {
-    const row = session.seal(Buffer.from(node.id, 'hex'), { ...node, ...change });
+    const id = Buffer.from(node.id, 'hex');
+    const row = session.seal(id, { ...node, ...change }, session.nextVersion(id));
     session.tree.replace(row.node);
     try {
       this.#db.transaction(() => {

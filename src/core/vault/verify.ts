@@ -21,7 +21,7 @@ import type { Session } from './session.js';
 export async function verifyVault(session: Session, options: VerifyOptions): Promise<VerifyReport> {
   if (options.repair === true || options.deleteUnreferenced === true) session.requireWritable();
   const snapshotProblems = session.reloadFromRows();
-  const problems: Problem[] = [...session.damaged, ...snapshotProblems];
+  const problems: Problem[] = [...session.damaged, ...snapshotProblems, ...checkContentsLinks(session)];
   for (const line of session.db.integrityCheck()) {
     if (line !== 'ok')
       problems.push({ path: '(index)', code: 'INTEGRITY', message: `SQLite integrity check: ${line}` });
@@ -78,6 +78,8 @@ export async function verifyVault(session: Session, options: VerifyOptions): Pro
   report(bytesDone);
   problems.push(...checkPackShapes(session));
   if (!session.db.readOnly) await reclaimPacks(session, session.db.packIds());
+  // Reported above; with repair the index as it is now is accepted, so that it can be written again.
+  if (options.repair === true && session.commitmentDamaged) session.recommit();
   options.onProgress?.({
     filesDone: filesChecked,
     filesTotal: files.length,
@@ -122,6 +124,38 @@ async function unreferencedFiles(
     unreferenced = unreferenced.filter((file) => !gone.has(file.path));
   }
   return { unreferenced, recovered, deleted };
+}
+
+/**
+ * Checks that every `contents` row belongs to the file entry whose record names its file id (FORMAT.md 8.7). A
+ * swapped or moved pointer is reported by the entry's path; a file entry with no row at all is reported by the
+ * check of its contents.
+ */
+function checkContentsLinks(session: Session): Problem[] {
+  const isIdBuffer = (value: unknown): value is Buffer => Buffer.isBuffer(value) && value.length === 16;
+  const problems: Problem[] = [];
+  const mismatch = (path: string, detail: string): Problem => ({
+    path,
+    code: 'INTEGRITY',
+    message: `The index's pointer to the stored contents of "${path}" ${detail} (the index was changed outside Coffer).`,
+  });
+  for (const [fileId, nodeId] of session.db.contentsLinks()) {
+    const node = Buffer.isBuffer(nodeId) ? session.tree.get(nodeId.toString('hex')) : undefined;
+    const file = Buffer.isBuffer(fileId) ? fileId.toString('hex') : '?';
+    if (!node) {
+      // A row whose entry is there but did not open goes with that entry, which is reported already.
+      if (isIdBuffer(nodeId) && session.db.hasNode(nodeId)) continue;
+      problems.push(
+        mismatch(
+          `(index contents row ${file})`,
+          'belongs to no entry of the index: it was moved from another entry, or its entry is damaged',
+        ),
+      );
+    } else if (node.type !== 'file' || node.fileId !== file) {
+      problems.push(mismatch(session.tree.pathOf(node), 'names another file than its entry does'));
+    }
+  }
+  return problems;
 }
 
 /**

@@ -97,7 +97,7 @@ export function VaultDetails({ vaultId, onClose }: { vaultId: string; onClose: (
           <dt>Size on disk</dt>
           <dd>{formatSize(details.info.storedBytes)}</dd>
           <dt>Format version</dt>
-          <dd>{details.info.formatVersion}</dd>
+          <dd>{details.info.format}</dd>
           <dt>Key derivation</dt>
           <dd>
             {details.info.kdf

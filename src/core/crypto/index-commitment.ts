@@ -1,0 +1,175 @@
+import { IntegrityError } from '../errors.js';
+import { ascii } from './bytes.js';
+import { HASH_BYTES, LABEL, NONCE_BYTES, TAG_BYTES } from './constants.js';
+import { deriveSubkey, type Keyring, type SecretKey } from './keys.js';
+import type { SodiumBackend } from './sodium.js';
+
+/**
+ * The index commitment of format 1.1 (FORMAT.md section 8.7): a keyed sum, mod 2^256, of one hash per covered index
+ * row, sealed with the generation. Incremental: a write subtracts the hashes of the rows it replaces and adds those
+ * of the rows it writes, so it costs O(rows changed).
+ */
+
+/** A value as SQLite returns it with safe integers on: INTEGER as bigint, REAL as number. */
+export type SqlValue = null | bigint | number | string | Buffer;
+
+/** Which table a row is from: the first byte of its encoding. */
+export const ROW_TABLE = { nodes: 1, contents: 2, meta: 3 } as const;
+
+/** Stored in front of the sealed sum: key id u32 ‖ generation u64. */
+const PREFIX_BYTES = 12;
+export const SEALED_COMMITMENT_BYTES = PREFIX_BYTES + NONCE_BYTES + HASH_BYTES + TAG_BYTES;
+const SUBJECT = 'vault index as a whole (its commitment, index.sqlite)';
+
+/** `v(x)` of FORMAT.md 8.7: one SQLite value, tagged by storage class. */
+function valueBytes(value: SqlValue): number {
+  if (value === null) return 1;
+  if (typeof value === 'bigint' || typeof value === 'number') return 9;
+  return 5 + (typeof value === 'string' ? Buffer.byteLength(value, 'utf8') : value.length);
+}
+
+function writeValue(out: Buffer, at: number, value: SqlValue): number {
+  if (value === null) {
+    out[at] = 0;
+    return at + 1;
+  }
+  if (typeof value === 'bigint') {
+    out[at] = 1;
+    out.writeBigInt64LE(value, at + 1);
+    return at + 9;
+  }
+  if (typeof value === 'number') {
+    out[at] = 2;
+    out.writeDoubleLE(value, at + 1);
+    return at + 9;
+  }
+  const bytes = typeof value === 'string' ? Buffer.from(value, 'utf8') : value;
+  out[at] = typeof value === 'string' ? 3 : 4;
+  out.writeUInt32LE(bytes.length, at + 1);
+  bytes.copy(out, at + 5);
+  return at + 5 + bytes.length;
+}
+
+/** encode(row) of FORMAT.md 8.7: the table's tag, then each column's value in table order. */
+export function encodeRow(table: number, values: readonly SqlValue[]): Buffer {
+  let length = 1;
+  for (const value of values) length += valueBytes(value);
+  const out = Buffer.alloc(length);
+  out[0] = table;
+  let at = 1;
+  for (const value of values) at = writeValue(out, at, value);
+  return out;
+}
+
+/** `sum += h` mod 2^256, both little-endian. */
+export function addInto(sum: Buffer, h: Uint8Array): void {
+  let carry = 0;
+  for (let i = 0; i < HASH_BYTES; i++) {
+    const total = (sum[i] ?? 0) + (h[i] ?? 0) + carry;
+    sum[i] = total & 0xff;
+    carry = total >> 8;
+  }
+}
+
+/** `sum -= h` mod 2^256, both little-endian. */
+export function subtractFrom(sum: Buffer, h: Uint8Array): void {
+  let borrow = 0;
+  for (let i = 0; i < HASH_BYTES; i++) {
+    const total = (sum[i] ?? 0) - (h[i] ?? 0) - borrow;
+    sum[i] = total & 0xff;
+    borrow = total < 0 ? 1 : 0;
+  }
+}
+
+/** The key id a stored commitment was sealed under (unauthenticated until opened), or `undefined` if too short. */
+export function commitmentKeyId(stored: Buffer): number | undefined {
+  return stored.length >= PREFIX_BYTES ? stored.readUInt32LE(0) : undefined;
+}
+
+/**
+ * Hashes index rows and seals and opens the commitment, under subkeys of one DEK. Wiped with that DEK (at lock), or
+ * by {@link IndexCommitter.wipe}. Never log it: it holds key material.
+ */
+export class IndexCommitter {
+  readonly keyId: number;
+  readonly #sodium: SodiumBackend;
+  readonly #vaultId: Buffer;
+  readonly #rowKey: SecretKey;
+  readonly #sealKey: SecretKey;
+
+  /**
+   * @throws {@link IntegrityError} (`unknown-key`) when the vault has no DEK with this key id.
+   */
+  constructor(sodium: SodiumBackend, keyring: Keyring, vaultId: Buffer, keyId: number) {
+    const dek = keyring.find(keyId);
+    if (!dek) throw new IntegrityError('unknown-key', { subject: SUBJECT });
+    this.keyId = keyId;
+    this.#sodium = sodium;
+    this.#vaultId = vaultId;
+    this.#rowKey = deriveSubkey(sodium, dek, LABEL.indexRowKey, vaultId);
+    this.#sealKey = deriveSubkey(sodium, dek, LABEL.indexSealKey, vaultId);
+  }
+
+  /** h(row) of FORMAT.md 8.7. */
+  hashRow(table: number, values: readonly SqlValue[]): Buffer {
+    const encoded = encodeRow(table, values);
+    return this.#sodium.blake2b(HASH_BYTES, encoded, this.#rowKey.bytes);
+  }
+
+  #aad(generation: bigint): Buffer {
+    const tail = Buffer.alloc(PREFIX_BYTES);
+    tail.writeUInt32LE(this.keyId, 0);
+    tail.writeBigUInt64LE(generation, 4);
+    return Buffer.concat([ascii(LABEL.indexCommitment), this.#vaultId, tail]);
+  }
+
+  /** `meta.index_commitment`: the sum sealed at `generation`, with a fresh nonce. */
+  seal(sum: Buffer, generation: bigint): Buffer {
+    const aad = this.#aad(generation);
+    const nonce = this.#sodium.randomBytes(NONCE_BYTES);
+    const sealed = this.#sodium.aeadEncrypt(sum, aad, nonce, this.#sealKey.bytes);
+    return Buffer.concat([aad.subarray(-PREFIX_BYTES), nonce, sealed]);
+  }
+
+  /**
+   * Opens a stored commitment, which must have been sealed at `generation` (the index's `meta.generation`).
+   * @returns the sum, in a buffer of its own.
+   * @throws {@link IntegrityError} when it is missing, of the wrong length (`malformed`), sealed under another key id
+   * (`unknown-key`), of another generation or fails authentication (`tampered`).
+   */
+  open(stored: Buffer | undefined, generation: bigint): Buffer {
+    if (stored === undefined) throw new IntegrityError('missing', { subject: SUBJECT });
+    if (stored.length !== SEALED_COMMITMENT_BYTES)
+      throw new IntegrityError('malformed', { subject: SUBJECT });
+    if (stored.readUInt32LE(0) !== this.keyId) throw new IntegrityError('unknown-key', { subject: SUBJECT });
+    if (stored.readBigUInt64LE(4) !== generation) {
+      throw new IntegrityError('tampered', {
+        subject: `${SUBJECT}, sealed at generation ${stored.readBigUInt64LE(4)} while the index says ${generation}`,
+      });
+    }
+    const sum = this.#sodium.aeadDecrypt(
+      stored.subarray(PREFIX_BYTES + NONCE_BYTES),
+      this.#aad(generation),
+      stored.subarray(PREFIX_BYTES, PREFIX_BYTES + NONCE_BYTES),
+      this.#sealKey.bytes,
+    );
+    if (!sum) throw new IntegrityError('tampered', { subject: SUBJECT });
+    return sum;
+  }
+
+  wipe(): void {
+    this.#rowKey.wipe();
+    this.#sealKey.wipe();
+  }
+}
+
+/** The error for rows that do not add up to the sealed commitment. */
+export function rowsDoNotMatch(): IntegrityError {
+  return new IntegrityError('tampered', {
+    subject: 'vault index as a whole (index.sqlite: its rows do not match its sealed commitment)',
+    advice:
+      'Entries were added, removed, edited, swapped or replaced by older copies outside Coffer, so what is listed ' +
+      'may be wrong. Run "coffer verify" for details, then put back a copy of the index you trust, or accept the ' +
+      'index as it is now with "coffer verify --repair".',
+  });
+}

@@ -1,0 +1,72 @@
+import { cpSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { describe, expect, it } from 'vitest';
+
+import { requireBuiltCli, runCli, tempDir, type RunResult } from './helpers.js';
+
+requireBuiltCli();
+
+/**
+ * A whole vault folder put back from an older copy is a valid vault: only the memory kept outside it, in the CLI's
+ * state folder (FORMAT.md section 8.8), can tell. Each test has a state folder of its own, as one computer.
+ */
+function computer(): { cwd: string; run: (...args: string[]) => Promise<RunResult> } {
+  const cwd = tempDir();
+  const env = { COFFER_STATE_DIR: join(cwd, 'state') };
+  return { cwd, run: (...args) => runCli(args, { cwd, env }) };
+}
+
+/** Replaces the vault folder with a copy taken earlier. */
+function putBack(cwd: string, copy: string): void {
+  rmSync(join(cwd, 'vault'), { recursive: true });
+  cpSync(join(cwd, copy), join(cwd, 'vault'), { recursive: true });
+}
+
+describe('rollback memory outside the vault', () => {
+  it('warns (exit 1) when the vault folder was put back to an older copy, once', async () => {
+    const { cwd, run } = computer();
+    expect((await run('init', 'vault', '--kdf', 'interactive')).code).toBe(0);
+    expect((await run('mkdir', 'vault', '/first')).code).toBe(0);
+    cpSync(join(cwd, 'vault'), join(cwd, 'older'), { recursive: true });
+    expect((await run('mkdir', 'vault', '/second')).code).toBe(0);
+    expect(await run('ls', 'vault')).toMatchObject({ code: 0, stderr: '' });
+
+    putBack(cwd, 'older');
+    const rolledBack = await run('ls', 'vault');
+    expect(rolledBack.code).toBe(1);
+    expect(rolledBack.stdout).toMatch(/first/u);
+    expect(rolledBack.stderr).toMatch(
+      /^coffer: warning: This vault is older than when this computer last opened it/u,
+    );
+    // Warned once: the state found is what the next run compares with.
+    expect(await run('ls', 'vault')).toMatchObject({ code: 0, stderr: '' });
+  });
+
+  it('warns when the vault is at the same change but in another state (a copy changed elsewhere)', async () => {
+    const { cwd, run } = computer();
+    expect((await run('init', 'vault', '--kdf', 'interactive')).code).toBe(0);
+    cpSync(join(cwd, 'vault'), join(cwd, 'copy'), { recursive: true });
+    expect((await run('mkdir', 'vault', '/here')).code).toBe(0);
+    // The copy is changed on another computer (another state folder), as many times.
+    const elsewhere = { cwd, env: { COFFER_STATE_DIR: join(cwd, 'other-state') } };
+    expect((await runCli(['mkdir', 'copy', '/there'], elsewhere)).code).toBe(0);
+
+    putBack(cwd, 'copy');
+    const forked = await run('ls', 'vault');
+    expect(forked.code).toBe(1);
+    expect(forked.stdout).toMatch(/there/u);
+    expect(forked.stderr).toMatch(
+      /is not the one this computer last opened: its index is at the same change/u,
+    );
+  });
+
+  it('says nothing when the vault only moved forward, even changed by another computer', async () => {
+    const { cwd, run } = computer();
+    expect((await run('init', 'vault', '--kdf', 'interactive')).code).toBe(0);
+    expect((await run('ls', 'vault')).code).toBe(0);
+    const elsewhere = { cwd, env: { COFFER_STATE_DIR: join(cwd, 'other-state') } };
+    expect((await runCli(['mkdir', 'vault', '/there'], elsewhere)).code).toBe(0);
+    expect(await run('ls', 'vault')).toMatchObject({ code: 0, stderr: '' });
+  });
+});

@@ -1,0 +1,114 @@
+import { join } from 'node:path';
+
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+
+import type { SodiumBackend } from '../../src/core/crypto/sodium.js';
+import { Vault } from '../../src/core/index.js';
+import { nativeSodium } from '../helpers/backends.js';
+import { toFormat10 } from '../helpers/index-format.js';
+import { newVault, passphrase, track, writeTree } from '../helpers/vault.js';
+
+/** What the index says about its format: schema, whether it has a commitment, and the records' versions. */
+function indexFormat(dir: string): { schema: number; commitment: boolean; versions: unknown[] } {
+  const db = new Database(join(dir, 'index.sqlite'), { readonly: true });
+  try {
+    const meta = (key: string): Buffer | undefined =>
+      db.prepare('SELECT value FROM meta WHERE key = ?').pluck().get(key) as Buffer | undefined;
+    const columns = db.prepare("SELECT name FROM pragma_table_info('nodes')").pluck().all();
+    return {
+      schema: meta('index_schema')?.readUInt32LE(0) ?? 1,
+      commitment: meta('index_commitment') !== undefined,
+      versions: columns.includes('version') ? db.prepare('SELECT version FROM nodes').pluck().all() : [],
+    };
+  } finally {
+    db.close();
+  }
+}
+
+/** A closed format 1.0 vault (index schema 3) with a folder and two files. */
+async function format10Vault(): Promise<{ dir: string; paths: string[] }> {
+  const { vault, dir, root } = await newVault();
+  await writeTree(join(root, 'in'), { 'docs/a.txt': 'alpha', 'docs/b.txt': 'beta' });
+  await vault.add([join(root, 'in', 'docs')]);
+  const paths = vault.listRecursive('/').map((entry) => entry.path);
+  vault.close();
+  await toFormat10(dir);
+  return { dir, paths };
+}
+
+/** The native backend, failing its `after`-th seal with an error that is not damage. */
+function failingAfter(after: number): SodiumBackend {
+  let calls = 0;
+  return {
+    ...nativeSodium,
+    aeadEncrypt(...args) {
+      if (++calls === after) throw new Error('injected failure');
+      return nativeSodium.aeadEncrypt(...args);
+    },
+  };
+}
+
+describe('format 1.0 vaults', () => {
+  it('are read as 1.0 when opened read-only, and upgraded to 1.1 at the first writable unlock', async () => {
+    const { dir, paths } = await format10Vault();
+    expect(indexFormat(dir)).toEqual({ schema: 3, commitment: false, versions: [] });
+
+    const readOnly = track(await Vault.open(dir, { sodium: nativeSodium, readOnly: true }));
+    expect(await readOnly.unlock(passphrase())).toEqual([]);
+    expect(readOnly.listRecursive('/').map((entry) => entry.path)).toEqual(paths);
+    expect(await readOnly.info()).toMatchObject({ format: '1.0', formatVersion: 1 });
+    expect(await readOnly.verify()).toMatchObject({ ok: true });
+    readOnly.close();
+    expect(indexFormat(dir)).toEqual({ schema: 3, commitment: false, versions: [] });
+
+    const writable = track(await Vault.open(dir, { sodium: nativeSodium }));
+    expect(await writable.info()).toMatchObject({ format: '1.0' });
+    expect(await writable.unlock(passphrase())).toEqual([]);
+    expect(await writable.info()).toMatchObject({ format: '1.1', formatVersion: 1 });
+    expect(writable.listRecursive('/').map((entry) => entry.path)).toEqual(paths);
+    writable.close();
+    expect(indexFormat(dir)).toEqual({ schema: 4, commitment: true, versions: [1, 1, 1] });
+
+    const again = track(await Vault.open(dir, { sodium: nativeSodium }));
+    expect(await again.unlock(passphrase())).toEqual([]);
+    again.rename('/docs/a.txt', 'renamed.txt');
+    expect(await again.verify({ readData: true })).toMatchObject({ ok: true, problems: [] });
+    again.close();
+    expect(indexFormat(dir).versions.sort()).toEqual([1, 1, 2]);
+  });
+
+  it('are upgraded in one transaction: a failure midway leaves the 1.0 index as it was', async () => {
+    const { dir, paths } = await format10Vault();
+    // The second record's seal fails: the first one was already resealed inside the transaction.
+    const failing = await Vault.open(dir, { sodium: failingAfter(2) });
+    await expect(failing.unlock(passphrase())).rejects.toThrow('injected failure');
+    failing.close();
+    expect(indexFormat(dir)).toEqual({ schema: 3, commitment: false, versions: [] });
+
+    const readOnly = track(await Vault.open(dir, { sodium: nativeSodium, readOnly: true }));
+    expect(await readOnly.unlock(passphrase())).toEqual([]);
+    expect(readOnly.listRecursive('/').map((entry) => entry.path)).toEqual(paths);
+    readOnly.close();
+    const writable = track(await Vault.open(dir, { sodium: nativeSodium }));
+    expect(await writable.unlock(passphrase())).toEqual([]);
+    expect(await writable.verify()).toMatchObject({ ok: true });
+  });
+
+  it('keep a damaged record damaged through the upgrade, never dropped', async () => {
+    const { dir } = await format10Vault();
+    const db = new Database(join(dir, 'index.sqlite'));
+    const row = db.prepare('SELECT id, record FROM nodes LIMIT 1').get() as { id: Buffer; record: Buffer };
+    row.record[30] = (row.record[30] ?? 0) ^ 1;
+    db.prepare('UPDATE nodes SET record = ? WHERE id = ?').run(row.record, row.id);
+    db.close();
+
+    const vault = track(await Vault.open(dir, { sodium: nativeSodium }));
+    expect(await vault.unlock(passphrase())).toEqual([
+      expect.objectContaining({ code: 'INTEGRITY', path: `(index row ${row.id.toString('hex')})` }),
+    ]);
+    expect(await vault.info()).toMatchObject({ format: '1.1' });
+    const report = await vault.verify();
+    expect(report.problems.map((problem) => problem.path)).toEqual([`(index row ${row.id.toString('hex')})`]);
+  });
+});

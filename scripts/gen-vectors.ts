@@ -16,10 +16,12 @@ import {
   ContentDecryptor,
   ContentEncryptor,
   encodeBlobHeader,
+  parseBlobHeader,
   type BlobHeader,
   type ContentBinding,
 } from '../src/core/crypto/content.js';
 import { KDF_PRESETS } from '../src/core/crypto/kdf.js';
+import { blobPlaintextSize, fillPadding } from '../src/core/crypto/padding.js';
 import { deriveSubkey, Keyring, SecretKey } from '../src/core/crypto/keys.js';
 import { RecordSealer } from '../src/core/crypto/record.js';
 import { loadNativeSodium, type SodiumBackend } from '../src/core/crypto/sodium.js';
@@ -37,6 +39,7 @@ import type {
 } from '../tests/helpers/vector-schema.js';
 import { VECTOR_ROOT } from '../tests/helpers/vector-schema.js';
 import { flipped } from '../tests/helpers/backends.js';
+import { fileContent } from '../tests/helpers/file-content.js';
 
 const native = loadNativeSodium();
 if (!native) throw new Error('gen-vectors needs sodium-native');
@@ -124,7 +127,22 @@ function craft(header: BlobHeader, chunks: { plaintext: Buffer; final: boolean }
   return out;
 }
 
-function contentVector(name: string, description: string, blob: Buffer, expectedFileId = fileId): void {
+/** A file's padded plaintext (section 5.7): content, zeros, u64 size. */
+function padded(content: Buffer): Buffer {
+  const total = blobPlaintextSize(content.length, true);
+  const out = Buffer.alloc(total);
+  content.copy(out);
+  fillPadding(out, 0, content.length, total);
+  return out;
+}
+
+function contentVector(
+  name: string,
+  description: string,
+  blob: Buffer,
+  expectedFileId = fileId,
+  fileSize?: number,
+): void {
   const keyring = new Keyring();
   keyring.add(keyId, dek());
   const decryptor = new ContentDecryptor(sodium, (id) => keyring.find(id), {
@@ -152,6 +170,19 @@ function contentVector(name: string, description: string, blob: Buffer, expected
     releasedSha256: sha256(all),
     releasedBytes: all.length,
   };
+  if (fileSize !== undefined) {
+    let file: NonNullable<ContentVector['file']> = outcomeOf(error);
+    if (error === undefined) {
+      try {
+        const header = parseBlobHeader(blob, { vaultId, fileId: expectedFileId });
+        const content = fileContent(all, fileSize, header.padded);
+        file = { expect: 'success', sha256: sha256(content), bytes: content.length };
+      } catch (caught) {
+        file = outcomeOf(caught);
+      }
+    }
+    Object.assign(vector, { fileSize, file });
+  }
   write('content', vector);
 }
 
@@ -188,7 +219,12 @@ contentVector(
 contentVector('header-magic-flipped', 'first magic byte changed', flip(blob150, 0));
 contentVector('header-version-2', 'format version field set to 2', headerField(8, u16(2)));
 contentVector('header-algorithm-2', 'algorithm id set to 2', headerField(10, Buffer.of(2)));
-contentVector('header-flags-set', 'reserved flags byte set to 1', headerField(11, Buffer.of(1)));
+contentVector('header-flags-set', 'unknown flag bit 1 set', headerField(11, Buffer.of(2)));
+contentVector(
+  'header-padded-flag-set',
+  'the padded flag set on an unpadded blob: the header is in every AAD',
+  headerField(11, Buffer.of(1)),
+);
 contentVector('header-chunk-size-changed', 'chunk size edited from 64 to 65', headerField(12, u32(65)));
 contentVector(
   'header-chunk-size-too-small',
@@ -326,6 +362,88 @@ contentVector(
   ]),
 );
 contentVector('empty-blob', 'zero bytes', Buffer.alloc(0));
+
+// Padded blobs (section 5.7), read as the contents of a file of the given size.
+const paddedHeader = (fields: Partial<Omit<BlobHeader, 'bytes'>> = {}): BlobHeader =>
+  headerFor({ padded: true, ...fields });
+for (const [name, size, chunkSize, note] of [
+  ['empty', 0, CS, '8 bytes: the size alone'],
+  ['one-byte', 1, CS, 'padded to 10'],
+  ['one-full-chunk', 56, CS, 'padded to 64: exactly one chunk'],
+  ['two-chunks', 57, CS, 'padded to 72: the size in the second chunk'],
+  ['three-chunks', 150, CS, 'padded to 160'],
+  ['size-across-chunks', 100, 107, 'padded to 112 with 107-byte chunks: the size spans the two chunks'],
+  ['default-chunk-size', 65537, 65536, 'padded to 67584: two chunks of 64 KiB'],
+] as const) {
+  const content = pattern(size, 3);
+  contentVector(
+    `padded-${name}`,
+    `${size} bytes, ${note}`,
+    encrypt(padded(content), paddedHeader({ chunkSize })),
+    fileId,
+    size,
+  );
+}
+const padded150 = padded(pattern(150, 3));
+contentVector(
+  'padded-unpadded-blob-of-old-vault',
+  'no padded flag: the plaintext is the whole file, as written before padding existed',
+  blob150,
+  fileId,
+  150,
+);
+contentVector(
+  'padded-record-size-other-bucket',
+  "the record's size (200) pads to 216, but the blob holds 160 bytes",
+  encrypt(padded150, paddedHeader()),
+  fileId,
+  200,
+);
+contentVector(
+  'padded-record-size-same-bucket',
+  "the record's size (151) pads to 160 like the blob, but the size the blob ends with is 150",
+  encrypt(padded150, paddedHeader()),
+  fileId,
+  151,
+);
+{
+  const nonZero = Buffer.from(padded150);
+  nonZero[151] = 1;
+  contentVector(
+    'padded-padding-byte-not-zero',
+    'a padding byte between the content and the size is 1 (sealed so, by a key holder)',
+    encrypt(nonZero, paddedHeader()),
+    fileId,
+    150,
+  );
+  const otherSize = Buffer.from(padded150);
+  otherSize.writeBigUInt64LE(149n, otherSize.length - 8);
+  contentVector(
+    'padded-size-trailer-other',
+    'the size at the end says 149 (sealed so, by a key holder); the record says 150',
+    encrypt(otherSize, paddedHeader()),
+    fileId,
+    150,
+  );
+}
+contentVector(
+  'padded-padding-ciphertext-flipped',
+  'one ciphertext byte of the padding changed',
+  flip(encrypt(padded150, paddedHeader()), BLOB_HEADER_BYTES + 2 * RECORD + 25),
+  fileId,
+  150,
+);
+contentVector(
+  'padded-flag-cleared',
+  'the padded flag cleared on a padded blob',
+  (() => {
+    const blob = encrypt(padded150, paddedHeader());
+    blob[11] = 0;
+    return blob;
+  })(),
+  fileId,
+  150,
+);
 
 // ---------------------------------------------------------------- record
 const recordId = Buffer.from('c0c1c2c3c4c5c6c7c8c9cacbcccdcecf', 'hex');

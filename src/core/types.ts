@@ -112,6 +112,8 @@ export interface VaultInfo {
   readonly locked: boolean;
   readonly readOnly: boolean;
   readonly kdf: readonly { readonly opslimit: number; readonly memlimitKiB: number }[];
+  /** How new files' stored sizes are padded (FORMAT.md section 5.7); fixed when the vault was created. */
+  readonly contentPadding: 'padme' | 'none';
   /** Counts and sizes; present only while unlocked. */
   readonly files?: number;
   readonly folders?: number;

@@ -3,6 +3,7 @@ import { closeSync, openSync, statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 
 import { ID_BYTES } from '../crypto/constants.js';
+import { parseContentPadding, type ContentPadding } from '../crypto/padding.js';
 import {
   IntegrityError,
   ReadOnlyVaultError,
@@ -92,6 +93,7 @@ export interface ContentRow {
 const INDEX_SUBJECT = 'vault index (index.sqlite)';
 
 const VAULT_ID_META = 'vault_id';
+const CONTENT_PADDING_META = 'content_padding';
 /** How many of the tables every Coffer index has had since schema 1 (meta, nodes, contents) a database must have. */
 const COFFER_TABLES = 3;
 
@@ -199,6 +201,7 @@ export class IndexDb {
   readonly #db: Database.Database;
   readonly readOnly: boolean;
   readonly #statements = new Map<string, Database.Statement>();
+  #contentPadding: ContentPadding | undefined;
 
   /** False for a schema 1 index opened read-only (it cannot be upgraded): it has no pack columns. */
   readonly #hasPacks: boolean;
@@ -231,7 +234,10 @@ export class IndexDb {
    * that too when it meets a damaged page later, and {@link IoError} (disk full, I/O error) or
    * {@link ReadOnlyVaultError} when the file cannot be written.
    */
-  static open(path: string, options: { readOnly: boolean; create: boolean; vaultId: Buffer }): IndexDb {
+  static open(
+    path: string,
+    options: { readOnly: boolean; create: boolean; vaultId: Buffer; contentPadding?: ContentPadding },
+  ): IndexDb {
     let db: Database.Database | undefined;
     try {
       if (options.create) {
@@ -270,10 +276,11 @@ export class IndexDb {
           .transaction(() => {
             writable.exec(SCHEMA);
             upgradeSchema(writable);
-            if (options.create)
-              writable
-                .prepare('INSERT INTO meta (key, value) VALUES (?, ?)')
-                .run(VAULT_ID_META, options.vaultId);
+            if (options.create) {
+              const insert = writable.prepare('INSERT INTO meta (key, value) VALUES (?, ?)');
+              insert.run(VAULT_ID_META, options.vaultId);
+              insert.run(CONTENT_PADDING_META, Buffer.from(options.contentPadding ?? 'none', 'latin1'));
+            }
           })
           .immediate();
       }
@@ -301,6 +308,15 @@ export class IndexDb {
   getMeta(key: string): Buffer | undefined {
     const row = this.#sql('SELECT value FROM meta WHERE key = ?').get(key) as { value: Buffer } | undefined;
     return row?.value;
+  }
+
+  /**
+   * How this vault pads the blobs it writes (FORMAT.md section 5.7), fixed when it was created.
+   * @throws {@link IntegrityError} (`malformed`) for a value this build does not know.
+   */
+  contentPadding(): ContentPadding {
+    this.#contentPadding ??= parseContentPadding(this.getMeta(CONTENT_PADDING_META));
+    return this.#contentPadding;
   }
 
   setMeta(key: string, value: Buffer): void {

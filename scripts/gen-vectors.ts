@@ -27,7 +27,12 @@ import { RecordSealer } from '../src/core/crypto/record.js';
 import { loadNativeSodium, type SodiumBackend } from '../src/core/crypto/sodium.js';
 import { addPassphraseSlot, createVaultKeys, parseVaultHeader } from '../src/core/crypto/vault-header.js';
 import { CofferError, IntegrityError } from '../src/core/errors.js';
-import { openSnapshot, sealSnapshot, type SnapshotKeys } from '../src/core/vault/snapshot.js';
+import {
+  openSnapshot,
+  sealSnapshot,
+  snapshotPlaintextSize,
+  type SnapshotKeys,
+} from '../src/core/vault/snapshot.js';
 import type { TreeNode } from '../src/core/vault/tree.js';
 import type {
   ContentVector,
@@ -493,8 +498,8 @@ function recordVector(
   );
   recordVector(
     'success-block-length',
-    'a 32-byte record: padding adds a whole block',
-    sealer.seal({ recordId, keyId }, pattern(32)),
+    'a 256-byte record: padding adds a whole bucket',
+    sealer.seal({ recordId, keyId }, pattern(256)),
   );
   recordVector('byte-flipped', 'one ciphertext byte flipped', flip(sealed, 30));
   recordVector('moved-to-other-row', 'the sealed record read from another row', sealed, {
@@ -508,6 +513,16 @@ function recordVector(
   const subkey = deriveSubkey(sodium, dek(), LABEL.recordKey, vaultId);
   const nonce = sodium.randomBytes(NONCE_BYTES);
   const aad = Buffer.concat([ascii(LABEL.record), vaultId, recordId, u32(keyId)]);
+  const oldPadded = Buffer.alloc(Math.ceil((json.length + 1) / 32) * 32);
+  json.copy(oldPadded);
+  oldPadded[json.length] = 0x80;
+  // A nonce of its own that draws nothing from the seeded stream, so the vectors after it keep their bytes.
+  const oldNonce = sodium.blake2b(NONCE_BYTES, ascii('success-padded-to-32'));
+  recordVector(
+    'success-padded-to-32',
+    'padded to a multiple of 32 bytes, as writers before format 1.1 did',
+    Buffer.concat([oldNonce, sodium.aeadEncrypt(oldPadded, aad, oldNonce, subkey.bytes)]),
+  );
   recordVector(
     'bad-padding',
     'authenticates, but the plaintext is not padded (32 zero bytes)',
@@ -749,10 +764,35 @@ function snapshotVector(name: string, description: string, stored: Buffer, forVa
   prefix.writeBigUInt64LE(1n, 4);
   const nonce = sodium.randomBytes(NONCE_BYTES);
   const aad = Buffer.concat([ascii(LABEL.snapshot), vaultId, prefix]);
+  const sealPlain = (bytes: Buffer): Buffer =>
+    Buffer.concat([prefix, nonce, sodium.aeadEncrypt(bytes, aad, nonce, subkey.bytes)]);
   snapshotVector(
     'parent-out-of-range',
     'authenticates, but its one entry points at parent entry 3 of 1',
-    Buffer.concat([prefix, nonce, sodium.aeadEncrypt(plaintext, aad, nonce, subkey.bytes)]),
+    sealPlain(plaintext),
+  );
+  // Version 1 (before padding): one folder "x" at the root, its name ending the plaintext.
+  const version1 = Buffer.from(plaintext);
+  version1.writeUInt32LE(0xffffffff, 5 + 21);
+  snapshotVector(
+    'success-version-1',
+    'version 1, unpadded, as written before format 1.1',
+    sealPlain(version1),
+  );
+  // Version 2 of the same tree: names length, name, zeros to 4096 bytes.
+  const version2 = Buffer.alloc(snapshotPlaintextSize(1, 1));
+  version1.copy(version2, 0, 0, 5 + 57);
+  version2[0] = 2;
+  version2.writeUInt32LE(1, 5 + 57);
+  version2.write('x', 5 + 57 + 4);
+  snapshotVector('success-version-2', 'version 2: the same tree padded to 4096 bytes', sealPlain(version2));
+  const dirty = Buffer.from(version2);
+  dirty[4000] = 1;
+  snapshotVector('padding-not-zero', 'version 2 with a padding byte of 1', sealPlain(dirty));
+  snapshotVector(
+    'padded-length-wrong',
+    'version 2 cut to 4095 bytes: not the length its names pad to',
+    sealPlain(version2.subarray(0, 4095)),
   );
   subkey.wipe();
 }

@@ -257,3 +257,33 @@ describe('content padding', () => {
     });
   });
 });
+
+describe('metadata padding', () => {
+  /** Each row's sealed record length, and the tree snapshot's length, as a copier sees them. */
+  function metadataLengths(dir: string): { records: number[]; snapshot: number | undefined } {
+    const db = new Database(join(dir, 'index.sqlite'), { readonly: true });
+    const records = db.prepare('SELECT length(record) FROM nodes ORDER BY id').pluck().all() as number[];
+    const snapshot = db
+      .prepare("SELECT length(value) FROM meta WHERE key = 'tree_snapshot'")
+      .pluck()
+      .get() as number | undefined;
+    db.close();
+    return { records, snapshot };
+  }
+
+  it('a rename to a name 40 bytes longer changes neither its record nor the snapshot in length', async () => {
+    const { vault, dir, root } = await newVault();
+    await writeTree(join(root, 'src'), filesOfSizes([10, 20_000]));
+    await vault.add([join(root, 'src')]);
+    vault.close();
+    const before = metadataLengths(dir);
+    expect(before.snapshot).toBeDefined();
+
+    const reopened = await reopen(dir);
+    reopened.rename('/src/f00-10.bin', `f00-10-${'x'.repeat(40)}.bin`);
+    reopened.close();
+    const after = metadataLengths(dir);
+    expect(after).toEqual(before);
+    expect(new Set(after.records)).toEqual(new Set([24 + 256 + 16]));
+  });
+});

@@ -1,6 +1,7 @@
 import { ascii } from '../crypto/bytes.js';
 import { LABEL, NONCE_BYTES, TAG_BYTES } from '../crypto/constants.js';
 import { deriveSubkey, type Keyring } from '../crypto/keys.js';
+import { padme } from '../crypto/padding.js';
 import type { SodiumBackend } from '../crypto/sodium.js';
 import { IntegrityError } from '../errors.js';
 import type { TreeNode } from './tree.js';
@@ -11,8 +12,13 @@ import type { TreeNode } from './tree.js';
  * index's current generation and holds as many entries as the index has rows; otherwise the rows are read.
  */
 
-const FORMAT = 1;
+/** Version 1 ended with the names, so its length gave their total length to the byte; version 2 pads. */
+const FORMAT_UNPADDED = 1;
+const FORMAT = 2;
 const HEAD_BYTES = 5;
+const NAMES_LENGTH_BYTES = 4;
+/** Version 2 is padded to Padmé of its length, and to at least a multiple of this. */
+const BUCKET_FLOOR = 4096;
 /** id 16 ‖ key id u32 ‖ type u8 ‖ parent index u32 ‖ size f64 ‖ mtime f64 ‖ file id 16. */
 const ENTRY_BYTES = 57;
 const ROOT_INDEX = 0xffffffff;
@@ -29,12 +35,23 @@ export interface SnapshotKeys {
   readonly vaultId: Buffer;
 }
 
+/**
+ * Plaintext bytes of a snapshot of `count` entries whose names, joined by "/", take `namesBytes` bytes: padded
+ * (version 2) to max(Padmé(L), L rounded up to 4 KiB), so one rename moves it only when it crosses a bucket.
+ */
+export function snapshotPlaintextSize(count: number, namesBytes: number, padded = true): number {
+  const entries = HEAD_BYTES + count * ENTRY_BYTES;
+  if (!padded) return entries + namesBytes;
+  const length = entries + NAMES_LENGTH_BYTES + namesBytes;
+  return Math.max(padme(length), Math.ceil(length / BUCKET_FLOOR) * BUCKET_FLOOR);
+}
+
 function encode(nodes: readonly TreeNode[]): Buffer {
   const position = new Map<string, number>();
   nodes.forEach((node, i) => position.set(node.id, i));
   // Names never contain "/", so one separator-joined string holds them all, decoded with one call.
   const names = Buffer.from(nodes.map((node) => node.name).join('/'), 'utf8');
-  const out = Buffer.alloc(HEAD_BYTES + nodes.length * ENTRY_BYTES + names.length);
+  const out = Buffer.alloc(snapshotPlaintextSize(nodes.length, names.length));
   out[0] = FORMAT;
   out.writeUInt32LE(nodes.length, 1);
   nodes.forEach((node, i) => {
@@ -49,17 +66,35 @@ function encode(nodes: readonly TreeNode[]): Buffer {
     out.writeDoubleLE(node.mtime, at + 33);
     if (node.fileId !== undefined) out.write(node.fileId, at + 41, 16, 'hex');
   });
-  names.copy(out, HEAD_BYTES + nodes.length * ENTRY_BYTES);
+  const namesAt = HEAD_BYTES + nodes.length * ENTRY_BYTES;
+  out.writeUInt32LE(names.length, namesAt);
+  names.copy(out, namesAt + NAMES_LENGTH_BYTES);
   return out;
+}
+
+/** The names of a snapshot of `count` entries, after checking its version and (version 2) its padding. */
+function namesOf(bytes: Buffer, count: number, malformed: () => IntegrityError): string[] {
+  const namesStart = HEAD_BYTES + count * ENTRY_BYTES;
+  let names: Buffer;
+  if (bytes[0] === FORMAT_UNPADDED) {
+    if (namesStart > bytes.length) throw malformed();
+    names = bytes.subarray(namesStart);
+  } else {
+    if (namesStart + NAMES_LENGTH_BYTES > bytes.length) throw malformed();
+    const length = bytes.readUInt32LE(namesStart);
+    const end = namesStart + NAMES_LENGTH_BYTES + length;
+    if (bytes.length !== snapshotPlaintextSize(count, length) || bytes.subarray(end).some((b) => b !== 0))
+      throw malformed();
+    names = bytes.subarray(namesStart + NAMES_LENGTH_BYTES, end);
+  }
+  return count === 0 ? [] : names.toString('utf8').split('/');
 }
 
 function decode(bytes: Buffer): TreeNode[] {
   const malformed = (): IntegrityError => new IntegrityError('malformed', { subject: SUBJECT });
-  if (bytes.length < HEAD_BYTES || bytes[0] !== FORMAT) throw malformed();
+  if (bytes.length < HEAD_BYTES || (bytes[0] !== FORMAT && bytes[0] !== FORMAT_UNPADDED)) throw malformed();
   const count = bytes.readUInt32LE(1);
-  const namesStart = HEAD_BYTES + count * ENTRY_BYTES;
-  if (namesStart > bytes.length) throw malformed();
-  const names = count === 0 ? [] : bytes.toString('utf8', namesStart).split('/');
+  const names = namesOf(bytes, count, malformed);
   if (names.length !== count) throw malformed();
   const ids: string[] = [];
   for (let i = 0; i < count; i++) {

@@ -25,7 +25,7 @@ const entries: Entry[] = [];
 const queue: { dir: string; id: string | null }[] = [{ dir: root, id: null }];
 while (queue.length > 0 && entries.length < COUNT) {
   const { dir, id } = queue.shift() ?? { dir: '', id: null };
-  let names: string[] = [];
+  let names: string[];
   try {
     names = readdirSync(dir);
   } catch {

@@ -397,39 +397,40 @@ contentVector(
   fileId,
   150,
 );
-contentVector(
-  'padded-record-size-other-bucket',
-  "the record's size (200) pads to 216, but the blob holds 160 bytes",
-  encrypt(padded150, paddedHeader()),
-  fileId,
-  200,
-);
-contentVector(
-  'padded-record-size-same-bucket',
-  "the record's size (151) pads to 160 like the blob, but the size the blob ends with is 150",
-  encrypt(padded150, paddedHeader()),
-  fileId,
-  151,
-);
 {
   const nonZero = Buffer.from(padded150);
   nonZero[151] = 1;
-  contentVector(
-    'padded-padding-byte-not-zero',
-    'a padding byte between the content and the size is 1 (sealed so, by a key holder)',
-    encrypt(nonZero, paddedHeader()),
-    fileId,
-    150,
-  );
   const otherSize = Buffer.from(padded150);
   otherSize.writeBigUInt64LE(149n, otherSize.length - 8);
-  contentVector(
-    'padded-size-trailer-other',
-    'the size at the end says 149 (sealed so, by a key holder); the record says 150',
-    encrypt(otherSize, paddedHeader()),
-    fileId,
-    150,
-  );
+  // The blob of a 150-byte file (or one sealed wrongly by a key holder), read as a file of the given size.
+  for (const [name, description, plaintext, size] of [
+    [
+      'padded-record-size-other-bucket',
+      "the record's size (200) pads to 216, but the blob holds 160 bytes",
+      padded150,
+      200,
+    ],
+    [
+      'padded-record-size-same-bucket',
+      "the record's size (151) pads to 160 like the blob, but the size the blob ends with is 150",
+      padded150,
+      151,
+    ],
+    [
+      'padded-padding-byte-not-zero',
+      'a padding byte between the content and the size is 1 (sealed so, by a key holder)',
+      nonZero,
+      150,
+    ],
+    [
+      'padded-size-trailer-other',
+      'the size at the end says 149 (sealed so, by a key holder); the record says 150',
+      otherSize,
+      150,
+    ],
+  ] as const) {
+    contentVector(name, description, encrypt(plaintext, paddedHeader()), fileId, size);
+  }
 }
 contentVector(
   'padded-padding-ciphertext-flipped',

@@ -16,10 +16,12 @@ import {
   ContentDecryptor,
   ContentEncryptor,
   encodeBlobHeader,
+  parseBlobHeader,
   type BlobHeader,
   type ContentBinding,
 } from '../src/core/crypto/content.js';
 import { KDF_PRESETS } from '../src/core/crypto/kdf.js';
+import { blobPlaintextSize, fillPadding } from '../src/core/crypto/padding.js';
 import { deriveSubkey, Keyring, SecretKey } from '../src/core/crypto/keys.js';
 import {
   addInto,
@@ -32,7 +34,12 @@ import { RecordSealer } from '../src/core/crypto/record.js';
 import { loadNativeSodium, type SodiumBackend } from '../src/core/crypto/sodium.js';
 import { addPassphraseSlot, createVaultKeys, parseVaultHeader } from '../src/core/crypto/vault-header.js';
 import { CofferError, IntegrityError } from '../src/core/errors.js';
-import { openSnapshot, sealSnapshot, type SnapshotKeys } from '../src/core/vault/snapshot.js';
+import {
+  openSnapshot,
+  sealSnapshot,
+  snapshotPlaintextSize,
+  type SnapshotKeys,
+} from '../src/core/vault/snapshot.js';
 import type { TreeNode } from '../src/core/vault/tree.js';
 import type {
   CommitmentRow,
@@ -47,6 +54,7 @@ import type {
 } from '../tests/helpers/vector-schema.js';
 import { VECTOR_ROOT } from '../tests/helpers/vector-schema.js';
 import { flipped } from '../tests/helpers/backends.js';
+import { fileContent } from '../tests/helpers/file-content.js';
 
 const native = loadNativeSodium();
 if (!native) throw new Error('gen-vectors needs sodium-native');
@@ -134,7 +142,22 @@ function craft(header: BlobHeader, chunks: { plaintext: Buffer; final: boolean }
   return out;
 }
 
-function contentVector(name: string, description: string, blob: Buffer, expectedFileId = fileId): void {
+/** A file's padded plaintext (section 5.7): content, zeros, u64 size. */
+function padded(content: Buffer): Buffer {
+  const total = blobPlaintextSize(content.length, true);
+  const out = Buffer.alloc(total);
+  content.copy(out);
+  fillPadding(out, 0, content.length, total);
+  return out;
+}
+
+function contentVector(
+  name: string,
+  description: string,
+  blob: Buffer,
+  expectedFileId = fileId,
+  fileSize?: number,
+): void {
   const keyring = new Keyring();
   keyring.add(keyId, dek());
   const decryptor = new ContentDecryptor(sodium, (id) => keyring.find(id), {
@@ -162,6 +185,19 @@ function contentVector(name: string, description: string, blob: Buffer, expected
     releasedSha256: sha256(all),
     releasedBytes: all.length,
   };
+  if (fileSize !== undefined) {
+    let file: NonNullable<ContentVector['file']> = outcomeOf(error);
+    if (error === undefined) {
+      try {
+        const header = parseBlobHeader(blob, { vaultId, fileId: expectedFileId });
+        const content = fileContent(all, fileSize, header.padded);
+        file = { expect: 'success', sha256: sha256(content), bytes: content.length };
+      } catch (caught) {
+        file = outcomeOf(caught);
+      }
+    }
+    Object.assign(vector, { fileSize, file });
+  }
   write('content', vector);
 }
 
@@ -198,7 +234,12 @@ contentVector(
 contentVector('header-magic-flipped', 'first magic byte changed', flip(blob150, 0));
 contentVector('header-version-2', 'format version field set to 2', headerField(8, u16(2)));
 contentVector('header-algorithm-2', 'algorithm id set to 2', headerField(10, Buffer.of(2)));
-contentVector('header-flags-set', 'reserved flags byte set to 1', headerField(11, Buffer.of(1)));
+contentVector('header-flags-set', 'unknown flag bit 1 set', headerField(11, Buffer.of(2)));
+contentVector(
+  'header-padded-flag-set',
+  'the padded flag set on an unpadded blob: the header is in every AAD',
+  headerField(11, Buffer.of(1)),
+);
 contentVector('header-chunk-size-changed', 'chunk size edited from 64 to 65', headerField(12, u32(65)));
 contentVector(
   'header-chunk-size-too-small',
@@ -337,6 +378,89 @@ contentVector(
 );
 contentVector('empty-blob', 'zero bytes', Buffer.alloc(0));
 
+// Padded blobs (section 5.7), read as the contents of a file of the given size.
+const paddedHeader = (fields: Partial<Omit<BlobHeader, 'bytes'>> = {}): BlobHeader =>
+  headerFor({ padded: true, ...fields });
+for (const [name, size, chunkSize, note] of [
+  ['empty', 0, CS, '8 bytes: the size alone'],
+  ['one-byte', 1, CS, 'padded to 10'],
+  ['one-full-chunk', 56, CS, 'padded to 64: exactly one chunk'],
+  ['two-chunks', 57, CS, 'padded to 72: the size in the second chunk'],
+  ['three-chunks', 150, CS, 'padded to 160'],
+  ['size-across-chunks', 100, 107, 'padded to 112 with 107-byte chunks: the size spans the two chunks'],
+  ['default-chunk-size', 65537, 65536, 'padded to 67584: two chunks of 64 KiB'],
+] as const) {
+  const content = pattern(size, 3);
+  contentVector(
+    `padded-${name}`,
+    `${size} bytes, ${note}`,
+    encrypt(padded(content), paddedHeader({ chunkSize })),
+    fileId,
+    size,
+  );
+}
+const padded150 = padded(pattern(150, 3));
+contentVector(
+  'padded-unpadded-blob-of-old-vault',
+  'no padded flag: the plaintext is the whole file, as written before padding existed',
+  blob150,
+  fileId,
+  150,
+);
+{
+  const nonZero = Buffer.from(padded150);
+  nonZero[151] = 1;
+  const otherSize = Buffer.from(padded150);
+  otherSize.writeBigUInt64LE(149n, otherSize.length - 8);
+  // The blob of a 150-byte file (or one sealed wrongly by a key holder), read as a file of the given size.
+  for (const [name, description, plaintext, size] of [
+    [
+      'padded-record-size-other-bucket',
+      "the record's size (200) pads to 216, but the blob holds 160 bytes",
+      padded150,
+      200,
+    ],
+    [
+      'padded-record-size-same-bucket',
+      "the record's size (151) pads to 160 like the blob, but the size the blob ends with is 150",
+      padded150,
+      151,
+    ],
+    [
+      'padded-padding-byte-not-zero',
+      'a padding byte between the content and the size is 1 (sealed so, by a key holder)',
+      nonZero,
+      150,
+    ],
+    [
+      'padded-size-trailer-other',
+      'the size at the end says 149 (sealed so, by a key holder); the record says 150',
+      otherSize,
+      150,
+    ],
+  ] as const) {
+    contentVector(name, description, encrypt(plaintext, paddedHeader()), fileId, size);
+  }
+}
+contentVector(
+  'padded-padding-ciphertext-flipped',
+  'one ciphertext byte of the padding changed',
+  flip(encrypt(padded150, paddedHeader()), BLOB_HEADER_BYTES + 2 * RECORD + 25),
+  fileId,
+  150,
+);
+contentVector(
+  'padded-flag-cleared',
+  'the padded flag cleared on a padded blob',
+  (() => {
+    const blob = encrypt(padded150, paddedHeader());
+    blob[11] = 0;
+    return blob;
+  })(),
+  fileId,
+  150,
+);
+
 // ---------------------------------------------------------------- record
 const recordId = Buffer.from('c0c1c2c3c4c5c6c7c8c9cacbcccdcecf', 'hex');
 function recordVector(
@@ -386,8 +510,8 @@ function recordVector(
   );
   recordVector(
     'success-block-length',
-    'a 32-byte record: padding adds a whole block',
-    sealer.seal({ recordId, keyId }, pattern(32)),
+    'a 256-byte record: padding adds a whole bucket',
+    sealer.seal({ recordId, keyId }, pattern(256)),
   );
   recordVector('byte-flipped', 'one ciphertext byte flipped', flip(sealed, 30));
   recordVector('moved-to-other-row', 'the sealed record read from another row', sealed, {
@@ -401,6 +525,16 @@ function recordVector(
   const subkey = deriveSubkey(sodium, dek(), LABEL.recordKey, vaultId);
   const nonce = sodium.randomBytes(NONCE_BYTES);
   const aad = Buffer.concat([ascii(LABEL.record), vaultId, recordId, u32(keyId)]);
+  const oldPadded = Buffer.alloc(Math.ceil((json.length + 1) / 32) * 32);
+  json.copy(oldPadded);
+  oldPadded[json.length] = 0x80;
+  // A nonce of its own that draws nothing from the seeded stream, so the vectors after it keep their bytes.
+  const oldNonce = sodium.blake2b(NONCE_BYTES, ascii('success-padded-to-32'));
+  recordVector(
+    'success-padded-to-32',
+    'padded to a multiple of 32 bytes, as writers before format 1.1 did',
+    Buffer.concat([oldNonce, sodium.aeadEncrypt(oldPadded, aad, oldNonce, subkey.bytes)]),
+  );
   recordVector(
     'bad-padding',
     'authenticates, but the plaintext is not padded (32 zero bytes)',
@@ -644,10 +778,35 @@ function snapshotVector(name: string, description: string, stored: Buffer, forVa
   prefix.writeBigUInt64LE(1n, 4);
   const nonce = sodium.randomBytes(NONCE_BYTES);
   const aad = Buffer.concat([ascii(LABEL.snapshot), vaultId, prefix]);
+  const sealPlain = (bytes: Buffer): Buffer =>
+    Buffer.concat([prefix, nonce, sodium.aeadEncrypt(bytes, aad, nonce, subkey.bytes)]);
   snapshotVector(
     'parent-out-of-range',
     'authenticates, but its one entry points at parent entry 3 of 1',
-    Buffer.concat([prefix, nonce, sodium.aeadEncrypt(plaintext, aad, nonce, subkey.bytes)]),
+    sealPlain(plaintext),
+  );
+  // Version 1 (before padding): one folder "x" at the root, its name ending the plaintext.
+  const version1 = Buffer.from(plaintext);
+  version1.writeUInt32LE(0xffffffff, 5 + 21);
+  snapshotVector(
+    'success-version-1',
+    'version 1, unpadded, as written before format 1.1',
+    sealPlain(version1),
+  );
+  // Version 2 of the same tree: names length, name, zeros to 4096 bytes.
+  const version2 = Buffer.alloc(snapshotPlaintextSize(1, 1));
+  version1.copy(version2, 0, 0, 5 + 57);
+  version2[0] = 2;
+  version2.writeUInt32LE(1, 5 + 57);
+  version2.write('x', 5 + 57 + 4);
+  snapshotVector('success-version-2', 'version 2: the same tree padded to 4096 bytes', sealPlain(version2));
+  const dirty = Buffer.from(version2);
+  dirty[4000] = 1;
+  snapshotVector('padding-not-zero', 'version 2 with a padding byte of 1', sealPlain(dirty));
+  snapshotVector(
+    'padded-length-wrong',
+    'version 2 cut to 4095 bytes: not the length its names pad to',
+    sealPlain(version2.subarray(0, 4095)),
   );
   subkey.wipe();
 }

@@ -7,8 +7,8 @@ import {
   rollbackWarning,
   SeenStates,
   Vault,
+  type CreateOptions,
   type JobOptions,
-  type KdfPreset,
   type Problem,
   type SodiumBackend,
 } from '../core/index.js';
@@ -145,13 +145,13 @@ export class Context {
   /**
    * Creates a vault and closes it again. The passphrase is asked for twice at a prompt.
    */
-  async createVault(dir: string, kdf: KdfPreset | undefined): Promise<void> {
+  async createVault(dir: string, options: Omit<CreateOptions, 'sodium'>): Promise<void> {
     const source = choosePassphraseSource(this.#passphraseContext());
     const sodium = await this.#loadSodium();
     const passphrase = await readPassphrase(sodium, source, this.#passphraseContext(), true);
     let vault: Vault;
     try {
-      vault = await Vault.create(dir, passphrase, kdf === undefined ? { sodium } : { kdf, sodium });
+      vault = await Vault.create(dir, passphrase, { ...options, sodium });
     } finally {
       passphrase.fill(0);
     }

@@ -9,5 +9,6 @@ export { checkName, parseVaultPath, formatVaultPath } from './names.js';
 export { startWorkers } from './workers.js';
 export { configureHostRuntime, hostRuntime, type HostRuntime } from './host-runtime.js';
 export { SMALL_FILE_LIMIT } from './vault/layout.js';
+export { DEFAULT_CONTENT_PADDING, type ContentPadding } from './crypto/padding.js';
 export { defaultStateDir, removeStaleRestoreTemps } from './vault/restore-record.js';
 export { rollbackWarning, SeenStates, type IndexState } from './vault/seen-states.js';

@@ -120,6 +120,8 @@ export interface VaultInfo {
   /** What the user must be told about how the vault was opened (see `Vault.warnings`); usually empty. */
   readonly warnings: readonly string[];
   readonly kdf: readonly { readonly opslimit: number; readonly memlimitKiB: number }[];
+  /** How new files' stored sizes are padded (FORMAT.md section 5.7); fixed when the vault was created. */
+  readonly contentPadding: 'padme' | 'none';
   /** Counts and sizes; present only while unlocked. */
   readonly files?: number;
   readonly folders?: number;

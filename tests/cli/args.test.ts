@@ -46,6 +46,13 @@ describe('parseCommandLine', () => {
     expect(() => parseCommandLine(['init', 'v', '--kdf', 'weak'])).toThrow(/use one of interactive/u);
   });
 
+  it('checks --padding against the engine schemes', () => {
+    expect(parseCommandLine(['init', 'v', '--padding', 'none'])).toMatchObject({
+      options: { padding: 'none' },
+    });
+    expect(() => parseCommandLine(['init', 'v', '--padding', 'zeros'])).toThrow(/use one of padme, none/u);
+  });
+
   it('help for a command lists its options and the global ones', () => {
     const text = helpText('ls');
     expect(text).toContain('-r, --recursive');

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, stat, symlink, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -200,6 +200,7 @@ describe('coffer workflow', () => {
       locked: false,
       readOnly: false,
       kdf: [{ opslimit: 2, memlimitKiB: 64 * 1024 }],
+      contentPadding: 'padme',
       files: 2,
       folders: 4,
       totalBytes: big.length + 13,
@@ -213,6 +214,20 @@ describe('coffer workflow', () => {
     expect(result).toMatchObject({ code: 0, stderr: '' });
     expect(result.stdout).toMatch(/Argon2id, 2 passes, 64 MiB \(interactive\)/u);
     expect(result.stdout).toMatch(/Files:\s+2\n/u);
+    expect(result.stdout).toMatch(/Size padding:\s+padme\n/u);
+  });
+
+  it('init --padding none makes a vault whose stored files are exactly their size plus the blob overhead', async () => {
+    const init = await cli('init', 'plain', '--kdf', 'interactive', '--padding', 'none');
+    expect(init).toMatchObject({ code: 0, stderr: '' });
+    expect(init.stdout).toContain('size padding: none');
+    expect(await cli('add', 'plain', 'src/tree/big.bin')).toMatchObject({ code: 0, stderr: '' });
+    const packs = await readdir(join(cwd, 'plain', 'packs'));
+    expect(packs).toHaveLength(1);
+    // 300 KiB: five 64 KiB chunks, each with its 16-byte tag, after the 52-byte blob header.
+    expect((await stat(join(cwd, 'plain', 'packs', packs[0] ?? ''))).size).toBe(52 + big.length + 5 * 16);
+    const info = await cli('info', 'plain');
+    expect(info.stdout).toMatch(/Size padding:\s+none\n/u);
   });
 
   it('add skips what it cannot store with a warning, adds the rest, and exits 1', async () => {

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 
 import { Keyring, SecretKey } from '../../src/core/crypto/keys.js';
-import { RECORD_PADDING_BLOCK, RecordSealer } from '../../src/core/crypto/record.js';
+import { RECORD_BUCKET, RecordSealer } from '../../src/core/crypto/record.js';
 import { IntegrityError, VaultLockedError } from '../../src/core/errors.js';
 import { backends } from '../helpers/backends.js';
 
@@ -20,11 +20,11 @@ describe.each(backends)('metadata records ($name)', (sodium) => {
     expect(sealer.open(binding, sealer.seal(binding, plaintext))).toEqual(plaintext);
   });
 
-  it('hides name lengths within a padding block', () => {
+  it('seals every record of up to 255 bytes (about 130 plus a name) to the same 296 bytes', () => {
     const lengths = new Set<number>();
-    for (let n = 0; n < RECORD_PADDING_BLOCK; n++)
-      lengths.add(sealer.seal(row(), Buffer.alloc(n, 0x61)).length);
-    expect(lengths.size).toBe(1);
+    for (let n = 0; n < RECORD_BUCKET; n++) lengths.add(sealer.seal(row(), Buffer.alloc(n, 0x61)).length);
+    expect([...lengths]).toEqual([24 + RECORD_BUCKET + 16]);
+    expect(sealer.seal(row(), Buffer.alloc(RECORD_BUCKET, 0x61)).length).toBe(24 + 2 * RECORD_BUCKET + 16);
   });
 
   it('rejects a record swapped between rows, or into another vault', () => {

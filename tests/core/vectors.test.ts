@@ -24,6 +24,7 @@ import {
 } from '../../src/core/errors.js';
 import { openSnapshot } from '../../src/core/vault/snapshot.js';
 import { backends, hex, unhex } from '../helpers/backends.js';
+import { fileContent } from '../helpers/file-content.js';
 import { loadVectors, type Expectation, type VectorValue } from '../helpers/vector-schema.js';
 
 const ERROR_CLASS: Record<Exclude<Expectation, 'success'>, abstract new (...args: never[]) => CofferError> = {
@@ -101,6 +102,31 @@ describe.each(backends)('generated vectors ($name)', (sodium) => {
       expectOutcome(error, vector);
       expect(count).toBe(vector.releasedBytes);
       expect(released.digest('hex')).toBe(vector.releasedSha256);
+    });
+
+    // Read as a stored file's contents (section 5.7): only the file's bytes, and only with exact padding.
+    it.each(contentVectors.filter((v) => v.fileSize !== undefined))('$name as a file', (vector) => {
+      const keyring = keyringWith(sodium, vector.keyId, vector.dek);
+      const binding = { vaultId: unhex(vector.vaultId), fileId: unhex(vector.fileId) };
+      const blob = unhex(vector.blob);
+      const plaintext: Buffer[] = [];
+      let error: unknown;
+      let content: Buffer | undefined;
+      try {
+        const decryptor = new ContentDecryptor(sodium, (id) => keyring.find(id), binding);
+        decryptor.push(blob, (b) => plaintext.push(b));
+        decryptor.finish((b) => plaintext.push(b));
+        const { padded } = parseBlobHeader(blob, binding);
+        content = fileContent(Buffer.concat(plaintext), vector.fileSize ?? 0, padded);
+      } catch (caught) {
+        error = caught;
+      }
+      const file = vector.file ?? { expect: 'success' };
+      expectOutcome(error, file);
+      if (content) {
+        expect(content.length).toBe(file.bytes);
+        expect(createHash('sha256').update(content).digest('hex')).toBe(file.sha256);
+      }
     });
 
     // Known-answer check of the writer: same key, ids and nonce prefix must give the committed bytes exactly.

@@ -7,7 +7,7 @@ import type { Readable } from 'node:stream';
 import Database from 'better-sqlite3';
 import { afterEach } from 'vitest';
 
-import { encodePassphrase, Vault } from '../../src/core/index.js';
+import { encodePassphrase, Vault, type CreateOptions } from '../../src/core/index.js';
 import { nativeSodium } from './backends.js';
 
 export const PASSPHRASE = 'correct horse battery staple';
@@ -35,11 +35,15 @@ export function track(vault: Vault): Vault {
   return vault;
 }
 
-/** Creates an unlocked vault at the KDF floor (fast) in a temp folder. */
-export async function newVault(): Promise<{ vault: Vault; dir: string; root: string }> {
+/** Creates an unlocked vault at the KDF floor (fast) in a temp folder; `options` as for {@link Vault.create}. */
+export async function newVault(
+  options: CreateOptions = {},
+): Promise<{ vault: Vault; dir: string; root: string }> {
   const root = tempDir();
   const dir = join(root, 'vault');
-  const vault = track(await Vault.create(dir, passphrase(), { kdf: 'interactive', sodium: nativeSodium }));
+  const vault = track(
+    await Vault.create(dir, passphrase(), { kdf: 'interactive', sodium: nativeSodium, ...options }),
+  );
   return { vault, dir, root };
 }
 

@@ -31,6 +31,12 @@ export interface ContentVector extends VectorBase {
   /** SHA-256 of every plaintext byte released, in order, before success or failure. */
   releasedSha256: string;
   releasedBytes: number;
+  /**
+   * When present, the blob is also read as the contents of a file whose record says it has `fileSize` bytes
+   * (FORMAT.md section 5.7): `file` is the outcome, and on success the file's bytes.
+   */
+  fileSize?: number;
+  file?: { expect: Expectation; reason?: IntegrityReason; sha256?: string; bytes?: number };
 }
 
 /** A vault header to unlock with `passphrase`; on success the DEKs it must yield. */
@@ -117,6 +123,8 @@ const KEYS = {
     'blob',
     'releasedSha256',
     'releasedBytes',
+    'fileSize',
+    'file',
   ],
   header: ['name', 'description', 'expect', 'reason', 'passphrase', 'header', 'vaultId', 'deks'],
   record: [

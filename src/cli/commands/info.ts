@@ -18,6 +18,7 @@ function describe(dir: string, details: VaultInfo): string[] {
     `Format version:   ${details.format}`,
     `Vault id:         ${details.vaultId}`,
     `Read-only:        ${details.readOnly ? 'yes' : 'no'}`,
+    `Size padding:     ${details.contentPadding}`,
   ];
   for (const [index, slot] of details.kdf.entries()) {
     const preset = Object.entries(KDF_PRESETS).find(

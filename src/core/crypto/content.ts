@@ -29,6 +29,7 @@ export const BLOB_MAGIC = ascii('COFFERCB');
 export const BLOB_HEADER_BYTES = 52;
 export const NONCE_PREFIX_BYTES = 16;
 const ALG_XCHACHA20POLY1305_CHUNKED = 1;
+const FLAG_PADDED = 1;
 const SUBJECT = 'file contents';
 
 /** What a blob must belong to: checked on every chunk through the subkey and the header in the AAD. */
@@ -41,6 +42,8 @@ export interface ContentBinding {
 
 /** A content blob's parsed header. `bytes` is the exact 52 bytes, which every chunk authenticates. */
 export interface BlobHeader {
+  /** Flag bit 0: the plaintext is the file's bytes followed by padding (section 5.7). */
+  readonly padded: boolean;
   readonly chunkSize: number;
   readonly keyId: number;
   readonly fileId: Buffer;
@@ -59,18 +62,20 @@ function checkChunkSize(chunkSize: number): boolean {
 }
 
 /** @internal Serialises a blob header; writers get random nonce prefixes from {@link ContentEncryptor.create}. */
-export function encodeBlobHeader(fields: Omit<BlobHeader, 'bytes'>): BlobHeader {
+export function encodeBlobHeader(
+  fields: Omit<BlobHeader, 'bytes' | 'padded'> & { readonly padded?: boolean },
+): BlobHeader {
   const bytes = Buffer.concat([
     BLOB_MAGIC,
     u16(FORMAT_VERSION),
     u8(ALG_XCHACHA20POLY1305_CHUNKED),
-    u8(0),
+    u8(fields.padded === true ? FLAG_PADDED : 0),
     u32(fields.chunkSize),
     u32(fields.keyId),
     fields.fileId,
     fields.noncePrefix,
   ]);
-  return { ...fields, bytes };
+  return { ...fields, padded: fields.padded === true, bytes };
 }
 
 /** Where a blob header keeps its file id (section 5.1): after the magic, version, algorithm, flags, chunk size, key id. */
@@ -99,7 +104,11 @@ export function parseBlobHeader(bytes: Buffer, expected: ContentBinding): BlobHe
   const version = reader.u16();
   const algorithm = reader.u8();
   const flags = reader.u8();
-  if (version !== FORMAT_VERSION || algorithm !== ALG_XCHACHA20POLY1305_CHUNKED || flags !== 0) {
+  if (
+    version !== FORMAT_VERSION ||
+    algorithm !== ALG_XCHACHA20POLY1305_CHUNKED ||
+    (flags & ~FLAG_PADDED) !== 0
+  ) {
     throw new IntegrityError('malformed', where);
   }
   const chunkSize = reader.u32();
@@ -108,11 +117,18 @@ export function parseBlobHeader(bytes: Buffer, expected: ContentBinding): BlobHe
   const fileId = reader.bytes(ID_BYTES);
   const noncePrefix = reader.bytes(NONCE_PREFIX_BYTES);
   if (!fileId.equals(expected.fileId)) throw new IntegrityError('wrong-file', where);
-  return { chunkSize, keyId, fileId, noncePrefix, bytes: Buffer.from(bytes.subarray(0, BLOB_HEADER_BYTES)) };
+  return {
+    padded: flags === FLAG_PADDED,
+    chunkSize,
+    keyId,
+    fileId,
+    noncePrefix,
+    bytes: Buffer.from(bytes.subarray(0, BLOB_HEADER_BYTES)),
+  };
 }
 
 /**
- * The header of a new blob, with a fresh random nonce prefix.
+ * The header of a new blob, with a fresh random nonce prefix; `padded` when the vault pads content (section 5.7).
  * @throws {@link InvalidArgumentError} for a chunk size out of range or a file id of the wrong length.
  */
 export function newBlobHeader(
@@ -120,6 +136,7 @@ export function newBlobHeader(
   keyId: number,
   binding: ContentBinding,
   chunkSize = DEFAULT_CHUNK_SIZE,
+  padded = false,
 ): BlobHeader {
   if (binding.fileId.length !== ID_BYTES) throw new InvalidArgumentError(`A file id is ${ID_BYTES} bytes.`);
   if (!checkChunkSize(chunkSize)) {
@@ -128,6 +145,7 @@ export function newBlobHeader(
     );
   }
   return encodeBlobHeader({
+    padded,
     chunkSize,
     keyId,
     fileId: binding.fileId,

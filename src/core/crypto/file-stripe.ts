@@ -12,6 +12,7 @@ import {
   type BatchJob,
   type BlobCrypto,
 } from './chunk-batch.js';
+import { badPaddingAt, contentPart, fillPadding } from './padding.js';
 import type { SodiumBackend } from './sodium.js';
 
 /**
@@ -36,6 +37,14 @@ export interface StripeJob extends BlobCrypto {
    * only to authenticate (verify).
    */
   readonly targetFd?: number;
+  /** A padded blob (section 5.7): the file's size; plaintext past it is padding, made or checked here. */
+  readonly contentSize?: number;
+}
+
+/** Where the file's bytes end in the blob's plaintext, and how long that plaintext is. */
+function extent(job: StripeJob): { size: number; total: number } {
+  const total = (job.chunkCount - 1) * job.chunkSize + job.lastLength;
+  return { size: job.contentSize ?? total, total };
 }
 
 /** A stripe job before the pool splits it: one per worker, each with its own key copy. */
@@ -116,12 +125,13 @@ function writeAll(fd: number, views: Uint8Array[], position: number): void {
 /** Reads plaintext into its slots and seals it; false when the source ended early. */
 function sealBatch(sodium: SodiumBackend, job: StripeJob, batch: BatchJob): boolean {
   const views = plaintextViews(batch);
-  const expected = views.reduce((sum, view) => sum + view.byteLength, 0);
-  const got =
-    expected === 0
-      ? 0
-      : onSide('source', () => readvSync(job.sourceFd, views, batch.firstIndex * job.chunkSize));
+  const at = batch.firstIndex * job.chunkSize;
+  const { size, total } = extent(job);
+  const content = contentPart(views, at, size);
+  const expected = content.reduce((sum, view) => sum + view.byteLength, 0);
+  const got = expected === 0 ? 0 : onSide('source', () => readvSync(job.sourceFd, content, at));
   if (got !== expected) return false;
+  for (const [i, view] of views.entries()) fillPadding(view, at + i * job.chunkSize, size, total);
   runBatch(sodium, batch);
   const position = BLOB_HEADER_BYTES + batch.firstIndex * (job.chunkSize + TAG_BYTES);
   const { targetFd } = job;
@@ -142,11 +152,17 @@ function openBatch(sodium: SodiumBackend, job: StripeJob, batch: BatchJob): Stri
   if (got !== records.byteLength) records.fill(0, got);
   const { failure } = runBatch(sodium, batch);
   if (failure) return { kind: 'damaged', failure };
-  const views = plaintextViews(batch);
+  const at = batch.firstIndex * job.chunkSize;
+  const { size, total } = extent(job);
+  const opened = plaintextViews(batch);
+  const bad = badPaddingAt(opened, at, size, total);
+  if (bad !== undefined)
+    return { kind: 'damaged', failure: { index: batch.firstIndex + bad, reason: 'malformed' } };
+  const views = contentPart(opened, at, size);
   const { targetFd } = job;
   if (targetFd !== undefined && views.length > 0) {
     onSide('target', () => {
-      writeAll(targetFd, views, batch.firstIndex * job.chunkSize);
+      writeAll(targetFd, views, at);
     });
   }
   return undefined;
@@ -174,7 +190,12 @@ export async function runStripe(
         const outcome = openBatch(sodium, job, batch);
         if (outcome) return outcome;
       }
-      onBatch((plan.count - 1) * job.chunkSize + plan.lastLength);
+      // Progress counts the file's bytes, not its padding.
+      const start = plan.firstIndex * job.chunkSize;
+      const { size } = extent(job);
+      onBatch(
+        Math.max(0, Math.min(size, start + (plan.count - 1) * job.chunkSize + plan.lastLength) - start),
+      );
       await nextTurn();
     }
     return { kind: 'done' };

@@ -4,8 +4,13 @@ import { ID_BYTES, LABEL, NONCE_BYTES, TAG_BYTES } from './constants.js';
 import { deriveSubkey, type Keyring, type SecretKey } from './keys.js';
 import type { SodiumBackend } from './sodium.js';
 
-/** Sealed lengths are rounded up to this, so a name's exact length does not show in the index. */
+/** Readers accept padded lengths in multiples of this: what writers before format 1.1 padded to. */
 export const RECORD_PADDING_BLOCK = 32;
+/**
+ * Writers pad to multiples of this: nearly every record (about 130 bytes plus its name) then seals to the same
+ * 296 bytes, so renaming an entry no longer changes its length (FORMAT.md section 7 has the measurements).
+ */
+export const RECORD_BUCKET = 256;
 const SUBJECT = 'metadata record';
 
 /** Which row a sealed record belongs to; bound into the AAD so records cannot be swapped or moved. */
@@ -22,9 +27,9 @@ export interface RecordBinding {
 
 const VERSION_BYTES = 8;
 
-/** ISO/IEC 7816-4 padding: 0x80 then zeros up to the next multiple of the block. */
+/** ISO/IEC 7816-4 padding: 0x80 then zeros up to the next multiple of the bucket. */
 function pad(data: Uint8Array): Buffer {
-  const length = (Math.floor(data.byteLength / RECORD_PADDING_BLOCK) + 1) * RECORD_PADDING_BLOCK;
+  const length = (Math.floor(data.byteLength / RECORD_BUCKET) + 1) * RECORD_BUCKET;
   const out = Buffer.alloc(length);
   out.set(data);
   out[data.byteLength] = 0x80;

@@ -1,6 +1,7 @@
 import type { BatchFailureReason } from './chunk-batch.js';
 import { KEY_BYTES, TAG_BYTES } from './constants.js';
 import { BLOB_HEADER_BYTES, NONCE_PREFIX_BYTES, type ChunkCipher } from './content.js';
+import { blobPlaintextSize } from './padding.js';
 
 /**
  * Per file, in a batch's `material`: content subkey ‖ nonce prefix ‖ blob header. One flat buffer, because
@@ -37,6 +38,8 @@ export interface SealBatch {
   /** Sizes seen when the add was planned; any other size means the file changed. */
   readonly sizes: readonly number[];
   readonly chunkSize: number;
+  /** Every blob is padded (section 5.7): its headers in `material` say so too. */
+  readonly padded: boolean;
   readonly material: Uint8Array;
   readonly pack: { readonly temp: string; readonly target: string };
 }
@@ -62,6 +65,8 @@ export interface OpenBatch {
   readonly offsets: readonly number[];
   readonly lengths: readonly number[];
   readonly chunkSizes: readonly number[];
+  /** Per file, its size: plaintext past it is padding, checked and not written. */
+  readonly sizes: readonly number[];
   readonly material: Uint8Array;
 }
 
@@ -86,9 +91,10 @@ export function chunksOf(size: number, chunkSize: number): number {
 }
 
 /**
- * Bytes a file takes in the batch buffer: its whole blob (header, data, a tag per chunk), which also leaves room
- * to read one byte more than expected, to notice growth.
+ * Bytes a file takes in the batch buffer: its whole blob (header, data and padding, a tag per chunk), which also
+ * leaves room to read one byte more than expected, to notice growth.
  */
-export function smallBlobSlot(size: number, chunkSize: number): number {
-  return BLOB_HEADER_BYTES + size + chunksOf(size, chunkSize) * TAG_BYTES;
+export function smallBlobSlot(size: number, chunkSize: number, padded: boolean): number {
+  const total = blobPlaintextSize(size, padded);
+  return BLOB_HEADER_BYTES + total + chunksOf(total, chunkSize) * TAG_BYTES;
 }

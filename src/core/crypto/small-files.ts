@@ -16,6 +16,7 @@ import { ascii } from './bytes.js';
 import { plaintextViews, runBatch } from './chunk-batch.js';
 import { LABEL, TAG_BYTES } from './constants.js';
 import { BLOB_HEADER_BYTES } from './content.js';
+import { badPaddingAt, blobPlaintextSize, contentPart, fillPadding } from './padding.js';
 import type { SodiumBackend } from './sodium.js';
 import {
   chunksOf,
@@ -73,10 +74,11 @@ function sealOne(
   path: string,
   size: number,
   material: KeyMaterial,
-  chunkSize: number,
+  shape: { chunkSize: number; padded: boolean },
   out: Uint8Array,
   at: number,
 ): SealedSmallFile {
+  const { chunkSize, padded } = shape;
   let fd: number;
   try {
     fd = openSync(path, 'r');
@@ -84,7 +86,7 @@ function sealOne(
     return { ok: false, code: (error as NodeJS.ErrnoException).code ?? 'EIO' };
   }
   const dataAt = at + BLOB_HEADER_BYTES;
-  const slotEnd = at + smallBlobSlot(size, chunkSize);
+  const slotEnd = at + smallBlobSlot(size, chunkSize, padded);
   // Whatever was read of a file that is not stored is wiped, not left in a buffer that is reused.
   const failed = (code: string): SealedSmallFile => {
     out.fill(0, dataAt, slotEnd);
@@ -96,13 +98,15 @@ function sealOne(
     for (let n = -1; n !== 0 && got <= size; got += n)
       n = readSync(fd, out, dataAt + got, size + 1 - got, null);
     if (got !== size || before.size !== size || fileChanged(before, fstatSync(fd))) return failed('CHANGED');
-    const count = chunksOf(size, chunkSize);
+    const total = blobPlaintextSize(size, padded);
+    fillPadding(out.subarray(dataAt, dataAt + total), 0, size, total);
+    const count = chunksOf(total, chunkSize);
     // Last chunk first: each moves right, onto bytes whose chunk has already moved.
     for (let i = count - 1; i > 0; i--) {
       out.copyWithin(
         dataAt + i * (chunkSize + TAG_BYTES),
         dataAt + i * chunkSize,
-        dataAt + Math.min(size, (i + 1) * chunkSize),
+        dataAt + Math.min(total, (i + 1) * chunkSize),
       );
     }
     out.set(material.header, at);
@@ -120,19 +124,21 @@ function sealOne(
  * and writes them as one pack; see {@link SealBatch}.
  */
 export function sealSmallFiles(sodium: SodiumBackend, batch: SealBatch): SealedBatch {
-  const out = scratchOf(batch.sizes.reduce((sum, size) => sum + smallBlobSlot(size, batch.chunkSize), 0));
+  const out = scratchOf(
+    batch.sizes.reduce((sum, size) => sum + smallBlobSlot(size, batch.chunkSize, batch.padded), 0),
+  );
   const files: SealedSmallFile[] = [];
   let slot = 0;
   let packed = 0;
   batch.paths.forEach((path, i) => {
     const size = batch.sizes[i] ?? 0;
-    const sealed = sealOne(sodium, path, size, keyMaterialOf(batch.material, i), batch.chunkSize, out, slot);
+    const sealed = sealOne(sodium, path, size, keyMaterialOf(batch.material, i), batch, out, slot);
     if (sealed.ok) {
       out.copyWithin(packed, sealed.offset, sealed.offset + sealed.length);
       files.push({ ...sealed, offset: packed });
       packed += sealed.length;
     } else files.push(sealed);
-    slot += smallBlobSlot(size, batch.chunkSize);
+    slot += smallBlobSlot(size, batch.chunkSize, batch.padded);
   });
   if (packed === 0) return { ok: true, files };
   try {
@@ -171,7 +177,7 @@ function ioFailure(error: unknown, syscall: string): OpenedSmallFile {
  */
 function openOne(
   sodium: SodiumBackend,
-  file: { temp: string; target: string; replace: boolean; mtime: number },
+  file: { temp: string; target: string; replace: boolean; mtime: number; size: number },
   records: Uint8Array,
   material: KeyMaterial,
   chunkSize: number,
@@ -185,8 +191,11 @@ function openOne(
   );
   const outcome = runBatch(sodium, job);
   if (outcome.failure) return { ok: false, failure: outcome.failure.reason };
+  const opened = plaintextViews(job);
+  const total = opened.reduce((sum, view) => sum + view.byteLength, 0);
+  if (badPaddingAt(opened, 0, file.size, total) !== undefined) return { ok: false, failure: 'malformed' };
   try {
-    writeTemp(file.temp, plaintextViews(job), file.mtime);
+    writeTemp(file.temp, contentPart(opened, 0, file.size), file.mtime);
   } catch (error) {
     return ioFailure(error, 'write');
   }
@@ -237,6 +246,7 @@ function restoreOne(sodium: SodiumBackend, batch: OpenBatch, i: number, packs: B
     target: batch.targets[i] ?? '',
     replace: batch.replace[i] ?? false,
     mtime: batch.mtimes[i] ?? 0,
+    size: batch.sizes[i] ?? 0,
   };
   try {
     return openOne(sodium, file, records, keyMaterialOf(batch.material, i), batch.chunkSizes[i] ?? 0);

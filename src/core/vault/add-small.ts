@@ -98,6 +98,7 @@ export class SmallFileSealer<T extends SmallFileToSeal> {
       paths: batch.map(({ path }) => path),
       sizes: batch.map(({ size }) => size),
       chunkSize: batch[0]?.cipher.header.chunkSize ?? 0,
+      padded: batch[0]?.cipher.header.padded ?? false,
       material: keyMaterial(batch),
       pack: pack.paths,
     });

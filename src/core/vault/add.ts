@@ -2,7 +2,9 @@ import { closeSync, fstatSync, lstatSync, openSync, readdirSync, readFileSync } 
 import { mkdir, open, rename, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 
+import { DEFAULT_CHUNK_SIZE } from '../crypto/constants.js';
 import { ChunkCipher, ContentEncryptor, newBlobHeader } from '../crypto/content.js';
+import { blobPlaintextSize, fillPadding } from '../crypto/padding.js';
 import { sharedCryptoPool } from '../crypto/pool.js';
 import type { SealedSmallFile } from '../crypto/small-file-protocol.js';
 import { CancelledError, CofferError, InvalidArgumentError, SourceChangedError } from '../errors.js';
@@ -364,7 +366,13 @@ class AddJob {
     const fileId = session.newId();
     const { keyId, key } = session.keys.keyring.active();
     const binding = { vaultId: session.keys.vaultId, fileId };
-    return { fileId, header: newBlobHeader(session.sodium, keyId, binding), key, binding };
+    const padded = session.db.contentPadding() === 'padme';
+    return {
+      fileId,
+      header: newBlobHeader(session.sodium, keyId, binding, DEFAULT_CHUNK_SIZE, padded),
+      key,
+      binding,
+    };
   }
 
   #fileRow(parent: TreeNode | null, name: string, size: number, mtime: number, fileId: Buffer) {
@@ -453,8 +461,12 @@ class AddJob {
     if (plaintext.length > SMALL_FILE_LIMIT) throw sourceChanged(item.source);
     const { fileId, header, key, binding } = this.#newContent();
     const encryptor = new ContentEncryptor(this.#session.sodium, key, binding, header);
+    const total = blobPlaintextSize(plaintext.length, header.padded);
+    const padded = Buffer.alloc(total);
+    plaintext.copy(padded);
+    fillPadding(padded, 0, plaintext.length, total);
     const blob: Buffer[] = [];
-    encryptor.push(plaintext, (bytes) => blob.push(bytes));
+    encryptor.push(padded, (bytes) => blob.push(bytes));
     encryptor.finish((bytes) => blob.push(bytes));
     const row = this.#fileRow(parent, name, plaintext.length, mtimeMs, fileId);
     this.#queueSmallFile(row, { fileId, blob: Buffer.concat(blob) });

@@ -20,6 +20,7 @@ import {
   type StripeOutcome,
   type StripeRequest,
 } from '../crypto/file-stripe.js';
+import { badPaddingAt, blobPlaintextSize, contentPart, fillPadding } from '../crypto/padding.js';
 import type { SodiumBackend } from '../crypto/sodium.js';
 import { CancelledError } from '../errors.js';
 
@@ -260,8 +261,9 @@ export async function sealIntoBlob(options: {
 }): Promise<boolean> {
   const { place, cipher, source, size, target } = options;
   const chunkSize = cipher.header.chunkSize;
-  const chunkCount = Math.max(1, Math.ceil(size / chunkSize));
-  const lastLength = size - (chunkCount - 1) * chunkSize;
+  const total = blobPlaintextSize(size, cipher.header.padded);
+  const chunkCount = Math.max(1, Math.ceil(total / chunkSize));
+  const lastLength = total - (chunkCount - 1) * chunkSize;
   await target.write(cipher.header.bytes, 0, BLOB_HEADER_BYTES, 0);
   let complete = true;
   if (place.executor && source.file) {
@@ -271,6 +273,7 @@ export async function sealIntoBlob(options: {
       lastLength,
       sourceFd: source.file.fd,
       targetFd: target.fd,
+      contentSize: size,
     };
     complete = await inStripes(place.executor, job, cipher, source.file, options);
   } else {
@@ -280,9 +283,12 @@ export async function sealIntoBlob(options: {
         read: async (plan, buffers) => {
           const records = buffers.take(recordsLength({ ...plan, chunkSize }));
           const views = plaintextViews({ ...plan, chunkSize, records });
-          const expected = views.reduce((sum, view) => sum + view.byteLength, 0);
-          const got = expected === 0 ? 0 : await source.readv(views, plan.firstIndex * chunkSize);
+          const at = plan.firstIndex * chunkSize;
+          const content = contentPart(views, at, size);
+          const expected = content.reduce((sum, view) => sum + view.byteLength, 0);
+          const got = expected === 0 ? 0 : await source.readv(content, at);
           if (got !== expected) complete = false;
+          for (const [i, view] of views.entries()) fillPadding(view, at + i * chunkSize, size, total);
           options.onBytes?.(got);
           return records;
         },
@@ -312,11 +318,14 @@ export async function openBlob(options: {
   source: ByteSource;
   chunkCount: number;
   plaintextSize: number;
+  /** The file's size, when the blob is padded (section 5.7): the sink gets only the bytes before it. */
+  contentSize?: number;
   sink: PlaintextSink;
   signal?: AbortSignal;
   onBytes?: (bytes: number) => void;
 }): Promise<void> {
   const { place, cipher, source, chunkCount, plaintextSize, sink } = options;
+  const contentSize = options.contentSize ?? plaintextSize;
   const chunkSize = cipher.header.chunkSize;
   const lastLength = plaintextSize - (chunkCount - 1) * chunkSize;
   if (place.executor && source.file && typeof sink !== 'function') {
@@ -324,6 +333,7 @@ export async function openBlob(options: {
       ...cipher.crypto('open'),
       chunkCount,
       lastLength,
+      contentSize,
       sourceFd: source.file.fd,
       ...(sink === 'discard' ? {} : { targetFd: sink.fd }),
     };
@@ -352,9 +362,14 @@ export async function openBlob(options: {
       },
       write: async (plan, result) => {
         cipher.check(result);
-        const job = { ...plan, chunkSize, records: result.records };
-        await write(plaintextViews(job), plan.firstIndex * chunkSize);
-        options.onBytes?.((plan.count - 1) * chunkSize + plan.lastLength);
+        const at = plan.firstIndex * chunkSize;
+        const opened = plaintextViews({ ...plan, chunkSize, records: result.records });
+        const bad = badPaddingAt(opened, at, contentSize, plaintextSize);
+        if (bad !== undefined)
+          cipher.check({ failure: { index: plan.firstIndex + bad, reason: 'malformed' } });
+        const views = contentPart(opened, at, contentSize);
+        await write(views, at);
+        options.onBytes?.(views.reduce((sum, view) => sum + view.byteLength, 0));
       },
     },
     options.signal,

@@ -11,6 +11,7 @@ import {
   type IndexCommitter,
   type SqlValue,
 } from '../crypto/index-commitment.js';
+import { parseContentPadding, type ContentPadding } from '../crypto/padding.js';
 import {
   IntegrityError,
   ReadOnlyVaultError,
@@ -112,6 +113,7 @@ export interface ContentRow {
 const INDEX_SUBJECT = 'vault index (index.sqlite)';
 
 const VAULT_ID_META = 'vault_id';
+const CONTENT_PADDING_META = 'content_padding';
 /** How many of the tables every Coffer index has had since schema 1 (meta, nodes, contents) a database must have. */
 const COFFER_TABLES = 3;
 
@@ -263,6 +265,7 @@ export class IndexDb {
   readonly #statements = new Map<string, Database.Statement>();
   /** Statements whose INTEGERs come back as bigint, so rows are hashed exactly as SQLite stores them. */
   readonly #exactStatements = new Map<string, Database.Statement>();
+  #contentPadding: ContentPadding | undefined;
 
   /** False for a schema 1 index opened read-only (it cannot be upgraded): it has no pack columns. */
   readonly #hasPacks: boolean;
@@ -337,6 +340,7 @@ export class IndexDb {
       readOnly: boolean;
       create: boolean;
       vaultId: Buffer;
+      contentPadding?: ContentPadding;
       /** Called once the index is closed (or failed to open): removes a private copy. */
       afterClose?: () => void;
     },
@@ -379,10 +383,11 @@ export class IndexDb {
           .transaction(() => {
             writable.exec(SCHEMA);
             upgradeSchema(writable);
-            if (options.create)
-              writable
-                .prepare('INSERT INTO meta (key, value) VALUES (?, ?)')
-                .run(VAULT_ID_META, options.vaultId);
+            if (options.create) {
+              const insert = writable.prepare('INSERT INTO meta (key, value) VALUES (?, ?)');
+              insert.run(VAULT_ID_META, options.vaultId);
+              insert.run(CONTENT_PADDING_META, Buffer.from(options.contentPadding ?? 'none', 'latin1'));
+            }
           })
           .immediate();
       }
@@ -412,6 +417,15 @@ export class IndexDb {
   getMeta(key: string): Buffer | undefined {
     const row = this.#sql('SELECT value FROM meta WHERE key = ?').get(key) as { value: Buffer } | undefined;
     return row?.value;
+  }
+
+  /**
+   * How this vault pads the blobs it writes (FORMAT.md section 5.7), fixed when it was created.
+   * @throws {@link IntegrityError} (`malformed`) for a value this build does not know.
+   */
+  contentPadding(): ContentPadding {
+    this.#contentPadding ??= parseContentPadding(this.getMeta(CONTENT_PADDING_META));
+    return this.#contentPadding;
   }
 
   /**

@@ -4,11 +4,11 @@ import { join } from 'node:path';
 
 import { AlreadyExistsError, CancelledError, IntegrityError } from '../errors.js';
 import type { StoredFile, VaultEntry } from '../types.js';
-import { fileSource, openBlob } from './blob-io.js';
+import { bufferSource, fileSource, openBlob } from './blob-io.js';
 import type { ContentRow } from './index-db.js';
 import { PACK_DIR, requireRegularFile, VAULT_READ_FLAGS } from './layout.js';
 import { walkPack } from './pack-walk.js';
-import { cryptoPlace, openBlobFrom } from './read.js';
+import { contentSizeOf, cryptoPlace, openBlobFrom } from './read.js';
 import type { Session } from './session.js';
 
 /** The vault folder recovered files go into. */
@@ -47,7 +47,7 @@ export async function recoverUnreferenced(
     if (signal?.aborted) throw new CancelledError();
     try {
       const found = file.path.startsWith(`${PACK_DIR}/`)
-        ? blobsInPack(session, file)
+        ? await blobsInPack(session, file)
         : [await blobInFile(session, file, signal)];
       const fresh = found.filter(({ fileId }) => session.db.blobOf(fileId) === undefined);
       if (fresh.length === 0) {
@@ -84,7 +84,7 @@ function mtimeOf(session: Session, file: StoredFile): number {
 }
 
 /** Every complete blob of this vault in an unreferenced pack. */
-function blobsInPack(session: Session, file: StoredFile): FoundBlob[] {
+async function blobsInPack(session: Session, file: StoredFile): Promise<FoundBlob[]> {
   const packId = Buffer.from(file.path.slice(PACK_DIR.length + 1, PACK_DIR.length + 33), 'hex');
   if (file.size > MAX_PACK_BYTES) return [];
   const path = join(session.dir, file.path);
@@ -96,11 +96,19 @@ function blobsInPack(session: Session, file: StoredFile): FoundBlob[] {
   } finally {
     closeSync(fd);
   }
-  return walkPack(session, pack, 0, pack.length).blobs.map(({ fileId, plaintextSize, offset, length }) => ({
-    fileId,
-    plaintextSize,
-    location: { kind: 'pack', packId, offset, length },
-  }));
+  const found: FoundBlob[] = [];
+  for (const { fileId, offset, length } of walkPack(session, pack, 0, pack.length).blobs) {
+    const source = bufferSource(pack.subarray(offset, offset + length));
+    const bind = { vaultId: session.keys.vaultId, fileId, label: `unreferenced pack ${file.path}` };
+    const { cipher, layout } = await openBlobFrom(session, source, length, bind);
+    try {
+      const plaintextSize = await contentSizeOf({ source, cipher, layout });
+      found.push({ fileId, plaintextSize, location: { kind: 'pack', packId, offset, length } });
+    } finally {
+      cipher.wipe();
+    }
+  }
+  return found;
 }
 
 /** An unreferenced blob file, authenticated whole as the blob of the file id its name gives. */
@@ -123,10 +131,14 @@ async function blobInFile(session: Session, file: StoredFile, signal?: AbortSign
         sink: 'discard',
         ...(signal ? { signal } : {}),
       });
+      return {
+        fileId,
+        plaintextSize: await contentSizeOf({ source, cipher, layout }),
+        location: { kind: 'file' },
+      };
     } finally {
       cipher.wipe();
     }
-    return { fileId, plaintextSize: layout.plaintextSize, location: { kind: 'file' } };
   } finally {
     await handle.close();
   }

@@ -9,6 +9,7 @@ import {
   type BlobLayout,
   type ContentBinding,
 } from '../crypto/content.js';
+import { badPaddingAt, blobPlaintextSize, PADDING_TRAILER_BYTES, trailerSize } from '../crypto/padding.js';
 import { sharedCryptoPool } from '../crypto/pool.js';
 import { CancelledError, IntegrityError, InvalidArgumentError } from '../errors.js';
 import {
@@ -87,11 +88,13 @@ export async function openStoredBlob(session: Session, node: TreeNode): Promise<
   }
   try {
     const { cipher, layout } = await openBlobFrom(session, source, size, bind);
-    if (layout.plaintextSize < node.size) {
+    // A padded blob (section 5.7) holds exactly the plaintext a writer pads this size to; anything else is damage.
+    const expected = blobPlaintextSize(node.size, cipher.header.padded);
+    if (layout.plaintextSize < expected) {
       cipher.wipe();
       throw new IntegrityError('truncated', { subject: bind.label ?? '', fileId: node.fileId ?? '' });
     }
-    if (layout.plaintextSize !== node.size) {
+    if (layout.plaintextSize !== expected) {
       cipher.wipe();
       throw new IntegrityError('malformed', {
         subject: `${bind.label ?? ''} (its size differs from the index)`,
@@ -169,6 +172,7 @@ export async function decryptFile(
       source: blob.source,
       chunkCount: blob.layout.chunkCount,
       plaintextSize: blob.layout.plaintextSize,
+      contentSize: node.size,
       sink,
       ...options,
     });
@@ -239,7 +243,36 @@ function wholeFile(session: Session, node: TreeNode, signal: AbortSignal): PassT
   return out;
 }
 
-/** Decrypts only the chunks that cover plaintext bytes [start, end] (inclusive), for previews. */
+/**
+ * Opens the chunks of an opened blob that cover its plaintext bytes [start, end] (inclusive), yielding each one's
+ * part of the range and where that part starts in the blob's plaintext.
+ */
+async function* blobRange(
+  blob: Pick<StoredBlob, 'source' | 'cipher' | 'layout'>,
+  start: number,
+  end: number,
+  signal?: AbortSignal,
+): AsyncGenerator<{ bytes: Buffer; at: number }> {
+  const { chunkSize } = blob.cipher.header;
+  const record = blob.cipher.recordSize;
+  for (let index = Math.floor(start / chunkSize); index <= Math.floor(end / chunkSize); index++) {
+    if (signal?.aborted) throw new CancelledError();
+    const final = index === blob.layout.chunkCount - 1;
+    const bytes = new Uint8Array(
+      final ? blob.layout.plaintextSize - index * chunkSize + record - chunkSize : record,
+    );
+    await blob.source.readv([bytes], BLOB_HEADER_BYTES + index * record);
+    const plaintext = blob.cipher.open(index, bytes, final);
+    const chunkStart = index * chunkSize;
+    const from = Math.max(0, start - chunkStart);
+    yield {
+      bytes: plaintext.subarray(from, Math.min(plaintext.length, end - chunkStart + 1)),
+      at: chunkStart + from,
+    };
+  }
+}
+
+/** Decrypts only the chunks that cover a file's bytes [start, end] (inclusive, within the file), for previews. */
 async function* rangeChunks(
   session: Session,
   node: TreeNode,
@@ -249,21 +282,31 @@ async function* rangeChunks(
 ): AsyncGenerator<Buffer> {
   const blob = await openStoredBlob(session, node);
   try {
-    const { chunkSize } = blob.cipher.header;
-    const record = blob.cipher.recordSize;
-    for (let index = Math.floor(start / chunkSize); index <= Math.floor(end / chunkSize); index++) {
-      if (signal?.aborted) throw new CancelledError();
-      const final = index === blob.layout.chunkCount - 1;
-      const bytes = new Uint8Array(
-        final ? blob.layout.plaintextSize - index * chunkSize + record - chunkSize : record,
-      );
-      await blob.source.readv([bytes], BLOB_HEADER_BYTES + index * record);
-      const plaintext = blob.cipher.open(index, bytes, final);
-      const chunkStart = index * chunkSize;
-      yield plaintext.subarray(
-        Math.max(0, start - chunkStart),
-        Math.min(plaintext.length, end - chunkStart + 1),
-      );
+    for await (const { bytes } of blobRange(blob, start, end, signal)) yield bytes;
+  } finally {
+    await blob.close();
+  }
+}
+
+/**
+ * Authenticates the chunk that holds a blob's last byte, which proves the blob exists, belongs to this file and
+ * has the size its record claims, without reading the rest; for a padded blob, the chunks holding the size at its
+ * end, which must be the record's. (No stream: verify calls it for every file.)
+ * @throws {@link IntegrityError} when it does not.
+ */
+export async function authenticateLastChunk(session: Session, node: TreeNode): Promise<void> {
+  const blob = await openStoredBlob(session, node);
+  try {
+    const total = blob.layout.plaintextSize;
+    const from = blob.cipher.header.padded ? total - PADDING_TRAILER_BYTES : Math.max(0, total - 1);
+    for await (const { bytes, at } of blobRange(blob, from, Math.max(0, total - 1))) {
+      const bad = badPaddingAt([bytes], at, node.size, total);
+      if (bad !== undefined) {
+        throw blob.cipher.damaged({
+          index: Math.floor(at / blob.cipher.header.chunkSize),
+          reason: 'malformed',
+        });
+      }
     }
   } finally {
     await blob.close();
@@ -271,18 +314,23 @@ async function* rangeChunks(
 }
 
 /**
- * Authenticates the chunk that holds a file's last byte, which proves its blob exists, belongs to this file and
- * has the size its record claims, without reading the rest. (No stream: verify calls it for every file.)
- * @throws {@link IntegrityError} when it does not.
+ * The size of the file a blob with no row holds (for recovery): its plaintext size, or for a padded blob the size
+ * its padding ends with, which must be one that pads to that plaintext size. The caller wipes `blob.cipher`.
+ * @throws {@link IntegrityError} when the chunks holding it fail, or the size does not fit the blob (`malformed`).
  */
-export async function authenticateLastChunk(session: Session, node: TreeNode): Promise<void> {
-  const last = Math.max(0, node.size - 1);
-  const chunks = rangeChunks(session, node, last, last);
-  try {
-    await chunks.next();
-  } finally {
-    await chunks.return(undefined);
+export async function contentSizeOf(blob: Pick<StoredBlob, 'source' | 'cipher' | 'layout'>): Promise<number> {
+  const total = blob.layout.plaintextSize;
+  if (!blob.cipher.header.padded) return total;
+  const pieces: Buffer[] = [];
+  for await (const { bytes } of blobRange(blob, total - PADDING_TRAILER_BYTES, total - 1)) pieces.push(bytes);
+  const size = trailerSize(Buffer.concat(pieces));
+  if (blobPlaintextSize(size, true) !== total) {
+    throw blob.cipher.damaged({
+      index: blob.layout.chunkCount - 1,
+      reason: 'malformed',
+    });
   }
+  return size;
 }
 
 /** A byte range of a file: bytes [start, end] inclusive. */

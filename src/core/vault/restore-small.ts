@@ -145,6 +145,7 @@ export class SmallFileRestorer {
       offsets: files.map((file) => file.offset),
       lengths: files.map((file) => file.length),
       chunkSizes: files.map((file) => file.cipher.header.chunkSize),
+      sizes: files.map((file) => file.node.size),
       material: concatAndWipe(files.map((file) => file.material)),
     });
     const taken = Promise.all([opened, this.#lastTaken]).then(([results]) => {

@@ -1,6 +1,7 @@
 import { ascii } from '../crypto/bytes.js';
 import { HASH_BYTES, LABEL, NONCE_BYTES, TAG_BYTES } from '../crypto/constants.js';
 import { deriveSubkey, type Keyring } from '../crypto/keys.js';
+import { padme } from '../crypto/padding.js';
 import type { SodiumBackend } from '../crypto/sodium.js';
 import { IntegrityError } from '../errors.js';
 import type { TreeNode } from './tree.js';
@@ -11,10 +12,16 @@ import type { TreeNode } from './tree.js';
  * index's current generation and holds as many entries as the index has rows; otherwise the rows are read.
  */
 
-/** Plaintext version 1 (format 1.0), and 2 (format 1.1), which carries the index commitment's sum. */
+/**
+ * Plaintext version 1 (format 1.0) ended with the names, so its length gave their total length to the byte.
+ * Version 2 (format 1.1) carries the index commitment's sum and is padded: the names' length, the names, zeros.
+ */
 const FORMAT = 1;
 const FORMAT_WITH_SUM = 2;
 const HEAD_BYTES = 5;
+const NAMES_LENGTH_BYTES = 4;
+/** Version 2 is padded to Padmé of its length, and to at least a multiple of this. */
+const BUCKET_FLOOR = 4096;
 /** id 16 ‖ key id u32 ‖ type u8 ‖ parent index u32 ‖ size f64 ‖ mtime f64 ‖ file id 16. */
 const ENTRY_BYTES = 57;
 const ROOT_INDEX = 0xffffffff;
@@ -45,6 +52,17 @@ export interface OpenedSnapshot {
 }
 
 /**
+ * Plaintext bytes of a snapshot of `count` entries whose names, joined by "/", take `namesBytes` bytes: version 2
+ * (`padded`) is padded to max(Padmé(L), L rounded up to 4 KiB), so one rename moves it only when it crosses a bucket.
+ */
+export function snapshotPlaintextSize(count: number, namesBytes: number, padded = true): number {
+  const entries = HEAD_BYTES + count * ENTRY_BYTES;
+  if (!padded) return entries + namesBytes;
+  const length = HASH_BYTES + entries + NAMES_LENGTH_BYTES + namesBytes;
+  return Math.max(padme(length), Math.ceil(length / BUCKET_FLOOR) * BUCKET_FLOOR);
+}
+
+/**
  * The snapshot's plaintext for these nodes, in this order: version 1, or with `sum` version 2 (the sum after the
  * version byte). Exported for tests that forge snapshots.
  */
@@ -53,7 +71,7 @@ export function encodeSnapshot(nodes: readonly TreeNode[], sum?: Buffer): Buffer
   nodes.forEach((node, i) => position.set(node.id, i));
   // Names never contain "/", so one separator-joined string holds them all, decoded with one call.
   const names = Buffer.from(nodes.map((node) => node.name).join('/'), 'utf8');
-  const whole = Buffer.alloc((sum?.length ?? 0) + HEAD_BYTES + nodes.length * ENTRY_BYTES + names.length);
+  const whole = Buffer.alloc(snapshotPlaintextSize(nodes.length, names.length, sum !== undefined));
   whole[0] = sum ? FORMAT_WITH_SUM : FORMAT;
   sum?.copy(whole, 1);
   // From here on laid out as version 1, shifted by the sum.
@@ -71,8 +89,40 @@ export function encodeSnapshot(nodes: readonly TreeNode[], sum?: Buffer): Buffer
     out.writeDoubleLE(node.mtime, at + 33);
     if (node.fileId !== undefined) out.write(node.fileId, at + 41, 16, 'hex');
   });
-  names.copy(out, HEAD_BYTES + nodes.length * ENTRY_BYTES);
+  const namesAt = HEAD_BYTES + nodes.length * ENTRY_BYTES;
+  if (sum) {
+    out.writeUInt32LE(names.length, namesAt);
+    names.copy(out, namesAt + NAMES_LENGTH_BYTES);
+  } else names.copy(out, namesAt);
   return whole;
+}
+
+/** The names of a snapshot of `count` entries, after checking (version 2) its padding. */
+function namesOf(
+  plaintext: Buffer,
+  bytes: Buffer,
+  count: number,
+  padded: boolean,
+  malformed: () => IntegrityError,
+): string[] {
+  const namesStart = HEAD_BYTES + count * ENTRY_BYTES;
+  let names: Buffer;
+  if (!padded) {
+    if (namesStart > bytes.length) throw malformed();
+    names = bytes.subarray(namesStart);
+  } else {
+    if (namesStart + NAMES_LENGTH_BYTES > bytes.length) throw malformed();
+    const length = bytes.readUInt32LE(namesStart);
+    const end = namesStart + NAMES_LENGTH_BYTES + length;
+    if (plaintext.length !== snapshotPlaintextSize(count, length) || !isZero(bytes, end, bytes.length))
+      throw malformed();
+    names = bytes.subarray(namesStart + NAMES_LENGTH_BYTES, end);
+  }
+  try {
+    return count === 0 ? [] : UTF8.decode(names).split('/');
+  } catch {
+    throw malformed();
+  }
 }
 
 function decode(plaintext: Buffer): OpenedSnapshot {
@@ -86,14 +136,7 @@ function decode(plaintext: Buffer): OpenedSnapshot {
   } else if (plaintext[0] !== FORMAT) throw malformed();
   if (bytes.length < HEAD_BYTES) throw malformed();
   const count = bytes.readUInt32LE(1);
-  const namesStart = HEAD_BYTES + count * ENTRY_BYTES;
-  if (namesStart > bytes.length) throw malformed();
-  let names: string[];
-  try {
-    names = count === 0 ? [] : UTF8.decode(bytes.subarray(namesStart)).split('/');
-  } catch {
-    throw malformed();
-  }
+  const names = namesOf(plaintext, bytes, count, sum !== undefined, malformed);
   if (names.length !== count) throw malformed();
   const ids: string[] = [];
   for (let i = 0; i < count; i++) {

@@ -4,6 +4,7 @@ import { Readable } from 'node:stream';
 
 import { FORMAT_VERSION } from '../crypto/constants.js';
 import { DEFAULT_KDF_PRESET, KDF_PRESETS, type KdfPreset } from '../crypto/kdf.js';
+import { DEFAULT_CONTENT_PADDING, type ContentPadding } from '../crypto/padding.js';
 import { loadSodium, type SodiumBackend } from '../crypto/sodium.js';
 import { createVaultKeys, parseVaultHeader, unlockVaultKeys } from '../crypto/vault-header.js';
 import {
@@ -56,6 +57,11 @@ export interface CreateOptions {
   readonly kdf?: KdfPreset;
   /** Crypto backend; default: sodium-native, else the WebAssembly build. */
   readonly sodium?: SodiumBackend;
+  /**
+   * How stored files are padded so their sizes show only approximately (FORMAT.md section 5.7); fixed for the
+   * vault's life. Default {@link DEFAULT_CONTENT_PADDING}.
+   */
+  readonly contentPadding?: ContentPadding;
 }
 
 export interface OpenOptions {
@@ -152,6 +158,7 @@ export class Vault {
         readOnly: false,
         create: true,
         vaultId: keys.vaultId,
+        contentPadding: options.contentPadding ?? DEFAULT_CONTENT_PADDING,
       });
       // The header goes last: a folder without it is not a vault, so a crash mid-create leaves nothing half-made.
       // Its write fsyncs the vault folder, which makes the entries made before it durable too.
@@ -335,6 +342,7 @@ export class Vault {
       readOnly: this.readOnly,
       warnings: this.warnings,
       kdf: header.slots.map((slot) => slot.kdf),
+      contentPadding: this.#db.contentPadding(),
       storedBytes: await folderSize(this.dir),
     };
     const session = this.#session;

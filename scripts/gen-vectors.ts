@@ -793,13 +793,19 @@ function snapshotVector(name: string, description: string, stored: Buffer, forVa
     'version 1, unpadded, as written before format 1.1',
     sealPlain(version1),
   );
-  // Version 2 of the same tree: names length, name, zeros to 4096 bytes.
+  // Version 2 of the same tree (format 1.1): a sum, the count and entry, the names' length, the name, zeros to
+  // 4096 bytes.
   const version2 = Buffer.alloc(snapshotPlaintextSize(1, 1));
-  version1.copy(version2, 0, 0, 5 + 57);
   version2[0] = 2;
-  version2.writeUInt32LE(1, 5 + 57);
-  version2.write('x', 5 + 57 + 4);
-  snapshotVector('success-version-2', 'version 2: the same tree padded to 4096 bytes', sealPlain(version2));
+  version2.fill(0x5a, 1, 33);
+  version1.copy(version2, 33, 1, 5 + 57);
+  version2.writeUInt32LE(1, 32 + 5 + 57);
+  version2.write('x', 32 + 5 + 57 + 4);
+  snapshotVector(
+    'success-version-2',
+    'version 2: a sum of 32 bytes 0x5a and the same tree, padded to 4096 bytes',
+    sealPlain(version2),
+  );
   const dirty = Buffer.from(version2);
   dirty[4000] = 1;
   snapshotVector('padding-not-zero', 'version 2 with a padding byte of 1', sealPlain(dirty));

@@ -1,4 +1,5 @@
 /** Public data shapes of the vault engine. Plain data only: safe to send over IPC or print as JSON. */
+import type { KeySlotInfo } from './crypto/key-slots.js';
 
 /** A file or folder in a vault, addressed by its vault path ("/" is the root; "/Photos/a.jpg"). */
 export interface VaultEntry {
@@ -111,7 +112,10 @@ export interface VaultInfo {
   readonly vaultId: string;
   readonly locked: boolean;
   readonly readOnly: boolean;
+  /** Argon2id parameters of each passphrase slot, in stored order. */
   readonly kdf: readonly { readonly opslimit: number; readonly memlimitKiB: number }[];
+  /** Every key slot: kind, KDF, and (while unlocked) which one opened. */
+  readonly slots: readonly KeySlotInfo[];
   /** Counts and sizes; present only while unlocked. */
   readonly files?: number;
   readonly folders?: number;

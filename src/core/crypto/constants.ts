@@ -26,4 +26,6 @@ export const LABEL = {
   record: 'coffer/v1 record',
   snapshotKey: 'coffer/v1 snapshot-key',
   snapshot: 'coffer/v1 snapshot',
+  recoveryKey: 'coffer/v1 recovery-key',
+  recoveryCheck: 'coffer/v1 recovery-check',
 } as const;

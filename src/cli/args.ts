@@ -46,6 +46,11 @@ interface CommandSpec {
 
 const KDF_NAMES = Object.keys(KDF_PRESETS);
 
+/** The `--kdf <preset>` option, with what it sets in each command. */
+function kdfOption(description: string): OptionSpec {
+  return { type: 'string', valueName: KDF_NAMES.join('|'), choices: KDF_NAMES, description };
+}
+
 /** Flags every command accepts. */
 export const GLOBAL_OPTIONS: Readonly<Record<string, OptionSpec>> = {
   'passphrase-stdin': {
@@ -72,12 +77,9 @@ export const COMMANDS: Readonly<Record<CommandName, CommandSpec>> = {
     minArgs: 1,
     maxArgs: 1,
     options: {
-      kdf: {
-        type: 'string',
-        valueName: KDF_NAMES.join('|'),
-        choices: KDF_NAMES,
-        description: `Key-derivation strength (default ${DEFAULT_KDF_PRESET}); stronger is slower to unlock.`,
-      },
+      kdf: kdfOption(
+        `Key-derivation strength (default ${DEFAULT_KDF_PRESET}); stronger is slower to unlock.`,
+      ),
     },
   },
   add: {
@@ -190,12 +192,7 @@ export const COMMANDS: Readonly<Record<CommandName, CommandSpec>> = {
     minArgs: 1,
     maxArgs: 1,
     options: {
-      kdf: {
-        type: 'string',
-        valueName: KDF_NAMES.join('|'),
-        choices: KDF_NAMES,
-        description: "Key-derivation strength of the new passphrase (default: the old one's).",
-      },
+      kdf: kdfOption("Key-derivation strength of the new passphrase (default: the old one's)."),
     },
   },
   keys: {
@@ -207,12 +204,7 @@ export const COMMANDS: Readonly<Record<CommandName, CommandSpec>> = {
     minArgs: 2,
     maxArgs: 3,
     options: {
-      kdf: {
-        type: 'string',
-        valueName: KDF_NAMES.join('|'),
-        choices: KDF_NAMES,
-        description: `Key-derivation strength of an added passphrase (default ${DEFAULT_KDF_PRESET}).`,
-      },
+      kdf: kdfOption(`Key-derivation strength of an added passphrase (default ${DEFAULT_KDF_PRESET}).`),
       json: { type: 'boolean', description: 'list: print the slots as JSON.' },
     },
   },

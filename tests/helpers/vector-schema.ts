@@ -33,9 +33,10 @@ export interface ContentVector extends VectorBase {
   releasedBytes: number;
 }
 
-/** A vault header to unlock with `passphrase`; on success the DEKs it must yield. */
+/** A vault header to unlock with `passphrase` or the printed `recoveryKey`; on success the DEKs it must yield. */
 export interface HeaderVector extends VectorBase {
-  passphrase: string;
+  passphrase?: string;
+  recoveryKey?: string;
   header: string;
   vaultId?: string;
   deks?: Record<string, string>;
@@ -88,7 +89,17 @@ const KEYS = {
     'releasedSha256',
     'releasedBytes',
   ],
-  header: ['name', 'description', 'expect', 'reason', 'passphrase', 'header', 'vaultId', 'deks'],
+  header: [
+    'name',
+    'description',
+    'expect',
+    'reason',
+    'passphrase',
+    'recoveryKey',
+    'header',
+    'vaultId',
+    'deks',
+  ],
   record: [
     'name',
     'description',

@@ -6,11 +6,12 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 
 import { KDF_PRESETS } from '../../src/core/crypto/kdf.js';
 import { RecoveryKey } from '../../src/core/crypto/recovery-key.js';
-import { rewriteVaultHeader, unlockVaultKeys } from '../../src/core/crypto/vault-header.js';
+import { replaceRecoverySlot } from '../../src/core/crypto/key-slots.js';
+import { createVaultKeys, rewriteVaultHeader, unlockVaultKeys } from '../../src/core/crypto/vault-header.js';
 import {
   IntegrityError,
   InvalidArgumentError,
@@ -338,5 +339,40 @@ describe('info', () => {
       { index: 1, kind: 'recovery-key', unlockedWith: false },
     ]);
     expect(info.keyIds).toEqual([1]);
+  });
+});
+
+describe('recovery slot, byte for byte as FORMAT.md 4.2.1 says', () => {
+  it('opens with KR(R, label ‖ salt) and no Argon2id run, and every single-character typo is caught', async () => {
+    const argon2id = vi.fn(sodium.argon2id.bind(sodium));
+    const counting = { ...sodium, argon2id };
+    const { headerBytes, keys } = await createVaultKeys(counting, passphrase(), KDF_PRESETS.interactive);
+    const { headerBytes: withRecovery, recoveryKey } = await replaceRecoverySlot(counting, keys, headerBytes);
+    const printed = recoveryKey.format(sodium);
+    expect(argon2id).toHaveBeenCalledTimes(1);
+
+    // The slot read at the offsets of 4.1/4.2, the key derived and the KEK opened with the primitives alone.
+    const slot = withRecovery.subarray(32 + 100, 32 + 200);
+    expect([...slot.subarray(0, 12)]).toEqual([2, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+    const parsed = RecoveryKey.parse(sodium, printed);
+    const sk = sodium.blake2b(
+      32,
+      Buffer.concat([Buffer.from('coffer/v1 recovery-key'), slot.subarray(12, 28)]),
+      parsed.secret,
+    );
+    const aad = Buffer.concat([Buffer.from('coffer/v1 slot'), keys.vaultId, slot.subarray(0, 28)]);
+    const kek = sodium.aeadDecrypt(slot.subarray(52, 100), aad, slot.subarray(28, 52), sk);
+    expect(kek && Buffer.from(kek).equals(keys.kek.bytes)).toBe(true);
+    const unlocked = await unlockVaultKeys(counting, withRecovery, parsed);
+    expect(argon2id).toHaveBeenCalledTimes(1);
+    expect(unlocked.kek.bytes.equals(keys.kek.bytes)).toBe(true);
+    unlocked.wipe();
+    keys.wipe();
+
+    const compact = printed.replaceAll('-', '');
+    for (let at = 0; at < compact.length; at++) {
+      const typo = compact.slice(0, at) + (compact[at] === 'A' ? 'B' : 'A') + compact.slice(at + 1);
+      expect(() => RecoveryKey.parse(sodium, typo), `typo at ${at}`).toThrow(InvalidArgumentError);
+    }
   });
 });

@@ -1,5 +1,4 @@
 /** Public data shapes of the vault engine. Plain data only: safe to send over IPC or print as JSON. */
-import type { KeySlotInfo } from './crypto/key-slots.js';
 
 /** A file or folder in a vault, addressed by its vault path ("/" is the root; "/Photos/a.jpg"). */
 export interface VaultEntry {
@@ -105,6 +104,17 @@ export interface VerifyReport {
   readonly recovered: readonly VaultEntry[];
   /** With `deleteUnreferenced`: what was deleted. */
   readonly deleted: readonly StoredFile[];
+}
+
+/** One key slot as the CLI and the window show it: no salts, nonces or wrapped keys. */
+export interface KeySlotInfo {
+  /** Position in the header, from 0: what `Vault.removeKeySlot` takes. */
+  readonly index: number;
+  readonly kind: 'passphrase' | 'recovery-key';
+  /** Argon2id parameters of a passphrase slot, with the preset's name (`KdfPreset`) when they are one. */
+  readonly kdf?: { readonly opslimit: number; readonly memlimitKiB: number; readonly preset?: string };
+  /** Whether this session was unlocked with this slot (absent while locked). */
+  readonly unlockedWith?: boolean;
 }
 
 export interface VaultInfo {

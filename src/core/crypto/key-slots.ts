@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from '../errors.js';
+import type { KeySlotInfo } from '../types.js';
 import { KDF_PRESETS, type KdfParams, type KdfPreset } from './kdf.js';
 import { RecoveryKey } from './recovery-key.js';
 import type { SodiumBackend } from './sodium.js';
@@ -11,17 +12,6 @@ import {
   type UnlockedKeys,
   type VaultHeader,
 } from './vault-header.js';
-
-/** One key slot as the CLI and the window show it: no salts, nonces or wrapped keys. */
-export interface KeySlotInfo {
-  /** Position in the header, from 0: what {@link removeKeySlot} takes. */
-  readonly index: number;
-  readonly kind: 'passphrase' | 'recovery-key';
-  /** Argon2id parameters of a passphrase slot, with the preset's name when they are one. */
-  readonly kdf?: KdfParams & { readonly preset?: KdfPreset };
-  /** Whether this session was unlocked with this slot (absent while locked). */
-  readonly unlockedWith?: boolean;
-}
 
 /** The slots of a header, for display; `opened` names the slot that unlocked the session, if any. */
 export function describeSlots(header: VaultHeader, opened?: Buffer): KeySlotInfo[] {

@@ -10,7 +10,6 @@ import {
   removeKeySlot,
   replaceRecoverySlot,
   type HeaderChange,
-  type KeySlotInfo,
 } from '../crypto/key-slots.js';
 import { RecoveryKey } from '../crypto/recovery-key.js';
 import { loadSodium, type SodiumBackend } from '../crypto/sodium.js';
@@ -32,6 +31,7 @@ import {
 } from '../errors.js';
 import { checkName, nameKey, parseVaultPath } from '../names.js';
 import type {
+  KeySlotInfo,
   AddOptions,
   AddReport,
   Problem,

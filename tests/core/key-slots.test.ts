@@ -11,7 +11,12 @@ import { describe, expect, it, vi } from 'vitest';
 import { KDF_PRESETS } from '../../src/core/crypto/kdf.js';
 import { RecoveryKey } from '../../src/core/crypto/recovery-key.js';
 import { replaceRecoverySlot } from '../../src/core/crypto/key-slots.js';
-import { createVaultKeys, rewriteVaultHeader, unlockVaultKeys } from '../../src/core/crypto/vault-header.js';
+import {
+  addPassphraseSlot,
+  createVaultKeys,
+  rewriteVaultHeader,
+  unlockVaultKeys,
+} from '../../src/core/crypto/vault-header.js';
 import {
   IntegrityError,
   InvalidArgumentError,
@@ -286,6 +291,30 @@ describe('header backup', () => {
     expect(await opensWith(dir, 'new')).toBe('ok');
     const [header, backup] = headerFiles(dir);
     expect(backup.equals(header)).toBe(true);
+  });
+  it('never writes over a whole header that arrived after open (a sync service), at unlock or in a change', async () => {
+    const { vault, dir } = await newVault();
+    vault.close();
+    const opened = track(await Vault.open(dir, { sodium }));
+    // Another device added a passphrase, and its header arrived while this vault was open and locked.
+    const keys = await unlockVaultKeys(sodium, readFileSync(join(dir, HEADER)), passphrase());
+    const arrived = await addPassphraseSlot(
+      sodium,
+      keys,
+      readFileSync(join(dir, HEADER)),
+      passphrase('b'),
+      KDF_PRESETS.interactive,
+    );
+    keys.wipe();
+    writeFileSync(join(dir, HEADER), arrived);
+    await opened.unlock(passphrase());
+    expect(readFileSync(join(dir, HEADER)).equals(arrived)).toBe(true);
+    await expect(opened.addPassphrase(passphrase('c'), { kdf: 'interactive' })).rejects.toThrow(
+      /replaced on disk after the vault was opened/u,
+    );
+    expect(readFileSync(join(dir, HEADER)).equals(arrived)).toBe(true);
+    opened.close();
+    expect(await opensWith(dir, 'b')).toBe('ok');
   });
 });
 

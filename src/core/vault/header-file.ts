@@ -4,7 +4,7 @@ import { join } from 'node:path';
 
 import type { SodiumBackend } from '../crypto/sodium.js';
 import { parseVaultHeader } from '../crypto/vault-header.js';
-import { IntegrityError, NotAVaultError } from '../errors.js';
+import { IntegrityError, InvalidArgumentError, NotAVaultError } from '../errors.js';
 import { writeFileAtomicSync } from '../publish.js';
 import { announceWrite } from '../test-hooks.js';
 import { asIoError } from './durable.js';
@@ -107,4 +107,53 @@ export async function writeVaultHeader(dir: string, bytes: Buffer): Promise<void
   } catch (error) {
     throw asIoError(error, `Could not write the vault header in "${dir}"`);
   }
+}
+
+/**
+ * Whether `coffer.header` on disk still holds `inUse`: `other` when it is a whole header with other bytes (a sync
+ * service or another copy of Coffer put it there since the vault was opened), `damaged` when missing or broken.
+ */
+async function headerOnDisk(
+  dir: string,
+  sodium: SodiumBackend,
+  inUse: Buffer,
+): Promise<'same' | 'damaged' | 'other'> {
+  const bytes = await readHeaderFile(dir, HEADER_FILE).catch(() => undefined);
+  if (!bytes) return 'damaged';
+  if (bytes.equals(inUse)) return 'same';
+  try {
+    parseVaultHeader(sodium, bytes);
+    return 'other';
+  } catch {
+    return 'damaged';
+  }
+}
+
+/**
+ * The repair after unlock (FORMAT.md 4.7): writes the header that unlocked over a damaged or missing `coffer.header`,
+ * and over a backup that differs. A whole `coffer.header` with other bytes is left alone, and so is its backup: it
+ * arrived after the vault was opened, and the next open uses it.
+ */
+export async function repairVaultHeader(dir: string, sodium: SodiumBackend, inUse: Buffer): Promise<void> {
+  if ((await headerOnDisk(dir, sodium, inUse)) !== 'other') await writeVaultHeader(dir, inUse);
+}
+
+/**
+ * Replaces the header in use by `next` (a header change, FORMAT.md 4.6), unless `coffer.header` on disk is no
+ * longer the header in use, which the change would silently undo.
+ * @throws {@link InvalidArgumentError} then, with nothing written; {@link IoError} when the disk refuses.
+ */
+export async function replaceVaultHeader(
+  dir: string,
+  sodium: SodiumBackend,
+  inUse: Buffer,
+  next: Buffer,
+): Promise<void> {
+  if ((await headerOnDisk(dir, sodium, inUse)) === 'other') {
+    throw new InvalidArgumentError(
+      `The vault header (${HEADER_FILE}) was replaced on disk after the vault was opened, by a sync service or ` +
+        'another copy of Coffer. Nothing was changed. Lock the vault, open it again, and try again.',
+    );
+  }
+  await writeVaultHeader(dir, next);
 }

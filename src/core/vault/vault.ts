@@ -45,7 +45,7 @@ import type {
 import { VaultActivity } from './activity.js';
 import { addPaths, addStreams, type StreamedFile } from './add.js';
 import { asIoError } from './durable.js';
-import { loadVaultHeader, writeVaultHeader } from './header-file.js';
+import { loadVaultHeader, repairVaultHeader, replaceVaultHeader, writeVaultHeader } from './header-file.js';
 import { IndexDb, type Intent } from './index-db.js';
 import { BLOB_DIR, checkVaultFolder, INDEX_FILE, PACK_DIR, PRIVATE_FOLDER_MODE, TEMP_DIR } from './layout.js';
 import { recoverFromCrash, settleIntents } from './leftovers.js';
@@ -235,7 +235,7 @@ export class Vault {
     const keys = await unlockVaultKeys(this.#sodium, this.#headerBytes, secret);
     if (!this.readOnly) {
       try {
-        await writeVaultHeader(this.dir, this.#headerBytes);
+        await repairVaultHeader(this.dir, this.#sodium, this.#headerBytes);
       } catch (error) {
         keys.wipe();
         throw error;
@@ -388,7 +388,7 @@ export class Vault {
     session.requireWritable();
     const run = this.#headerChanges.then(async () => {
       const result = await change(session, this.#headerBytes);
-      await writeVaultHeader(this.dir, result.headerBytes);
+      await replaceVaultHeader(this.dir, this.#sodium, this.#headerBytes, result.headerBytes);
       this.#headerBytes = result.headerBytes;
       session.keys.openedSlotSalt = result.openedSlotSalt;
     });

@@ -58,7 +58,7 @@ console.error(`bench:scale: added in ${(addMs / 1000).toFixed(1)} s`);
 const vault = await Vault.open(vaultDir, { sodium });
 const header = parseVaultHeader(sodium, readFileSync(join(vaultDir, 'coffer.header')));
 const slot = header.slots[0];
-if (!slot) throw new Error('no key slot');
+if (slot?.kind !== 'passphrase') throw new Error('no passphrase slot');
 const kdf: number[] = [];
 const unlock: number[] = [];
 for (let i = 0; i < 5; i++) {

@@ -87,7 +87,7 @@ await made.released();
 // ── the engine alone ──
 const engine = await Vault.open(vaultDir, { sodium });
 const slot = parseVaultHeader(sodium, readFileSync(join(vaultDir, 'coffer.header'))).slots[0];
-if (!slot) throw new Error('the vault has no key slot');
+if (slot?.kind !== 'passphrase') throw new Error('the vault has no passphrase slot');
 const kdf: number[] = [];
 const firstRows: number[] = [];
 for (let i = 0; i < RUNS; i++) {

@@ -32,7 +32,14 @@ import {
 } from '../src/core/crypto/index-commitment.js';
 import { RecordSealer } from '../src/core/crypto/record.js';
 import { loadNativeSodium, type SodiumBackend } from '../src/core/crypto/sodium.js';
-import { addPassphraseSlot, createVaultKeys, parseVaultHeader } from '../src/core/crypto/vault-header.js';
+import { changePassphraseSlot, replaceRecoverySlot } from '../src/core/crypto/key-slots.js';
+import { RecoveryKey } from '../src/core/crypto/recovery-key.js';
+import {
+  addPassphraseSlot,
+  createVaultKeys,
+  parseVaultHeader,
+  type UnlockSecret,
+} from '../src/core/crypto/vault-header.js';
 import { CofferError, IntegrityError } from '../src/core/errors.js';
 import {
   openSnapshot,
@@ -553,12 +560,15 @@ async function headerVector(
   description: string,
   header: Buffer,
   passphrase = PASSPHRASE,
+  recoveryKey?: string,
 ): Promise<void> {
   const { unlockVaultKeys } = await import('../src/core/crypto/vault-header.js');
   let error: unknown;
   let extra: Pick<HeaderVector, 'vaultId' | 'deks'> = {};
+  const secret: UnlockSecret =
+    recoveryKey === undefined ? encode(passphrase) : RecoveryKey.parse(sodium, recoveryKey);
   try {
-    const keys = await unlockVaultKeys(sodium, header, encode(passphrase));
+    const keys = await unlockVaultKeys(sodium, header, secret);
     const deks: Record<string, string> = {};
     for (const id of keys.keyring.keyIds)
       deks[String(id)] = hex(keys.keyring.find(id)?.bytes ?? Buffer.alloc(0));
@@ -571,7 +581,7 @@ async function headerVector(
     name,
     description,
     ...outcomeOf(error),
-    passphrase,
+    ...(recoveryKey === undefined ? { passphrase } : { recoveryKey }),
     header: hex(header),
     ...extra,
   };
@@ -676,6 +686,119 @@ async function headers(): Promise<void> {
 }
 
 await headers();
+
+/**
+ * Several slots and the recovery slot (FORMAT.md 4.2.1, 4.6). Their own seeded stream, so the vectors above keep
+ * their committed bytes.
+ */
+async function keySlotHeaders(): Promise<void> {
+  const slotSodium = seeded(native as SodiumBackend, 'coffer key-slot vectors');
+  const created = await createVaultKeys(slotSodium, encode(PASSPHRASE), KDF_PRESETS.interactive);
+  const { keys } = created;
+  let header = await addPassphraseSlot(
+    slotSodium,
+    keys,
+    created.headerBytes,
+    encode(SECOND),
+    KDF_PRESETS.interactive,
+  );
+  header = await addPassphraseSlot(slotSodium, keys, header, encode('third'), KDF_PRESETS.interactive);
+  const first = await replaceRecoverySlot(slotSodium, keys, header);
+  const firstKey = first.recoveryKey.format(slotSodium);
+  const withRecovery = first.headerBytes;
+  const second = await replaceRecoverySlot(slotSodium, keys, withRecovery);
+  const secondKey = second.recoveryKey.format(slotSodium);
+  const changed = await changePassphraseSlot(
+    slotSodium,
+    keys,
+    withRecovery,
+    encode('changed'),
+    KDF_PRESETS.interactive,
+  );
+  keys.wipe();
+  const RECOVERY = 32 + 3 * 100; // the recovery slot follows three passphrase slots
+  await headerVector(
+    'several-slots-third',
+    'three passphrase slots and a recovery slot; unlocked with the third passphrase',
+    withRecovery,
+    'third',
+  );
+  await headerVector(
+    'recovery-key',
+    'three passphrase slots and a recovery slot; unlocked with the recovery key (printed form)',
+    withRecovery,
+    PASSPHRASE,
+    firstKey,
+  );
+  await headerVector(
+    'recovery-key-lower-case-spaced',
+    'the same recovery key in lower case with spaces instead of dashes',
+    withRecovery,
+    PASSPHRASE,
+    firstKey.toLowerCase().replaceAll('-', ' '),
+  );
+  await headerVector(
+    'recovery-key-revoked',
+    'the first recovery key against the header whose recovery slot was replaced',
+    second.headerBytes,
+    PASSPHRASE,
+    firstKey,
+  );
+  await headerVector(
+    'recovery-key-replaced',
+    'the second recovery key against the header whose recovery slot was replaced',
+    second.headerBytes,
+    PASSPHRASE,
+    secondKey,
+  );
+  await headerVector(
+    'passphrase-changed-old',
+    'the first passphrase after its slot was rewritten for another one',
+    changed.headerBytes,
+  );
+  await headerVector(
+    'passphrase-changed-new',
+    'the new passphrase of the rewritten first slot',
+    changed.headerBytes,
+    'changed',
+  );
+  await headerVector(
+    'recovery-slot-memlimit-set',
+    'recovery slot with a non-zero memlimit, checksum recomputed',
+    edit(withRecovery, RECOVERY + 8, u32(65536)),
+    PASSPHRASE,
+    firstKey,
+  );
+  await headerVector(
+    'recovery-slot-argon2id',
+    'recovery slot (type 2) claiming KDF algorithm 1, checksum recomputed',
+    edit(withRecovery, RECOVERY + 1, Buffer.of(1)),
+    PASSPHRASE,
+    firstKey,
+  );
+  await headerVector(
+    'slot-type-3',
+    'a slot of unknown type 3, checksum recomputed',
+    edit(withRecovery, RECOVERY, Buffer.of(3)),
+  );
+  const slotCount = withRecovery[28] ?? 0;
+  const recoverySlot = withRecovery.subarray(RECOVERY, RECOVERY + 100);
+  await headerVector(
+    'two-recovery-slots',
+    'the recovery slot duplicated (count and checksum fixed)',
+    edit(
+      Buffer.concat([
+        withRecovery.subarray(0, RECOVERY + 100),
+        recoverySlot,
+        withRecovery.subarray(RECOVERY + 100),
+      ]),
+      28,
+      Buffer.of(slotCount + 1),
+    ),
+  );
+}
+
+await keySlotHeaders();
 
 // ---------------------------------------------------------------- snapshot
 // Last, so the seeded randomness drawn by the kinds above (and their committed bytes) stays as it was.

@@ -6,7 +6,21 @@ import { CONTENT_PADDINGS, DEFAULT_CONTENT_PADDING } from '../core/crypto/paddin
 import { UsageError } from './errors.js';
 
 /** The commands, in the order help lists them. */
-export const COMMAND_NAMES = ['init', 'add', 'ls', 'restore', 'mkdir', 'mv', 'rm', 'verify', 'info'] as const;
+export const COMMAND_NAMES = [
+  'init',
+  'add',
+  'ls',
+  'restore',
+  'mkdir',
+  'mv',
+  'rm',
+  'verify',
+  'info',
+  'passwd',
+  'keys',
+  'recovery-key',
+  'header',
+] as const;
 
 export type CommandName = (typeof COMMAND_NAMES)[number];
 
@@ -33,11 +47,20 @@ interface CommandSpec {
 
 const KDF_NAMES = Object.keys(KDF_PRESETS);
 
+/** The `--kdf <preset>` option, with what it sets in each command. */
+function kdfOption(description: string): OptionSpec {
+  return { type: 'string', valueName: KDF_NAMES.join('|'), choices: KDF_NAMES, description };
+}
+
 /** Flags every command accepts. */
 export const GLOBAL_OPTIONS: Readonly<Record<string, OptionSpec>> = {
   'passphrase-stdin': {
     type: 'boolean',
     description: 'Read the passphrase from standard input (all of it; one trailing newline is removed).',
+  },
+  'recovery-key-stdin': {
+    type: 'boolean',
+    description: 'Unlock with the recovery key, read from standard input, instead of a passphrase.',
   },
   verbose: { type: 'boolean', description: 'Print one line per item as it is done ("added /a.txt").' },
   debug: { type: 'boolean', description: 'Show stack traces with errors.' },
@@ -55,12 +78,9 @@ export const COMMANDS: Readonly<Record<CommandName, CommandSpec>> = {
     minArgs: 1,
     maxArgs: 1,
     options: {
-      kdf: {
-        type: 'string',
-        valueName: KDF_NAMES.join('|'),
-        choices: KDF_NAMES,
-        description: `Key-derivation strength (default ${DEFAULT_KDF_PRESET}); stronger is slower to unlock.`,
-      },
+      kdf: kdfOption(
+        `Key-derivation strength (default ${DEFAULT_KDF_PRESET}); stronger is slower to unlock.`,
+      ),
       padding: {
         type: 'string',
         valueName: CONTENT_PADDINGS.join('|'),
@@ -171,11 +191,59 @@ export const COMMANDS: Readonly<Record<CommandName, CommandSpec>> = {
     maxArgs: 1,
     options: { json: { type: 'boolean', description: 'Print the information as JSON.' } },
   },
+  passwd: {
+    synopsis: '<vault-dir>',
+    summary: 'Change the passphrase you unlock with (only its key slot is rewritten).',
+    details:
+      `The new passphrase comes from COFFER_NEW_PASSPHRASE, else it is asked for twice. The old one stops ` +
+      'working at once, except with header copies made before (coffer header export): they keep the ' +
+      'passphrases they had.',
+    minArgs: 1,
+    maxArgs: 1,
+    options: {
+      kdf: kdfOption("Key-derivation strength of the new passphrase (default: the old one's)."),
+    },
+  },
+  keys: {
+    synopsis: '<vault-dir> list|add|remove [<slot>]',
+    summary: 'List the key slots, add a passphrase, or remove a slot by its number.',
+    details:
+      'A vault holds at most 8 key slots. "add" takes the new passphrase as passwd does. "remove <slot>" ' +
+      'refuses the last slot and the slot you unlocked with, so what you just typed always still opens the vault.',
+    minArgs: 2,
+    maxArgs: 3,
+    options: {
+      kdf: kdfOption(`Key-derivation strength of an added passphrase (default ${DEFAULT_KDF_PRESET}).`),
+      json: { type: 'boolean', description: 'list: print the slots as JSON.' },
+    },
+  },
+  'recovery-key': {
+    synopsis: '<vault-dir>',
+    summary: 'Make a new recovery key, print it once, and revoke the previous one.',
+    details:
+      'Write the key down and keep it apart from the vault: it opens the vault like a passphrase ' +
+      '(COFFER_RECOVERY_KEY or --recovery-key-stdin with any command). Coffer keeps no copy.',
+    minArgs: 1,
+    maxArgs: 1,
+    options: { json: { type: 'boolean', description: 'Print {"recoveryKey": "..."}.' } },
+  },
+  header: {
+    synopsis: '<vault-dir> export|import <file>',
+    summary: "Save the vault's header to a file, or put a saved one back.",
+    details:
+      'An exported header opens the vault with the passphrases and recovery key it held when exported, even after ' +
+      'they are changed or removed: keep it as safe as they are, and export again after each change. import ' +
+      "refuses another vault's header or a damaged one (exit 4) and one the passphrase does not open (exit 3).",
+    minArgs: 3,
+    maxArgs: 3,
+    options: {},
+  },
 };
 
 /** Flags that apply whatever the command. */
 export interface GlobalFlags {
   readonly passphraseStdin: boolean;
+  readonly recoveryKeyStdin: boolean;
   readonly verbose: boolean;
   readonly debug: boolean;
 }
@@ -218,6 +286,12 @@ function refusePassphraseArgument(argv: readonly string[]): void {
       throw new UsageError(
         '--passphrase is not accepted: a passphrase on the command line is visible to other programs and kept ' +
           'in shell history. Set COFFER_PASSPHRASE, pipe it with --passphrase-stdin, or type it when asked.',
+      );
+    }
+    if (arg === '--recovery-key' || arg.startsWith('--recovery-key=')) {
+      throw new UsageError(
+        '--recovery-key is not accepted: a key on the command line is visible to other programs and kept in ' +
+          'shell history. Set COFFER_RECOVERY_KEY or pipe it with --recovery-key-stdin.',
       );
     }
   }
@@ -307,6 +381,7 @@ export function parseCommandLine(argv: readonly string[]): CommandLine {
     options: values,
     flags: {
       passphraseStdin: values['passphrase-stdin'] === true,
+      recoveryKeyStdin: values['recovery-key-stdin'] === true,
       verbose: values.verbose === true,
       debug: values.debug === true,
     },
@@ -327,7 +402,8 @@ function optionLines(specs: Readonly<Record<string, OptionSpec>>): string[] {
 
 const PASSPHRASE_HELP =
   'The passphrase is read from the COFFER_PASSPHRASE environment variable, else from standard input with ' +
-  '--passphrase-stdin, else asked for (not echoed) when run in a terminal. It is never accepted as an argument.';
+  '--passphrase-stdin, else asked for (not echoed) when run in a terminal. It is never accepted as an argument. ' +
+  'To unlock with the recovery key instead, set COFFER_RECOVERY_KEY or use --recovery-key-stdin.';
 
 const EXIT_HELP =
   'Exit codes: 0 success; 1 failure, or done with warnings; 2 usage error; 3 wrong passphrase; ' +

@@ -3,7 +3,9 @@ import type { Writable } from 'node:stream';
 import {
   CancelledError,
   defaultStateDir,
+  InvalidArgumentError,
   loadSodium,
+  RecoveryKey,
   rollbackWarning,
   SeenStates,
   Vault,
@@ -13,12 +15,17 @@ import {
   type SodiumBackend,
 } from '../core/index.js';
 import type { GlobalFlags } from './args.js';
-import { CliError, EXIT, SIGNAL_EXIT, type StopSignal } from './errors.js';
+import { CliError, EXIT, SIGNAL_EXIT, UsageError, type StopSignal } from './errors.js';
 import { oneLine, terminalSafe, terminalSafeJson } from './format.js';
 import {
+  chooseNewPassphraseSource,
   choosePassphraseSource,
+  NEW_PASSPHRASE_WORDS,
   readPassphrase,
+  readStdinPassphrase,
+  RECOVERY_KEY_ENV,
   type PassphraseContext,
+  type PassphraseSource,
   type PromptInput,
 } from './passphrase.js';
 import type { OutputWatch } from './output.js';
@@ -64,7 +71,10 @@ export class Context {
   #bar: ProgressBar | undefined;
   /** Entries of the vault index that could not be read at unlock (and so are left out of everything). */
   #damagedEntries = 0;
-  /** Whether the vault was opened with a warning (read from a rolled-back copy of its index, say). */
+  /**
+   * Whether the vault was opened with a warning (read from a rolled-back copy of its index, its header's backup
+   * standing in for a damaged header, or gone back to an older copy since this computer last saw it): exit 1.
+   */
   #openedWithWarnings = false;
 
   constructor(
@@ -159,36 +169,101 @@ export class Context {
   }
 
   /**
+   * Where the secret that unlocks comes from: the recovery key (COFFER_RECOVERY_KEY or --recovery-key-stdin) when
+   * one is given, else the passphrase's sources.
+   * @throws {@link UsageError} when both stdin flags are given, or there is no source at all.
+   */
+  #chooseSecretSource(): { recovery: false; source: PassphraseSource } | { recovery: true; text?: string } {
+    if (this.flags.recoveryKeyStdin && this.flags.passphraseStdin) {
+      throw new UsageError('Give either --passphrase-stdin or --recovery-key-stdin, not both.');
+    }
+    const fromEnv = this.io.env[RECOVERY_KEY_ENV];
+    if (fromEnv !== undefined) return { recovery: true, text: fromEnv };
+    if (this.flags.recoveryKeyStdin) return { recovery: true };
+    return { recovery: false, source: choosePassphraseSource(this.#passphraseContext()) };
+  }
+
+  /**
+   * Reads and parses the recovery key; a malformed one (a typo) is a usage error, reported before the vault is
+   * opened and never taken for a wrong key.
+   */
+  async #readRecoveryKey(sodium: SodiumBackend, text: string | undefined): Promise<RecoveryKey> {
+    const printed = text ?? (await readStdinPassphrase(this.io.stdin));
+    try {
+      return RecoveryKey.parse(sodium, printed);
+    } catch (error) {
+      if (error instanceof InvalidArgumentError) throw new UsageError(error.message);
+      throw error;
+    }
+  }
+
+  /**
+   * Reads the secret that unlocks (passphrase or recovery key) and runs `unlock` with it, wiping it afterwards.
+   * The recovery key is read first of all; a passphrase only once `beforeRead` (opening the vault) is done, so
+   * "in use" or "not a vault" is reported before anyone types.
+   */
+  async #withSecret<T>(
+    beforeRead: (sodium: SodiumBackend) => Promise<void>,
+    unlock: (
+      secret: { passphrase: Buffer } | { recoveryKey: RecoveryKey },
+      sodium: SodiumBackend,
+    ) => Promise<T>,
+  ): Promise<T> {
+    const choice = this.#chooseSecretSource();
+    const sodium = await this.#loadSodium();
+    if (choice.recovery) {
+      const recoveryKey = await this.#readRecoveryKey(sodium, choice.text);
+      try {
+        await beforeRead(sodium);
+        return await unlock({ recoveryKey }, sodium);
+      } finally {
+        recoveryKey.wipe(sodium);
+      }
+    }
+    await beforeRead(sodium);
+    const passphrase = await readPassphrase(sodium, choice.source, this.#passphraseContext(), false);
+    try {
+      return await unlock({ passphrase }, sodium);
+    } finally {
+      passphrase.fill(0);
+    }
+  }
+
+  /**
    * Opens and unlocks a vault, runs `work`, and always closes it (which releases the lock and wipes the keys).
-   * The passphrase source is checked first, so a missing one is reported before anything is opened; the vault is
-   * opened before the passphrase is read, so "in use" or "not a vault" is reported before anyone types.
+   * The secret's source is checked first, so a missing one (or a malformed recovery key) is reported before
+   * anything is opened; the vault is opened before a passphrase is read, so "in use" or "not a vault" is reported
+   * before anyone types.
    */
   async withVault<T>(dir: string, work: (vault: Vault) => Promise<T> | T): Promise<T> {
-    const source = choosePassphraseSource(this.#passphraseContext());
-    const sodium = await this.#loadSodium();
-    const vault = await Vault.open(dir, { sodium });
-    for (const warning of vault.warnings) this.warn(warning);
-    this.#openedWithWarnings = vault.warnings.length > 0;
+    let vault: Vault | undefined;
     try {
-      const passphrase = await readPassphrase(sodium, source, this.#passphraseContext(), false);
-      let damaged: readonly Problem[];
-      try {
-        damaged = await vault.unlock(passphrase);
-      } finally {
-        passphrase.fill(0);
-      }
-      this.#damagedEntries = damaged.length;
-      if (damaged.length > 0) {
-        this.warn(
-          `${damaged.length} entr${damaged.length === 1 ? 'y' : 'ies'} of the vault index could not be read ` +
-            'and are left out. Run "coffer verify" for details.',
-        );
-      }
-      this.#rememberState(vault, true);
-      return await work(vault);
+      return await this.#withSecret(
+        async (sodium) => {
+          vault = await Vault.open(dir, { sodium });
+          for (const warning of vault.warnings) this.warn(warning);
+          this.#openedWithWarnings = vault.warnings.length > 0;
+        },
+        async (secret) => {
+          const opened = vault as Vault;
+          const damaged =
+            'passphrase' in secret
+              ? await opened.unlock(secret.passphrase)
+              : await opened.unlockWithRecoveryKey(secret.recoveryKey);
+          this.#damagedEntries = damaged.length;
+          if (damaged.length > 0) {
+            this.warn(
+              `${damaged.length} entr${damaged.length === 1 ? 'y' : 'ies'} of the vault index could not be read ` +
+                'and are left out. Run "coffer verify" for details.',
+            );
+          }
+          this.#rememberState(opened, true);
+          return await work(opened);
+        },
+      );
     } finally {
-      if (!vault.locked) this.#rememberState(vault, false);
-      vault.close();
+      if (vault && !vault.locked) this.#rememberState(vault, false);
+      vault?.close();
     }
   }
 
@@ -214,6 +289,40 @@ export class Context {
       );
       this.#openedWithWarnings = true;
     }
+  }
+
+  /**
+   * Puts a header file back into a vault folder (which may not open as it is), once the passphrase or recovery key
+   * given unlocks it.
+   */
+  async importHeader(dir: string, headerBytes: Buffer): Promise<void> {
+    await this.#withSecret(
+      () => Promise.resolve(),
+      (secret, sodium) =>
+        Vault.importHeader(
+          dir,
+          headerBytes,
+          'passphrase' in secret ? secret.passphrase : secret.recoveryKey,
+          {
+            sodium,
+          },
+        ),
+    );
+  }
+
+  /**
+   * A new passphrase: COFFER_NEW_PASSPHRASE, else asked twice at a prompt. Check the source with
+   * {@link Context.newPassphraseSource} before unlocking, so a missing one is reported before anyone types.
+   * The caller wipes the buffer.
+   */
+  async readNewPassphrase(source: PassphraseSource): Promise<Buffer> {
+    const sodium = await this.#loadSodium();
+    return readPassphrase(sodium, source, this.#passphraseContext(), true, NEW_PASSPHRASE_WORDS);
+  }
+
+  /** Where a new passphrase will come from; see {@link Context.readNewPassphrase}. */
+  newPassphraseSource(): PassphraseSource {
+    return chooseNewPassphraseSource(this.#passphraseContext());
   }
 
   /**

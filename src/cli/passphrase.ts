@@ -6,13 +6,55 @@ import { CliError, EXIT, UsageError } from './errors.js';
 
 /** The environment variable a passphrase may come from. */
 export const PASSPHRASE_ENV = 'COFFER_PASSPHRASE';
+/** The environment variable a new passphrase (passwd, keys add) may come from. */
+export const NEW_PASSPHRASE_ENV = 'COFFER_NEW_PASSPHRASE';
+/** The environment variable a recovery key may come from, in place of the passphrase. */
+export const RECOVERY_KEY_ENV = 'COFFER_RECOVERY_KEY';
 
 /** Standard input as the prompt needs it: a readable stream that may be a terminal. */
 export type PromptInput = Readable & { setRawMode?: (raw: boolean) => unknown };
 
 /** Where the passphrase comes from; decided before the vault is touched, read only once it is needed. */
 export type PassphraseSource =
-  { readonly kind: 'env'; readonly value: string } | { readonly kind: 'stdin' } | { readonly kind: 'prompt' };
+  | { readonly kind: 'env'; readonly value: string; readonly variable?: string }
+  | { readonly kind: 'stdin' }
+  | { readonly kind: 'prompt' };
+
+/** What a prompt says, for the passphrase that unlocks (default) or a new one. */
+export interface PromptWords {
+  readonly prompt: string;
+  readonly repeat: string;
+  /** Said when the two entries differ. */
+  readonly mismatch: string;
+}
+
+const UNLOCK_WORDS: PromptWords = {
+  prompt: 'Passphrase: ',
+  repeat: 'Repeat the passphrase: ',
+  mismatch: 'The two passphrases differ; nothing was created. Try again.',
+};
+
+/** The prompt's words for a new passphrase (passwd, keys add). */
+export const NEW_PASSPHRASE_WORDS: PromptWords = {
+  prompt: 'New passphrase: ',
+  repeat: 'Repeat the new passphrase: ',
+  mismatch: 'The two new passphrases differ; nothing was changed. Try again.',
+};
+
+/**
+ * Picks where a new passphrase comes from: COFFER_NEW_PASSPHRASE, else a prompt (asked twice) when standard input
+ * is a terminal.
+ * @throws {@link UsageError} when there is neither.
+ */
+export function chooseNewPassphraseSource(context: PassphraseContext): PassphraseSource {
+  const fromEnv = context.env[NEW_PASSPHRASE_ENV];
+  if (fromEnv !== undefined) return { kind: 'env', value: fromEnv, variable: NEW_PASSPHRASE_ENV };
+  if (context.stdinIsTTY && typeof context.stdin.setRawMode === 'function') return { kind: 'prompt' };
+  throw new UsageError(
+    `A new passphrase is needed and there is no way to ask for it (not run in a terminal). Set ` +
+      `${NEW_PASSPHRASE_ENV}, or run coffer in a terminal to type it twice.`,
+  );
+}
 
 /** What {@link choosePassphraseSource} looks at. */
 export interface PassphraseContext {
@@ -51,6 +93,7 @@ export async function readPassphrase(
   source: PassphraseSource,
   context: PassphraseContext,
   confirm: boolean,
+  words: PromptWords = UNLOCK_WORDS,
 ): Promise<Buffer> {
   let text: string;
   switch (source.kind) {
@@ -62,18 +105,16 @@ export async function readPassphrase(
       break;
     case 'prompt': {
       const input = context.stdin as PromptInput & { setRawMode: (raw: boolean) => unknown };
-      text = await promptHidden(input, context.promptOutput, 'Passphrase: ');
+      text = await promptHidden(input, context.promptOutput, words.prompt);
       if (confirm && text !== '') {
-        const again = await promptHidden(input, context.promptOutput, 'Repeat the passphrase: ');
-        if (again !== text) {
-          throw new CliError('The two passphrases differ; nothing was created. Try again.', EXIT.failure);
-        }
+        const again = await promptHidden(input, context.promptOutput, words.repeat);
+        if (again !== text) throw new CliError(words.mismatch, EXIT.failure);
       }
       break;
     }
   }
   if (text === '') {
-    const where = source.kind === 'env' ? ` (${PASSPHRASE_ENV} is set but empty)` : '';
+    const where = source.kind === 'env' ? ` (${source.variable ?? PASSPHRASE_ENV} is set but empty)` : '';
     throw new UsageError(`The passphrase is empty${where}. Give a passphrase.`);
   }
   return encodePassphrase(sodium, text);

@@ -13,13 +13,16 @@ export abstract class CofferError extends Error {
   }
 }
 
-/** No key slot of the vault opens with the passphrase given. */
+/** No key slot of the vault opens with the passphrase (or recovery key) given. */
 export class WrongPassphraseError extends CofferError {
   readonly code = 'WRONG_PASSPHRASE';
 
-  constructor() {
+  constructor(secret: 'passphrase' | 'recovery key' = 'passphrase') {
     super(
-      'Wrong passphrase: it does not unlock this vault. Check for typos, Caps Lock and the keyboard layout, then try again.',
+      secret === 'passphrase'
+        ? 'Wrong passphrase: it does not unlock this vault. Check for typos, Caps Lock and the keyboard layout, then try again.'
+        : 'Wrong recovery key: it is well formed but does not unlock this vault. It may belong to another vault, or ' +
+            'have been replaced by a newer recovery key (which revokes the old one).',
     );
   }
 }

@@ -4,6 +4,7 @@ export type { StreamedFile } from './vault/add.js';
 export * from './types.js';
 export * from './errors.js';
 export { encodePassphrase, KDF_PRESETS, DEFAULT_KDF_PRESET, type KdfPreset } from './crypto/kdf.js';
+export { RecoveryKey } from './crypto/recovery-key.js';
 export { loadSodium, loadNativeSodium, loadWasmSodium, type SodiumBackend } from './crypto/sodium.js';
 export { checkName, parseVaultPath, formatVaultPath } from './names.js';
 export { startWorkers } from './workers.js';

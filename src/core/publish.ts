@@ -57,9 +57,13 @@ export function fsyncDirectorySync(path: string): void {
  * Writes a new file atomically and durably: `bytes` into a new temp file, fsynced, renamed to `target`, and the
  * target's folder fsynced, so a crash leaves either nothing or the whole file (packs, FORMAT.md section 8.4; the
  * vault header). Synchronous: it runs on worker threads too. On failure the temp file is removed and the file
- * system's error thrown.
+ * system's error thrown. `beforeRename` runs once the temp file is durable (the crash tests' hook).
  */
-export function writeFileAtomicSync(paths: { temp: string; target: string }, bytes: Uint8Array): void {
+export function writeFileAtomicSync(
+  paths: { temp: string; target: string },
+  bytes: Uint8Array,
+  beforeRename?: () => void,
+): void {
   const fd = openSync(paths.temp, 'wx', 0o600);
   try {
     for (let at = 0; at < bytes.byteLength;) at += writeSync(fd, bytes, at);
@@ -71,6 +75,7 @@ export function writeFileAtomicSync(paths: { temp: string; target: string }, byt
   }
   closeSync(fd);
   try {
+    beforeRename?.();
     renameSync(paths.temp, paths.target);
   } catch (error) {
     rmSync(paths.temp, { force: true });

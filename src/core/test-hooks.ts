@@ -2,7 +2,8 @@ import { writeSync } from 'node:fs';
 
 /**
  * Crash-test instrumentation, off unless COFFER_TEST_WRITE_HOOK=1 (tests/crash/crash.test.ts sets it for the CLI
- * processes it kills). When on, each write transaction of the index announces on stderr that its changes are made
+ * processes it kills). When on, each write transaction of the index, and each replacement of a header file (the
+ * new file durable under its temp name, then renamed), announces on stderr that its changes are made
  * and about to be committed ("coffer-test-write: pending") and that they were ("… committed"), pausing
  * COFFER_TEST_WRITE_PAUSE_MS milliseconds after each. The crash test aims its kills from the first announcement;
  * the pauses make the moments inside a transaction and between two transactions of one operation wide enough for

@@ -106,6 +106,17 @@ export interface VerifyReport {
   readonly deleted: readonly StoredFile[];
 }
 
+/** One key slot as the CLI and the window show it: no salts, nonces or wrapped keys. */
+export interface KeySlotInfo {
+  /** Position in the header, from 0: what `Vault.removeKeySlot` takes. */
+  readonly index: number;
+  readonly kind: 'passphrase' | 'recovery-key';
+  /** Argon2id parameters of a passphrase slot, with the preset's name (`KdfPreset`) when they are one. */
+  readonly kdf?: { readonly opslimit: number; readonly memlimitKiB: number; readonly preset?: string };
+  /** Whether this session was unlocked with this slot (absent while locked). */
+  readonly unlockedWith?: boolean;
+}
+
 export interface VaultInfo {
   /** The vault header's version (FORMAT.md section 4): 1 for formats 1.0 and 1.1. */
   readonly formatVersion: number;
@@ -122,6 +133,8 @@ export interface VaultInfo {
   readonly kdf: readonly { readonly opslimit: number; readonly memlimitKiB: number }[];
   /** How new files' stored sizes are padded (FORMAT.md section 5.7); fixed when the vault was created. */
   readonly contentPadding: 'padme' | 'none';
+  /** Every key slot: kind, KDF, and (while unlocked) which one opened. */
+  readonly slots: readonly KeySlotInfo[];
   /** Counts and sizes; present only while unlocked. */
   readonly files?: number;
   readonly folders?: number;

@@ -11,7 +11,7 @@ describe('parseCommandLine', () => {
         command: 'add',
         args: ['v', 'a', 'b'],
         options: { verbose: true, to: 'ls', 'passphrase-stdin': true },
-        flags: { passphraseStdin: true, verbose: true, debug: false },
+        flags: { passphraseStdin: true, recoveryKeyStdin: false, verbose: true, debug: false },
       },
     );
   });

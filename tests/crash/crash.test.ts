@@ -1,7 +1,8 @@
 /**
- * Kill -9 the CLI during add, delete, rename and move, then check that the vault opens, passes
- * `verify --read-data`, and holds every operation the CLI had reported as done. COFFER_CRASH_TRIALS sets the number
- * of trials (default 60: 15 per operation, the first of each a calibration run that is not killed).
+ * Kill -9 the CLI during add, delete, rename, move and a passphrase change, then check that the vault opens, passes
+ * `verify --read-data`, and holds every operation the CLI had reported as done; after a killed passphrase change,
+ * that it opens with exactly one of the old and new passphrases. COFFER_CRASH_TRIALS sets the number of trials
+ * (default 75: 15 per operation, the first of each a calibration run that is not killed).
  *
  * The kills are aimed at each operation's write phase. A kill drawn over the whole process life lands in start-up
  * and unlock almost every time (they are ~165 ms of a 170 ms `rm`), which proves nothing. So the CLI runs with the
@@ -28,7 +29,8 @@ import { collect, leftBehind, passphrase, PASSPHRASE, tempDir, track, writeTree 
 
 requireBuiltCli();
 
-const TRIALS = Number(process.env.COFFER_CRASH_TRIALS ?? 60);
+const TRIALS = Number(process.env.COFFER_CRASH_TRIALS ?? 75);
+const NEW_PASSPHRASE = 'a new passphrase after the crash test';
 const CLI = join(import.meta.dirname, '..', '..', 'bin', 'coffer.js');
 /**
  * The hook's pause after each write event (inside a transaction before its commit, and after the commit): a kill
@@ -39,8 +41,8 @@ const PAUSE_MS = 24;
 /** At least this share of each operation's runs after calibration must have been killed mid-write. */
 const MID_WRITE_SHARE = 1 / 2;
 
-type Operation = 'add' | 'rm' | 'mv' | 'rename';
-const OPERATIONS: Operation[] = ['add', 'rm', 'mv', 'rename'];
+type Operation = 'add' | 'rm' | 'mv' | 'rename' | 'passwd';
+const OPERATIONS: Operation[] = ['add', 'rm', 'mv', 'rename', 'passwd'];
 
 interface CliRun {
   readonly completed: boolean;
@@ -71,6 +73,7 @@ function runAndKill(args: string[], aim: Aim | undefined): Promise<CliRun> {
       env: {
         ...process.env,
         COFFER_PASSPHRASE: PASSPHRASE,
+        COFFER_NEW_PASSPHRASE: NEW_PASSPHRASE,
         COFFER_TEST_WRITE_HOOK: '1',
         COFFER_TEST_WRITE_PAUSE_MS: String(PAUSE_MS),
       },
@@ -152,6 +155,7 @@ describe('crash safety (SIGKILL during operations)', () => {
         rm: ['rm', dir, '/docs'],
         mv: ['mv', dir, '/docs', '/keep'],
         rename: ['mv', dir, '/docs', 'papers', '--rename'],
+        passwd: ['passwd', dir],
       };
       const calibrated = calibration.get(operation);
       // Any write event but the last commit: inside a transaction, or between two of the operation's.
@@ -177,8 +181,32 @@ describe('crash safety (SIGKILL during operations)', () => {
       // nothing else, so no pack, blob file, temp file or intent is left behind.
       (await Vault.open(dir, { sodium: nativeSodium })).close();
       expect(leftBehind(dir), `trial ${trial} (${operation})`).toEqual({ files: [], intents: 0 });
+      // Exactly one of the two passphrases opens: the new one only once passwd changed the header (and always
+      // once it reported done), the old one only before.
+      const opens = new Map<string, string>();
+      for (const candidate of [PASSPHRASE, NEW_PASSPHRASE]) {
+        const attempt = await Vault.open(dir, { sodium: nativeSodium });
+        opens.set(
+          candidate,
+          await attempt.unlock(passphrase(candidate)).then(
+            () => 'ok',
+            (error: unknown) => (error as { code?: string }).code ?? String(error),
+          ),
+        );
+        attempt.close();
+      }
+      const changed = opens.get(NEW_PASSPHRASE) === 'ok';
+      expect(
+        [...opens.values()].sort(),
+        `trial ${trial} (${operation}): ${JSON.stringify([...opens])}`,
+      ).toEqual(['WRONG_PASSPHRASE', 'ok']);
+      if (operation !== 'passwd') expect(changed, `trial ${trial} (${operation})`).toBe(false);
+      else if (run.completed) expect(changed, `trial ${trial}: passwd acknowledged`).toBe(true);
       const vault = track(await Vault.open(dir, { sodium: nativeSodium }));
-      expect(await vault.unlock(passphrase()), `trial ${trial} (${operation})`).toEqual([]);
+      expect(
+        await vault.unlock(passphrase(changed ? NEW_PASSPHRASE : PASSPHRASE)),
+        `trial ${trial} (${operation})`,
+      ).toEqual([]);
       const report = await vault.verify({ readData: true });
       expect(report.problems, `trial ${trial} (${operation})`).toEqual([]);
       expect(report.unreferenced, `trial ${trial} (${operation})`).toEqual([]);
@@ -200,9 +228,12 @@ describe('crash safety (SIGKILL during operations)', () => {
         }
         // seed entries (5), /incoming and its two folders (3), and every file.
         if (run.completed) expect(paths.size).toBe(5 + 3 + Object.keys(files).length);
+      } else if (operation === 'passwd') {
+        // Not a byte of the contents changes: the seed's five entries, as they were.
+        expect([...paths].sort()).toEqual(['/docs', '/docs/a.txt', '/docs/b.bin', '/keep', '/keep/c.txt']);
       } else {
         const before = ['/docs', '/docs/a.txt', '/docs/b.bin'];
-        const after: Record<Exclude<Operation, 'add'>, string[]> = {
+        const after: Record<Exclude<Operation, 'add' | 'passwd'>, string[]> = {
           rm: [],
           mv: ['/keep/docs', '/keep/docs/a.txt', '/keep/docs/b.bin'],
           rename: ['/papers', '/papers/a.txt', '/papers/b.bin'],
@@ -219,6 +250,8 @@ describe('crash safety (SIGKILL during operations)', () => {
       }
       vault.close();
       expect(readFileSync(join(dir, 'coffer.header')).length).toBe(272);
+      // The unlocks above wrote the backup again where a kill had left it behind the header.
+      expect(readFileSync(join(dir, 'coffer.header.bak'))).toEqual(readFileSync(join(dir, 'coffer.header')));
     }
     const summary = OPERATIONS.map((operation) => {
       const counts = tally.get(operation);

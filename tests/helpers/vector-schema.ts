@@ -39,9 +39,10 @@ export interface ContentVector extends VectorBase {
   file?: { expect: Expectation; reason?: IntegrityReason; sha256?: string; bytes?: number };
 }
 
-/** A vault header to unlock with `passphrase`; on success the DEKs it must yield. */
+/** A vault header to unlock with `passphrase` or the printed `recoveryKey`; on success the DEKs it must yield. */
 export interface HeaderVector extends VectorBase {
-  passphrase: string;
+  passphrase?: string;
+  recoveryKey?: string;
   header: string;
   vaultId?: string;
   deks?: Record<string, string>;
@@ -126,7 +127,17 @@ const KEYS = {
     'fileSize',
     'file',
   ],
-  header: ['name', 'description', 'expect', 'reason', 'passphrase', 'header', 'vaultId', 'deks'],
+  header: [
+    'name',
+    'description',
+    'expect',
+    'reason',
+    'passphrase',
+    'recoveryKey',
+    'header',
+    'vaultId',
+    'deks',
+  ],
   record: [
     'name',
     'description',

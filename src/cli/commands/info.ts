@@ -1,7 +1,8 @@
-import { KDF_PRESETS, type VaultInfo } from '../../core/index.js';
+import type { VaultInfo } from '../../core/index.js';
 import type { Context } from '../context.js';
 import { EXIT } from '../errors.js';
 import { formatBytes } from '../format.js';
+import { describeSlot } from './keys.js';
 
 /** `coffer info <vault-dir> [--json]` */
 export async function info(ctx: Context): Promise<number> {
@@ -20,15 +21,12 @@ function describe(dir: string, details: VaultInfo): string[] {
     `Read-only:        ${details.readOnly ? 'yes' : 'no'}`,
     `Size padding:     ${details.contentPadding}`,
   ];
-  for (const [index, slot] of details.kdf.entries()) {
-    const preset = Object.entries(KDF_PRESETS).find(
-      ([, params]) => params.opslimit === slot.opslimit && params.memlimitKiB === slot.memlimitKiB,
-    )?.[0];
+  for (const slot of details.slots) {
     lines.push(
-      `Key slot ${index + 1}:       Argon2id, ${slot.opslimit} passes, ${formatBytes(slot.memlimitKiB * 1024)}` +
-        (preset === undefined ? '' : ` (${preset})`),
+      `Key slot ${slot.index}:       ${describeSlot(slot)}${slot.unlockedWith ? ' (unlocked with)' : ''}`,
     );
   }
+  if (details.keyIds !== undefined) lines.push(`Key ids:          ${details.keyIds.join(', ')}`);
   if (details.files !== undefined) lines.push(`Files:            ${details.files}`);
   if (details.folders !== undefined) lines.push(`Folders:          ${details.folders}`);
   if (details.totalBytes !== undefined) lines.push(`Contents:         ${formatBytes(details.totalBytes)}`);

@@ -31,4 +31,6 @@ export const LABEL = {
   indexRowKey: 'coffer/v1.1 index-row-key',
   indexSealKey: 'coffer/v1.1 index-seal-key',
   indexCommitment: 'coffer/v1.1 index-commitment',
+  recoveryKey: 'coffer/v1 recovery-key',
+  recoveryCheck: 'coffer/v1 recovery-check',
 } as const;

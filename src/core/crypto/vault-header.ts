@@ -21,14 +21,19 @@ import {
 } from './constants.js';
 import { checkKdfParams, derivePassphraseKey, type KdfParams } from './kdf.js';
 import { deriveSubkey, Keyring, SecretKey } from './keys.js';
+import type { RecoveryKey } from './recovery-key.js';
 import type { SodiumBackend } from './sodium.js';
 
 /** First bytes of a vault header file: "COFFERVH". */
 export const VAULT_HEADER_MAGIC = ascii('COFFERVH');
 
 const SLOT_TYPE_PASSPHRASE = 1;
+const SLOT_TYPE_RECOVERY = 2;
 const KDF_ALG_ARGON2ID13 = 1;
-const MAX_SLOTS = 8;
+/** Keyed BLAKE2b over the recovery key (FORMAT.md 4.2.1). */
+const KDF_ALG_KEYED_BLAKE2B = 2;
+/** At most this many key slots in a header, recovery slot included. */
+export const MAX_SLOTS = 8;
 /**
  * Total Argon2id work (passes × KiB, summed over slots) unlock may face: a crafted header with many costly slots
  * could otherwise stall unlock for minutes. 16 passes over 1 GiB: about 14 s here in the worst case.
@@ -36,14 +41,28 @@ const MAX_SLOTS = 8;
 export const KDF_TOTAL_BUDGET = 16 * 1024 * 1024;
 const SUBJECT = 'vault header';
 
-/** One way in: a passphrase whose Argon2id output unwraps the vault's KEK. */
-export interface PassphraseSlot {
-  readonly kdf: KdfParams;
+interface SealedSlot {
   readonly salt: Buffer;
   readonly nonce: Buffer;
-  /** The KEK sealed under the passphrase key: 32 bytes of ciphertext and a 16-byte tag. */
+  /** The KEK sealed under the slot key: 32 bytes of ciphertext and a 16-byte tag. */
   readonly wrappedKek: Buffer;
 }
+
+/** One way in: a passphrase whose Argon2id output unwraps the vault's KEK (slot type 1). */
+export interface PassphraseSlot extends SealedSlot {
+  readonly kind: 'passphrase';
+  readonly kdf: KdfParams;
+}
+
+/** The recovery key's way in (slot type 2, at most one per header): no Argon2id, FORMAT.md 4.2.1. */
+export interface RecoverySlot extends SealedSlot {
+  readonly kind: 'recovery-key';
+}
+
+export type KeySlot = PassphraseSlot | RecoverySlot;
+
+/** What opens a slot: a passphrase (NFC UTF-8 bytes) tries the passphrase slots, a recovery key the recovery slot. */
+export type UnlockSecret = Uint8Array | RecoveryKey;
 
 /** A data-encryption key sealed under the KEK, named by its key id. */
 export interface WrappedDek {
@@ -56,7 +75,7 @@ export interface WrappedDek {
 export interface VaultHeader {
   readonly version: number;
   readonly vaultId: Buffer;
-  readonly slots: readonly PassphraseSlot[];
+  readonly slots: readonly KeySlot[];
   readonly deks: readonly WrappedDek[];
 }
 
@@ -66,6 +85,11 @@ export class UnlockedKeys {
     readonly vaultId: Buffer,
     readonly kek: SecretKey,
     readonly keyring: Keyring,
+    /**
+     * The salt of the slot that opened (salts are random, so it names the slot however the table changes). Moved to
+     * the new slot when that slot is rewritten (a passphrase change) once the new header is written.
+     */
+    public openedSlotSalt: Buffer,
   ) {}
 
   wipe(): void {
@@ -74,18 +98,21 @@ export class UnlockedKeys {
   }
 }
 
-function slotParamBytes(slot: Pick<PassphraseSlot, 'kdf' | 'salt'>): Buffer {
+type SlotParams = Pick<PassphraseSlot, 'kind' | 'kdf' | 'salt'> | Pick<RecoverySlot, 'kind' | 'salt'>;
+
+function slotParamBytes(slot: SlotParams): Buffer {
+  const passphrase = slot.kind === 'passphrase';
   return Buffer.concat([
-    u8(SLOT_TYPE_PASSPHRASE),
-    u8(KDF_ALG_ARGON2ID13),
+    u8(passphrase ? SLOT_TYPE_PASSPHRASE : SLOT_TYPE_RECOVERY),
+    u8(passphrase ? KDF_ALG_ARGON2ID13 : KDF_ALG_KEYED_BLAKE2B),
     u16(0),
-    u32(slot.kdf.opslimit),
-    u32(slot.kdf.memlimitKiB),
+    u32(passphrase ? slot.kdf.opslimit : 0),
+    u32(passphrase ? slot.kdf.memlimitKiB : 0),
     slot.salt,
   ]);
 }
 
-function slotAad(vaultId: Buffer, slot: Pick<PassphraseSlot, 'kdf' | 'salt'>): Buffer {
+function slotAad(vaultId: Buffer, slot: SlotParams): Buffer {
   return Buffer.concat([ascii(LABEL.slot), vaultId, slotParamBytes(slot)]);
 }
 
@@ -167,24 +194,9 @@ export function parseVaultHeader(sodium: SodiumBackend, bytes: Buffer): VaultHea
   if (reader.u8() !== 0) throw malformed();
   const dekCount = reader.u16();
   if (slotCount === 0 || slotCount > MAX_SLOTS || dekCount === 0) throw malformed();
-  const slots: PassphraseSlot[] = [];
-  for (let i = 0; i < slotCount; i++) {
-    const type = reader.u8();
-    const algorithm = reader.u8();
-    if (type !== SLOT_TYPE_PASSPHRASE)
-      throw new UnsupportedFormatError('key slot type', type, SLOT_TYPE_PASSPHRASE);
-    if (algorithm !== KDF_ALG_ARGON2ID13) {
-      throw new UnsupportedFormatError('key-derivation algorithm', algorithm, KDF_ALG_ARGON2ID13);
-    }
-    if (reader.u16() !== 0) throw malformed();
-    const kdf = { opslimit: reader.u32(), memlimitKiB: reader.u32() };
-    slots.push({
-      kdf,
-      salt: reader.bytes(SALT_BYTES),
-      nonce: reader.bytes(NONCE_BYTES),
-      wrappedKek: reader.bytes(KEY_BYTES + TAG_BYTES),
-    });
-  }
+  const slots: KeySlot[] = [];
+  for (let i = 0; i < slotCount; i++) slots.push(readSlot(reader, malformed));
+  if (slots.filter((slot) => slot.kind === 'recovery-key').length > 1) throw malformed();
   const deks: WrappedDek[] = [];
   const seen = new Set<number>();
   for (let i = 0; i < dekCount; i++) {
@@ -197,22 +209,85 @@ export function parseVaultHeader(sodium: SodiumBackend, bytes: Buffer): VaultHea
   return { version, vaultId, slots, deks };
 }
 
-function sealSlot(
+function readSlot(reader: ByteReader, malformed: () => IntegrityError): KeySlot {
+  const type = reader.u8();
+  const algorithm = reader.u8();
+  const expected = {
+    [SLOT_TYPE_PASSPHRASE]: KDF_ALG_ARGON2ID13,
+    [SLOT_TYPE_RECOVERY]: KDF_ALG_KEYED_BLAKE2B,
+  }[type];
+  if (expected === undefined) throw new UnsupportedFormatError('key slot type', type, SLOT_TYPE_RECOVERY);
+  if (algorithm !== expected)
+    throw new UnsupportedFormatError('key-derivation algorithm', algorithm, expected);
+  if (reader.u16() !== 0) throw malformed();
+  const kdf = { opslimit: reader.u32(), memlimitKiB: reader.u32() };
+  const sealed = {
+    salt: reader.bytes(SALT_BYTES),
+    nonce: reader.bytes(NONCE_BYTES),
+    wrappedKek: reader.bytes(KEY_BYTES + TAG_BYTES),
+  };
+  if (type === SLOT_TYPE_PASSPHRASE) return { kind: 'passphrase', kdf, ...sealed };
+  if (kdf.opslimit !== 0 || kdf.memlimitKiB !== 0) throw malformed();
+  return { kind: 'recovery-key', ...sealed };
+}
+
+/** The recovery slot's key: keyed BLAKE2b over its salt, keyed with the recovery key's 20 bytes (FORMAT.md 4.2.1). */
+function recoverySlotKey(sodium: SodiumBackend, recoveryKey: RecoveryKey, salt: Buffer): SecretKey {
+  const derived = sodium.blake2b(
+    KEY_BYTES,
+    Buffer.concat([ascii(LABEL.recoveryKey), salt]),
+    recoveryKey.secret,
+  );
+  const key = SecretKey.ephemeral(sodium, derived);
+  sodium.memzero(derived);
+  return key;
+}
+
+function isPassphrase(secret: UnlockSecret): secret is Uint8Array {
+  return secret instanceof Uint8Array;
+}
+
+/** Derives the key of a slot of `params`' kind from `secret`, or undefined when the secret is of the other kind. */
+async function slotKey(
+  sodium: SodiumBackend,
+  params: SlotParams,
+  secret: UnlockSecret,
+): Promise<SecretKey | undefined> {
+  if (params.kind === 'passphrase') {
+    return isPassphrase(secret) ? derivePassphraseKey(sodium, secret, params.salt, params.kdf) : undefined;
+  }
+  return isPassphrase(secret) ? undefined : recoverySlotKey(sodium, secret, params.salt);
+}
+
+/**
+ * Seals the KEK into a new slot for `secret`, with a fresh salt and nonce: a passphrase slot with `kdf` (required
+ * then), or the recovery slot. Costs one key derivation.
+ * @throws {@link InvalidArgumentError} for an empty passphrase; {@link KdfLimitError} for `kdf` out of range.
+ */
+export async function sealSlot(
   sodium: SodiumBackend,
   vaultId: Buffer,
-  passphraseKey: SecretKey,
   kek: SecretKey,
-  kdf: KdfParams,
-  salt: Buffer,
-): PassphraseSlot {
-  const nonce = sodium.randomBytes(NONCE_BYTES);
-  const wrappedKek = sodium.aeadEncrypt(
-    kek.bytes,
-    slotAad(vaultId, { kdf, salt }),
-    nonce,
-    passphraseKey.bytes,
-  );
-  return { kdf, salt, nonce, wrappedKek };
+  secret: UnlockSecret,
+  kdf?: KdfParams,
+  salt: Buffer = sodium.randomBytes(SALT_BYTES),
+): Promise<KeySlot> {
+  let params: SlotParams;
+  if (isPassphrase(secret)) {
+    if (secret.byteLength === 0) throw new InvalidArgumentError('The passphrase must not be empty.');
+    if (!kdf) throw new Error('internal error: a passphrase slot needs its KDF parameters');
+    checkKdfParams(kdf);
+    params = { kind: 'passphrase', kdf, salt };
+  } else params = { kind: 'recovery-key', salt };
+  const key = await slotKey(sodium, params, secret);
+  if (!key) throw new Error("internal error: a slot key of the secret's own kind");
+  try {
+    const nonce = sodium.randomBytes(NONCE_BYTES);
+    const wrappedKek = sodium.aeadEncrypt(kek.bytes, slotAad(vaultId, params), nonce, key.bytes);
+    return { ...params, nonce, wrappedKek };
+  } finally {
+    key.wipe();
+  }
 }
 
 function wrapDek(
@@ -255,36 +330,61 @@ export async function createVaultKeys(
   const salt = sodium.randomBytes(SALT_BYTES);
   const kek = SecretKey.generate(sodium);
   const dek = SecretKey.generate(sodium);
-  let passphraseKey: SecretKey | undefined;
   try {
-    passphraseKey = await derivePassphraseKey(sodium, passphrase, salt, kdf);
+    const slot = await sealSlot(sodium, vaultId, kek, passphrase, kdf, salt);
     const header: VaultHeader = {
       version: FORMAT_VERSION,
       vaultId,
-      slots: [sealSlot(sodium, vaultId, passphraseKey, kek, kdf, salt)],
+      slots: [slot],
       deks: [wrapDek(sodium, vaultId, kek, FIRST_KEY_ID, dek)],
     };
     const keyring = new Keyring();
     keyring.add(FIRST_KEY_ID, dek);
     return {
       headerBytes: serializeVaultHeader(sodium, header, kek),
-      keys: new UnlockedKeys(vaultId, kek, keyring),
+      keys: new UnlockedKeys(vaultId, kek, keyring, slot.salt),
     };
   } catch (error) {
     kek.wipe();
     dek.wipe();
     throw error;
-  } finally {
-    passphraseKey?.wipe();
   }
 }
 
 /**
- * Adds a passphrase slot to an unlocked vault's header (a second passphrase, or the new one before the old slot is
- * removed in a passphrase change). Costs one key derivation; no data is re-encrypted.
+ * Rewrites an unlocked vault's header: authenticates the current bytes with the KEK, lets `change` build the new
+ * header from them, checks it against the header rules and serialises it with a new MAC and checksum. The one way
+ * every header change (slots, DEKs) is made (FORMAT.md 4.6); nothing is written here.
+ * @returns the new header bytes, to be written in place of the old (see `header-file.ts`).
+ * @throws {@link IntegrityError} if `headerBytes` is not this vault's header or fails its MAC; whatever `change`
+ * throws; {@link InvalidArgumentError} when the result would have no slot, more than {@link MAX_SLOTS} or two
+ * recovery slots; {@link KdfLimitError} when its passphrase slots break the limits or the total budget.
+ */
+export async function rewriteVaultHeader(
+  sodium: SodiumBackend,
+  keys: UnlockedKeys,
+  headerBytes: Buffer,
+  change: (header: VaultHeader) => VaultHeader | Promise<VaultHeader>,
+): Promise<Buffer> {
+  const header = parseVaultHeader(sodium, headerBytes);
+  if (!header.vaultId.equals(keys.vaultId)) throw new IntegrityError('wrong-file', { subject: SUBJECT });
+  // Re-MACing an unverified header would bless whatever an attacker slipped into it.
+  verifyHeaderMac(sodium, keys.kek, headerBytes);
+  const changed = await change(header);
+  if (changed.slots.length === 0) throw new InvalidArgumentError('A vault needs at least one key slot.');
+  if (changed.slots.length > MAX_SLOTS)
+    throw new InvalidArgumentError(`A vault has at most ${MAX_SLOTS} key slots. Remove one first.`);
+  if (changed.slots.filter((slot) => slot.kind === 'recovery-key').length > 1)
+    throw new Error('internal error: a header holds at most one recovery slot');
+  checkSlotBudget(passphraseParams(changed.slots));
+  return serializeVaultHeader(sodium, changed, keys.kek);
+}
+
+/**
+ * Adds a passphrase slot to an unlocked vault's header. Costs one key derivation; no data is re-encrypted.
  * @returns the new header bytes, to be written atomically in place of the old.
- * @throws {@link KdfLimitError} for parameters outside the floor/ceiling; {@link InvalidArgumentError} for an empty
- * passphrase or a full slot table; {@link IntegrityError} if `headerBytes` is not this vault's header.
+ * @throws as {@link rewriteVaultHeader} and {@link sealSlot}; {@link KdfLimitError} before any derivation when the
+ * new slot would break the total budget.
  */
 export async function addPassphraseSlot(
   sodium: SodiumBackend,
@@ -293,29 +393,26 @@ export async function addPassphraseSlot(
   passphrase: Uint8Array,
   kdf: KdfParams,
 ): Promise<Buffer> {
-  if (passphrase.byteLength === 0) throw new InvalidArgumentError('The passphrase must not be empty.');
-  const header = parseVaultHeader(sodium, headerBytes);
-  checkSlotBudget([...header.slots.map((slot) => slot.kdf), kdf]);
-  if (!header.vaultId.equals(keys.vaultId)) throw new IntegrityError('wrong-file', { subject: SUBJECT });
-  // Re-MACing an unverified header would bless whatever an attacker slipped into it.
-  verifyHeaderMac(sodium, keys.kek, headerBytes);
-  if (header.slots.length >= MAX_SLOTS)
-    throw new InvalidArgumentError(`A vault has at most ${MAX_SLOTS} key slots.`);
-  const salt = sodium.randomBytes(SALT_BYTES);
-  const passphraseKey = await derivePassphraseKey(sodium, passphrase, salt, kdf);
-  try {
-    const slot = sealSlot(sodium, header.vaultId, passphraseKey, keys.kek, kdf, salt);
-    return serializeVaultHeader(sodium, { ...header, slots: [...header.slots, slot] }, keys.kek);
-  } finally {
-    passphraseKey.wipe();
-  }
+  return rewriteVaultHeader(sodium, keys, headerBytes, async (header) => {
+    checkSlotBudget([...passphraseParams(header.slots), kdf]);
+    if (header.slots.length >= MAX_SLOTS)
+      throw new InvalidArgumentError(
+        `A vault has at most ${MAX_SLOTS} key slots, and this one has them all. Remove one first.`,
+      );
+    const slot = await sealSlot(sodium, header.vaultId, keys.kek, passphrase, kdf);
+    return { ...header, slots: [...header.slots, slot] };
+  });
+}
+
+function passphraseParams(slots: readonly KeySlot[]): KdfParams[] {
+  return slots.flatMap((slot) => (slot.kind === 'passphrase' ? [slot.kdf] : []));
 }
 
 /**
  * Checks every slot's parameters and their summed work before any derivation runs.
  * @throws {@link KdfLimitError} when one slot is out of range or all of them together exceed the budget.
  */
-function checkSlotBudget(params: readonly KdfParams[]): void {
+export function checkSlotBudget(params: readonly KdfParams[]): void {
   for (const kdf of params) checkKdfParams(kdf);
   const totalWork = params.reduce((sum, kdf) => sum + kdf.opslimit * kdf.memlimitKiB, 0);
   if (totalWork > KDF_TOTAL_BUDGET) {
@@ -329,34 +426,30 @@ function checkSlotBudget(params: readonly KdfParams[]): void {
 async function openKek(
   sodium: SodiumBackend,
   header: VaultHeader,
-  passphrase: Uint8Array,
-): Promise<SecretKey> {
+  secret: UnlockSecret,
+): Promise<{ kek: SecretKey; slot: KeySlot }> {
   // Limits are checked for every slot before the first derivation runs.
-  checkSlotBudget(header.slots.map((slot) => slot.kdf));
+  checkSlotBudget(passphraseParams(header.slots));
   for (const slot of header.slots) {
-    const passphraseKey = await derivePassphraseKey(sodium, passphrase, slot.salt, slot.kdf);
+    const key = await slotKey(sodium, slot, secret);
+    if (!key) continue;
     try {
-      const kek = sodium.aeadDecrypt(
-        slot.wrappedKek,
-        slotAad(header.vaultId, slot),
-        slot.nonce,
-        passphraseKey.bytes,
-      );
+      const kek = sodium.aeadDecrypt(slot.wrappedKek, slotAad(header.vaultId, slot), slot.nonce, key.bytes);
       if (kek) {
-        const key = SecretKey.copyOf(sodium, kek);
+        const copy = SecretKey.copyOf(sodium, kek);
         sodium.memzero(kek);
-        return key;
+        return { kek: copy, slot };
       }
     } finally {
-      passphraseKey.wipe();
+      key.wipe();
     }
   }
-  throw new WrongPassphraseError();
+  throw new WrongPassphraseError(isPassphrase(secret) ? 'passphrase' : 'recovery key');
 }
 
 /**
- * Unlocks a vault header with a passphrase: checks structure and checksum, checks KDF limits, derives, unwraps the
- * KEK, verifies the header MAC, then unwraps every DEK.
+ * Unlocks a vault header with a passphrase or the recovery key: checks structure and checksum, checks KDF limits,
+ * derives, unwraps the KEK, verifies the header MAC, then unwraps every DEK.
  * @throws {@link NotAVaultError}, {@link UnsupportedFormatError} or {@link IntegrityError} for a bad header.
  * @throws {@link KdfLimitError} when a slot's parameters are out of range (before deriving anything).
  * @throws {@link WrongPassphraseError} when no slot opens.
@@ -364,10 +457,10 @@ async function openKek(
 export async function unlockVaultKeys(
   sodium: SodiumBackend,
   headerBytes: Buffer,
-  passphrase: Uint8Array,
+  secret: UnlockSecret,
 ): Promise<UnlockedKeys> {
   const header = parseVaultHeader(sodium, headerBytes);
-  const kek = await openKek(sodium, header, passphrase);
+  const { kek, slot } = await openKek(sodium, header, secret);
   const keyring = new Keyring();
   const wrapKey = deriveSubkey(sodium, kek, LABEL.dekWrap);
   try {
@@ -383,7 +476,7 @@ export async function unlockVaultKeys(
       keyring.add(dek.keyId, SecretKey.copyOf(sodium, key));
       sodium.memzero(key);
     }
-    return new UnlockedKeys(Buffer.from(header.vaultId), kek, keyring);
+    return new UnlockedKeys(Buffer.from(header.vaultId), kek, keyring, Buffer.from(slot.salt));
   } catch (error) {
     kek.wipe();
     keyring.wipe();

@@ -8,6 +8,8 @@ import { asIoError } from './durable.js';
 
 /** Names inside a vault folder (FORMAT.md section 8). */
 export const HEADER_FILE = 'coffer.header';
+/** The header's copy, written after it and used when it is damaged (FORMAT.md 4.7). */
+export const HEADER_BACKUP_FILE = 'coffer.header.bak';
 export const INDEX_FILE = 'index.sqlite';
 export const BLOB_DIR = 'blobs';
 export const PACK_DIR = 'packs';
@@ -128,7 +130,8 @@ export async function checkVaultFolder(vaultDir: string): Promise<void> {
 }
 
 async function checkEntries(vaultDir: string): Promise<void> {
-  for (const name of [HEADER_FILE, INDEX_FILE, ...INDEX_SIDE_FILES]) await expectKind(vaultDir, name, 'file');
+  for (const name of [HEADER_FILE, HEADER_BACKUP_FILE, INDEX_FILE, ...INDEX_SIDE_FILES])
+    await expectKind(vaultDir, name, 'file');
   for (const name of [PACK_DIR, TEMP_DIR, BLOB_DIR]) await expectKind(vaultDir, name, 'folder');
   const shards = await readdir(join(vaultDir, BLOB_DIR), { withFileTypes: true }).catch((error: unknown) => {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];

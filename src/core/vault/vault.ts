@@ -1,12 +1,26 @@
-import { access, constants, mkdir, readdir, readFile, stat } from 'node:fs/promises';
+import { access, constants, mkdir, readdir, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 
 import { FORMAT_VERSION } from '../crypto/constants.js';
 import { DEFAULT_KDF_PRESET, KDF_PRESETS, type KdfPreset } from '../crypto/kdf.js';
 import { DEFAULT_CONTENT_PADDING, type ContentPadding } from '../crypto/padding.js';
+import {
+  changePassphraseSlot,
+  describeSlots,
+  removeKeySlot,
+  replaceRecoverySlot,
+  type HeaderChange,
+} from '../crypto/key-slots.js';
+import { RecoveryKey } from '../crypto/recovery-key.js';
 import { loadSodium, type SodiumBackend } from '../crypto/sodium.js';
-import { createVaultKeys, parseVaultHeader, unlockVaultKeys } from '../crypto/vault-header.js';
+import {
+  addPassphraseSlot,
+  createVaultKeys,
+  parseVaultHeader,
+  unlockVaultKeys,
+  type UnlockSecret,
+} from '../crypto/vault-header.js';
 import {
   AlreadyExistsError,
   CancelledError,
@@ -18,6 +32,7 @@ import {
 } from '../errors.js';
 import { checkName, nameKey, parseVaultPath } from '../names.js';
 import type {
+  KeySlotInfo,
   AddOptions,
   AddReport,
   Problem,
@@ -30,19 +45,11 @@ import type {
 } from '../types.js';
 import { VaultActivity } from './activity.js';
 import { addPaths, addStreams, type StreamedFile } from './add.js';
-import { asIoError, writeFileAtomic } from './durable.js';
+import { asIoError } from './durable.js';
+import { loadVaultHeader, repairVaultHeader, replaceVaultHeader, writeVaultHeader } from './header-file.js';
 import { IndexDb, type Intent } from './index-db.js';
 import { openIndex } from './index-open.js';
-import {
-  BLOB_DIR,
-  checkVaultFolder,
-  HEADER_FILE,
-  INDEX_FILE,
-  PACK_DIR,
-  PRIVATE_FOLDER_MODE,
-  TEMP_DIR,
-  VAULT_READ_FLAGS,
-} from './layout.js';
+import { BLOB_DIR, checkVaultFolder, INDEX_FILE, PACK_DIR, PRIVATE_FOLDER_MODE, TEMP_DIR } from './layout.js';
 import { recoverFromCrash, settleIntents } from './leftovers.js';
 import { reclaimPacks } from './packs.js';
 import { checkRange, plaintextChunks, type ByteRange } from './read.js';
@@ -94,7 +101,10 @@ export class Vault {
   readonly dir: string;
   readonly #db: IndexDb;
   readonly #sodium: SodiumBackend;
-  readonly #headerBytes: Buffer;
+  /** The header in use: replaced by every header change, once it is on disk. */
+  #headerBytes: Buffer;
+  /** Header changes run one after another: each starts from the header the previous one wrote. */
+  #headerChanges: Promise<unknown> = Promise.resolve();
   #session: Session | undefined;
   #closed = false;
   readonly #activity = new VaultActivity();
@@ -103,7 +113,8 @@ export class Vault {
 
   /**
    * What the user must be told about how the vault was opened, for example that it was read from a rolled-back
-   * copy of its index (FORMAT.md section 8.2). Empty for a vault opened as it is.
+   * copy of its index (FORMAT.md section 8.2), or that the header's backup stood in for a damaged header (4.7).
+   * Empty for a vault opened as it is.
    */
   readonly warnings: readonly string[];
 
@@ -162,7 +173,7 @@ export class Vault {
       });
       // The header goes last: a folder without it is not a vault, so a crash mid-create leaves nothing half-made.
       // Its write fsyncs the vault folder, which makes the entries made before it durable too.
-      writeFileAtomic(join(dir, HEADER_FILE), headerBytes);
+      await writeVaultHeader(dir, headerBytes);
       const vault = new Vault(dir, db, sodium, headerBytes);
       vault.#startSession(keys);
       return vault;
@@ -200,22 +211,13 @@ export class Vault {
     }
     // Before anything in the folder is read, written or deleted: nothing of it may lead outside.
     await checkVaultFolder(dir);
-    let headerBytes: Buffer;
-    try {
-      headerBytes = await readFile(join(dir, HEADER_FILE), { flag: VAULT_READ_FLAGS });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-        throw new NotAVaultError(
-          `"${dir}" is not a Coffer vault (it has no ${HEADER_FILE}). Choose the folder you created the vault in.`,
-        );
-      }
-      throw asIoError(error, `Could not read the vault header in "${dir}"`);
-    }
-    const { vaultId } = parseVaultHeader(sodium, headerBytes);
+    const header = await loadVaultHeader(dir, sodium);
     const readOnly = options.readOnly === true || !(await isWritable(dir));
-    // Refuses a missing, empty or foreign index (IntegrityError) rather than starting a new one.
-    const { db, warnings } = await openIndex(dir, { readOnly, vaultId });
-    const vault = new Vault(dir, db, sodium, headerBytes, warnings);
+    // Refuses a missing, empty or foreign index (IntegrityError) rather than starting a new one; this is also what
+    // ties a backup header standing in for a damaged one to this vault.
+    const { db, warnings } = await openIndex(dir, { readOnly, vaultId: header.vaultId });
+    const headerWarnings = header.warning === undefined ? [] : [header.warning];
+    const vault = new Vault(dir, db, sodium, header.bytes, [...headerWarnings, ...warnings]);
     if (!readOnly) {
       try {
         // A vault made before packs has no packs/ folder yet.
@@ -230,16 +232,179 @@ export class Vault {
   }
 
   /**
-   * Unlocks with a passphrase: derives the key (about half a second), unwraps the DEKs, decrypts the index.
+   * Unlocks with a passphrase (NFC UTF-8 bytes, see `encodePassphrase`): derives the key (about half a second),
+   * unwraps the DEKs, decrypts the index.
+   * On a writable vault, then rewrites a damaged or missing header file, or a backup left old by a crash, from the
+   * header that unlocked (FORMAT.md 4.7).
    * @returns index rows that could not be decrypted (empty for a healthy vault); they are also in `verify()`.
-   * @throws {@link WrongPassphraseError}, {@link KdfLimitError}, {@link IntegrityError}.
+   * @throws {@link WrongPassphraseError}, {@link KdfLimitError}, {@link IntegrityError}; {@link IoError} when
+   * the repaired header file cannot be written (the vault stays locked then).
    */
   async unlock(passphrase: Uint8Array): Promise<readonly Problem[]> {
+    return this.#unlockWith(passphrase);
+  }
+
+  async #unlockWith(secret: UnlockSecret): Promise<readonly Problem[]> {
     this.#requireOpen();
     if (this.#session) return this.#session.damaged;
     // The index's vault id was checked against this header when the vault was opened.
-    const keys = await unlockVaultKeys(this.#sodium, this.#headerBytes, passphrase);
+    const keys = await unlockVaultKeys(this.#sodium, this.#headerBytes, secret);
+    if (!this.readOnly) {
+      try {
+        await repairVaultHeader(this.dir, this.#sodium, this.#headerBytes);
+      } catch (error) {
+        keys.wipe();
+        throw error;
+      }
+    }
     return this.#startSession(keys).damaged;
+  }
+
+  /**
+   * Unlocks with the recovery key (see {@link Vault.createRecoveryKey}), printed (spaces, dashes and case do not
+   * matter) or already parsed with {@link RecoveryKey.parse} (the caller still owns and wipes it). No key
+   * derivation runs. As {@link Vault.unlock} otherwise.
+   * @throws {@link InvalidArgumentError} for a malformed key or a typo (its checksum fails), before anything is
+   * tried; {@link WrongPassphraseError} for a well-formed key that opens nothing here (another vault's, or revoked).
+   */
+  async unlockWithRecoveryKey(recoveryKey: string | RecoveryKey): Promise<readonly Problem[]> {
+    if (recoveryKey instanceof RecoveryKey) return this.#unlockWith(recoveryKey);
+    const key = RecoveryKey.parse(this.#sodium, recoveryKey);
+    try {
+      return await this.#unlockWith(key);
+    } finally {
+      key.wipe(this.#sodium);
+    }
+  }
+
+  /** The key slots of the header in use, in stored order; `unlockedWith` marks the one that opened, when unlocked. */
+  keySlots(): KeySlotInfo[] {
+    this.#requireOpen();
+    return describeSlots(
+      parseVaultHeader(this.#sodium, this.#headerBytes),
+      this.#session?.keys.openedSlotSalt,
+    );
+  }
+
+  /**
+   * Changes the passphrase this session was unlocked with: only its slot is rewritten, with a new salt and
+   * optionally another KDF preset (default: the slot's own), and the header written atomically, so a crash leaves
+   * the vault opening with exactly one of the old and new passphrases. Takes one key derivation.
+   * @throws {@link InvalidArgumentError} when unlocked with the recovery key, or for an empty passphrase;
+   * {@link KdfLimitError} over the budget; {@link ReadOnlyVaultError}; {@link IoError}. Nothing changes then.
+   */
+  async changePassphrase(newPassphrase: Uint8Array, options: { kdf?: KdfPreset } = {}): Promise<void> {
+    await this.#changeHeader(async (session, headerBytes) => {
+      const current = describeSlots(
+        parseVaultHeader(this.#sodium, headerBytes),
+        session.keys.openedSlotSalt,
+      ).find((slot) => slot.unlockedWith)?.kdf;
+      const kdf = options.kdf ? KDF_PRESETS[options.kdf] : (current ?? KDF_PRESETS[DEFAULT_KDF_PRESET]);
+      return changePassphraseSlot(this.#sodium, session.keys, headerBytes, newPassphrase, {
+        opslimit: kdf.opslimit,
+        memlimitKiB: kdf.memlimitKiB,
+      });
+    });
+  }
+
+  /**
+   * Adds a passphrase in a new key slot (at most 8 slots), with its own KDF preset (default
+   * {@link DEFAULT_KDF_PRESET}).
+   * @returns the new slot's index.
+   * @throws {@link InvalidArgumentError} when all 8 slots are taken or for an empty passphrase;
+   * {@link KdfLimitError} when the slots' total key-derivation work would exceed the budget (FORMAT.md 3);
+   * {@link ReadOnlyVaultError}; {@link IoError}. Nothing changes then.
+   */
+  async addPassphrase(passphrase: Uint8Array, options: { kdf?: KdfPreset } = {}): Promise<number> {
+    await this.#changeHeader(async (session, headerBytes) => ({
+      headerBytes: await addPassphraseSlot(
+        this.#sodium,
+        session.keys,
+        headerBytes,
+        passphrase,
+        KDF_PRESETS[options.kdf ?? DEFAULT_KDF_PRESET],
+      ),
+      openedSlotSalt: session.keys.openedSlotSalt,
+    }));
+    return this.keySlots().length - 1;
+  }
+
+  /**
+   * Removes key slot `index` (see {@link Vault.keySlots}).
+   * @throws {@link InvalidArgumentError} for an index with no slot, the last slot, or the slot this session was
+   * unlocked with; {@link ReadOnlyVaultError}; {@link IoError}. Nothing changes then.
+   */
+  async removeKeySlot(index: number): Promise<void> {
+    await this.#changeHeader(async (session, headerBytes) => ({
+      headerBytes: await removeKeySlot(this.#sodium, session.keys, headerBytes, index),
+      openedSlotSalt: session.keys.openedSlotSalt,
+    }));
+  }
+
+  /**
+   * Makes a new recovery key and revokes the previous one (a vault has at most one). Show the key once; Coffer
+   * keeps no copy. No key derivation runs.
+   * @returns the printed key: 8 groups of 5 characters.
+   * @throws {@link InvalidArgumentError} when all 8 slots hold passphrases; {@link ReadOnlyVaultError};
+   * {@link IoError}. Nothing changes then, and the old recovery key still works.
+   */
+  async createRecoveryKey(): Promise<string> {
+    let printed = '';
+    await this.#changeHeader(async (session, headerBytes) => {
+      const change = await replaceRecoverySlot(this.#sodium, session.keys, headerBytes);
+      printed = change.recoveryKey.format(this.#sodium);
+      change.recoveryKey.wipe(this.#sodium);
+      return change;
+    });
+    return printed;
+  }
+
+  /** The bytes of the header in use, for an offline backup (FORMAT.md 4.7: it keeps working with today's slots). */
+  exportHeader(): Buffer {
+    this.#unlocked();
+    return Buffer.from(this.#headerBytes);
+  }
+
+  /**
+   * Puts an exported header back into a vault folder whose header is damaged or lost (or to undo slot changes):
+   * checks that it is a whole header, of this vault (its index's vault id), and that `secret` unlocks it with its MAC;
+   * only then writes it as the header and its backup. Takes the vault's lock meanwhile.
+   * @throws {@link IntegrityError} (`header-damaged`, `truncated`, `malformed`, `wrong-file` for another vault's
+   * header, `header-modified`), {@link NotAVaultError}, {@link UnsupportedFormatError}, {@link WrongPassphraseError},
+   * {@link KdfLimitError}, {@link VaultInUseError}, {@link IoError}. Nothing is written then.
+   */
+  static async importHeader(
+    dir: string,
+    headerBytes: Buffer,
+    secret: UnlockSecret,
+    options: { sodium?: SodiumBackend } = {},
+  ): Promise<void> {
+    const sodium = options.sodium ?? (await loadSodium());
+    await checkVaultFolder(dir);
+    const { vaultId } = parseVaultHeader(sodium, headerBytes);
+    const db = IndexDb.open(join(dir, INDEX_FILE), { readOnly: false, create: false, vaultId });
+    try {
+      (await unlockVaultKeys(sodium, headerBytes, secret)).wipe();
+      await writeVaultHeader(dir, headerBytes);
+    } finally {
+      db.close();
+    }
+  }
+
+  /** Runs one header change after the previous one, writes its result and makes it the header in use. */
+  async #changeHeader(
+    change: (session: Session, headerBytes: Buffer) => Promise<HeaderChange>,
+  ): Promise<void> {
+    const session = this.#unlocked();
+    session.requireWritable();
+    const run = this.#headerChanges.then(async () => {
+      const result = await change(session, this.#headerBytes);
+      await replaceVaultHeader(this.dir, this.#sodium, this.#headerBytes, result.headerBytes);
+      this.#headerBytes = result.headerBytes;
+      session.keys.openedSlotSalt = result.openedSlotSalt;
+    });
+    this.#headerChanges = run.catch(() => undefined);
+    await run;
   }
 
   #startSession(keys: Session['keys']): Session {
@@ -341,7 +506,8 @@ export class Vault {
       locked: this.locked,
       readOnly: this.readOnly,
       warnings: this.warnings,
-      kdf: header.slots.map((slot) => slot.kdf),
+      kdf: header.slots.flatMap((slot) => (slot.kind === 'passphrase' ? [slot.kdf] : [])),
+      slots: describeSlots(header, this.#session?.keys.openedSlotSalt),
       contentPadding: this.#db.contentPadding(),
       storedBytes: await folderSize(this.dir),
     };

@@ -1,0 +1,407 @@
+/**
+ * Key slots over a vault's life (FORMAT.md 4.6-4.7): changing a passphrase, more passphrases, the recovery key, and
+ * the header's backup, export and import. Every refusal leaves the header files byte for byte as they were.
+ */
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { describe, expect, it, vi } from 'vitest';
+
+import { KDF_PRESETS } from '../../src/core/crypto/kdf.js';
+import { RecoveryKey } from '../../src/core/crypto/recovery-key.js';
+import { replaceRecoverySlot } from '../../src/core/crypto/key-slots.js';
+import {
+  addPassphraseSlot,
+  createVaultKeys,
+  rewriteVaultHeader,
+  unlockVaultKeys,
+} from '../../src/core/crypto/vault-header.js';
+import {
+  IntegrityError,
+  InvalidArgumentError,
+  KdfLimitError,
+  Vault,
+  WrongPassphraseError,
+} from '../../src/core/index.js';
+import { nativeSodium as sodium } from '../helpers/backends.js';
+import { newVault, passphrase, PASSPHRASE, track, writeTree } from '../helpers/vault.js';
+
+const HEADER = 'coffer.header';
+const BACKUP = 'coffer.header.bak';
+
+/** Every file of the vault folder but the two header files, hashed: what no key change may touch. */
+function contentsDigest(dir: string): string {
+  const hash = createHash('sha256');
+  for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true }).sort((a, b) =>
+    join(a.parentPath, a.name).localeCompare(join(b.parentPath, b.name)),
+  )) {
+    if (!entry.isFile() || entry.name === HEADER || entry.name === BACKUP) continue;
+    const path = join(entry.parentPath, entry.name);
+    hash
+      .update(path)
+      .update(readFileSync(path))
+      .update(String(statSync(path).mtimeMs));
+  }
+  return hash.digest('hex');
+}
+
+function headerFiles(dir: string): [Buffer, Buffer] {
+  return [readFileSync(join(dir, HEADER)), readFileSync(join(dir, BACKUP))];
+}
+
+/** Opens the vault folder again and tries to unlock it; the error's code, or 'ok'. */
+async function opensWith(dir: string, secret: string, recovery = false): Promise<string> {
+  const vault = await Vault.open(dir, { sodium });
+  try {
+    if (recovery) await vault.unlockWithRecoveryKey(secret);
+    else await vault.unlock(passphrase(secret));
+    return 'ok';
+  } catch (error) {
+    return (error as { code?: string }).code ?? String(error);
+  } finally {
+    vault.close();
+  }
+}
+
+async function vaultWithFiles(): Promise<{ vault: Vault; dir: string }> {
+  const { vault, dir, root } = await newVault();
+  await writeTree(join(root, 'src'), { 'a.txt': 'alpha', 'big.bin': Buffer.alloc(2_000_000, 7) });
+  await vault.add([join(root, 'src')]);
+  return { vault, dir };
+}
+
+describe('changing the passphrase', () => {
+  it('rewrites only the slot: the old passphrase fails, the new one opens, no other byte of the vault changes', async () => {
+    const { vault: first, dir } = await vaultWithFiles();
+    first.close();
+    const before = contentsDigest(dir);
+    const headerBefore = readFileSync(join(dir, HEADER));
+    const vault = track(await Vault.open(dir, { sodium }));
+    await vault.unlock(passphrase());
+    await vault.changePassphrase(passphrase('new passphrase'));
+    vault.close();
+    expect(contentsDigest(dir)).toBe(before);
+    const [header, backup] = headerFiles(dir);
+    expect(header.length).toBe(headerBefore.length);
+    expect(backup.equals(header)).toBe(true);
+    expect(await opensWith(dir, PASSPHRASE)).toBe('WRONG_PASSPHRASE');
+    expect(await opensWith(dir, 'new passphrase')).toBe('ok');
+  });
+
+  it('keeps the slot in its place and may change its preset', async () => {
+    const { vault, dir } = await newVault();
+    await vault.addPassphrase(passphrase('second'), { kdf: 'interactive' });
+    await vault.changePassphrase(passphrase('first, changed'), { kdf: 'moderate' });
+    expect(vault.keySlots()).toEqual([
+      {
+        index: 0,
+        kind: 'passphrase',
+        kdf: { ...KDF_PRESETS.moderate, preset: 'moderate' },
+        unlockedWith: true,
+      },
+      {
+        index: 1,
+        kind: 'passphrase',
+        kdf: { ...KDF_PRESETS.interactive, preset: 'interactive' },
+        unlockedWith: false,
+      },
+    ]);
+    // Twice in one session: the second change starts from the header the first wrote.
+    await vault.changePassphrase(passphrase('first, again'), { kdf: 'interactive' });
+    vault.close();
+    expect(await opensWith(dir, 'first, changed')).toBe('WRONG_PASSPHRASE');
+    expect(await opensWith(dir, 'first, again')).toBe('ok');
+    expect(await opensWith(dir, 'second')).toBe('ok');
+  });
+
+  it('is refused after unlocking with the recovery key, and changes nothing', async () => {
+    const { vault, dir } = await newVault();
+    const key = await vault.createRecoveryKey();
+    vault.close();
+    const again = track(await Vault.open(dir, { sodium }));
+    await again.unlockWithRecoveryKey(key);
+    const before = headerFiles(dir);
+    await expect(again.changePassphrase(passphrase('x'))).rejects.toBeInstanceOf(InvalidArgumentError);
+    expect(headerFiles(dir)).toEqual(before);
+  });
+});
+
+describe('more passphrases', () => {
+  it('adds up to 8 slots, each opening the vault, and refuses a ninth without changing anything', async () => {
+    const { vault, dir } = await newVault();
+    for (let i = 1; i < 8; i++)
+      expect(await vault.addPassphrase(passphrase(`pw ${i}`), { kdf: 'interactive' })).toBe(i);
+    const before = headerFiles(dir);
+    await expect(vault.addPassphrase(passphrase('pw 8'), { kdf: 'interactive' })).rejects.toThrow(
+      /at most 8 key slots/u,
+    );
+    expect(headerFiles(dir)).toEqual(before);
+    vault.close();
+    expect(await opensWith(dir, 'pw 7')).toBe('ok');
+    expect(await opensWith(dir, PASSPHRASE)).toBe('ok');
+  });
+
+  it('refuses a slot that would break the total KDF budget, before deriving anything', async () => {
+    const { vault, dir } = await newVault();
+    vault.close();
+    // Two costly slots after the real one (10 + 5 passes over 1 GiB: 15.125 of the budget's 16 with the first).
+    const keys = await unlockVaultKeys(sodium, readFileSync(join(dir, HEADER)), passphrase());
+    const costly = (opslimit: number) => ({
+      kind: 'passphrase' as const,
+      kdf: { opslimit, memlimitKiB: 1024 * 1024 },
+      salt: sodium.randomBytes(16),
+      nonce: sodium.randomBytes(24),
+      wrappedKek: sodium.randomBytes(48),
+    });
+    const crafted = await rewriteVaultHeader(sodium, keys, readFileSync(join(dir, HEADER)), (header) => ({
+      ...header,
+      slots: [...header.slots, costly(10), costly(5)],
+    }));
+    keys.wipe();
+    writeFileSync(join(dir, HEADER), crafted);
+    writeFileSync(join(dir, BACKUP), crafted);
+    const again = track(await Vault.open(dir, { sodium }));
+    await again.unlock(passphrase());
+    await expect(again.addPassphrase(passphrase('one more'), { kdf: 'moderate' })).rejects.toBeInstanceOf(
+      KdfLimitError,
+    );
+    expect(headerFiles(dir)).toEqual([crafted, crafted]);
+    // The same check guards a passphrase change to a costlier preset.
+    await expect(again.changePassphrase(passphrase('x'), { kdf: 'sensitive' })).rejects.toBeInstanceOf(
+      KdfLimitError,
+    );
+    expect(headerFiles(dir)).toEqual([crafted, crafted]);
+  });
+
+  it('removes another slot, but never the last one or the one just used', async () => {
+    const { vault, dir } = await newVault();
+    await expect(vault.removeKeySlot(0)).rejects.toThrow(/only key slot/u);
+    await vault.addPassphrase(passphrase('second'), { kdf: 'interactive' });
+    const before = headerFiles(dir);
+    await expect(vault.removeKeySlot(0)).rejects.toThrow(/just unlocked with/u);
+    await expect(vault.removeKeySlot(2)).rejects.toThrow(/no key slot 2/u);
+    expect(headerFiles(dir)).toEqual(before);
+    vault.close();
+
+    const again = track(await Vault.open(dir, { sodium }));
+    await again.unlock(passphrase('second'));
+    await again.removeKeySlot(0);
+    expect(again.keySlots()).toEqual([
+      {
+        index: 0,
+        kind: 'passphrase',
+        kdf: { ...KDF_PRESETS.interactive, preset: 'interactive' },
+        unlockedWith: true,
+      },
+    ]);
+    again.close();
+    expect(await opensWith(dir, PASSPHRASE)).toBe('WRONG_PASSPHRASE');
+    expect(await opensWith(dir, 'second')).toBe('ok');
+  });
+});
+
+describe('recovery key', () => {
+  it('is printed in 8 groups of 5, unlocks like a passphrase, and a new one revokes the old', async () => {
+    const { vault, dir } = await newVault();
+    const first = await vault.createRecoveryKey();
+    expect(first).toMatch(/^[A-Z2-7]{5}(-[A-Z2-7]{5}){7}$/u);
+    expect(vault.keySlots().map((slot) => slot.kind)).toEqual(['passphrase', 'recovery-key']);
+    vault.close();
+    expect(await opensWith(dir, first, true)).toBe('ok');
+    // Case, spaces and dashes do not matter.
+    expect(await opensWith(dir, first.toLowerCase().replaceAll('-', ' '), true)).toBe('ok');
+    expect(await opensWith(dir, PASSPHRASE)).toBe('ok');
+
+    const again = track(await Vault.open(dir, { sodium }));
+    await again.unlockWithRecoveryKey(first);
+    const second = await again.createRecoveryKey();
+    expect(second).not.toBe(first);
+    expect(again.keySlots().map((slot) => slot.kind)).toEqual(['passphrase', 'recovery-key']);
+    again.close();
+    expect(await opensWith(dir, first, true)).toBe('WRONG_PASSPHRASE');
+    expect(await opensWith(dir, second, true)).toBe('ok');
+  });
+
+  it('tells a typo (malformed) apart from a wrong key, before reading the header', async () => {
+    const { vault, dir } = await newVault();
+    const key = await vault.createRecoveryKey();
+    vault.close();
+    const swap = key[0] === 'A' ? 'B' : 'A';
+    const typo = swap + key.slice(1);
+    const opened = await Vault.open(dir, { sodium });
+    await expect(opened.unlockWithRecoveryKey(typo)).rejects.toThrow(/typo/u);
+    await expect(
+      opened.unlockWithRecoveryKey(RecoveryKey.generate(sodium).format(sodium)),
+    ).rejects.toBeInstanceOf(WrongPassphraseError);
+    opened.close();
+    expect(await opensWith(dir, typo, true)).toBe('INVALID_ARGUMENT');
+    expect(await opensWith(dir, key.slice(0, -1), true)).toBe('INVALID_ARGUMENT');
+    expect(await opensWith(dir, key.replace(/.$/u, '0'), true)).toBe('INVALID_ARGUMENT');
+    // Well formed, but another vault's.
+    const other = RecoveryKey.generate(sodium).format(sodium);
+    expect(await opensWith(dir, other, true)).toBe('WRONG_PASSPHRASE');
+  });
+});
+
+describe('header backup', () => {
+  it('is written with the header, stands in for a damaged or missing header with a warning, and repairs it', async () => {
+    const { vault, dir } = await newVault();
+    vault.close();
+    const [header, backup] = headerFiles(dir);
+    expect(backup.equals(header)).toBe(true);
+
+    const damaged = Buffer.from(header);
+    damaged[40] = (damaged[40] ?? 0) ^ 1;
+    writeFileSync(join(dir, HEADER), damaged);
+    const opened = track(await Vault.open(dir, { sodium }));
+    expect(opened.warnings).toEqual([expect.stringMatching(/coffer\.header\) is damaged; its backup/u)]);
+    await opened.unlock(passphrase());
+    opened.close();
+    expect(readFileSync(join(dir, HEADER)).equals(header)).toBe(true);
+
+    rmSync(join(dir, HEADER));
+    const missing = track(await Vault.open(dir, { sodium }));
+    expect(missing.warnings).toEqual([expect.stringMatching(/is missing/u)]);
+    await missing.unlock(passphrase());
+    missing.close();
+    expect(readFileSync(join(dir, HEADER)).equals(header)).toBe(true);
+    expect((await Vault.open(dir, { sodium })).warnings).toEqual([]);
+  });
+
+  it('is not a way around a wrong passphrase, and both damaged is damage', async () => {
+    const { vault, dir } = await newVault();
+    vault.close();
+    const [header] = headerFiles(dir);
+    const damaged = Buffer.from(header);
+    damaged[40] = (damaged[40] ?? 0) ^ 1;
+    writeFileSync(join(dir, HEADER), damaged);
+    writeFileSync(join(dir, BACKUP), damaged);
+    await expect(Vault.open(dir, { sodium })).rejects.toMatchObject({ reason: 'header-damaged' });
+  });
+
+  it('is repaired at unlock when a crash left it older than the header', async () => {
+    const { vault, dir } = await newVault();
+    const [oldHeader] = headerFiles(dir);
+    await vault.changePassphrase(passphrase('new'));
+    vault.close();
+    // As a crash between the two renames leaves it.
+    writeFileSync(join(dir, BACKUP), oldHeader);
+    expect(await opensWith(dir, PASSPHRASE)).toBe('WRONG_PASSPHRASE');
+    expect(await opensWith(dir, 'new')).toBe('ok');
+    const [header, backup] = headerFiles(dir);
+    expect(backup.equals(header)).toBe(true);
+  });
+  it('never writes over a whole header that arrived after open (a sync service), at unlock or in a change', async () => {
+    const { vault, dir } = await newVault();
+    vault.close();
+    const opened = track(await Vault.open(dir, { sodium }));
+    // Another device added a passphrase, and its header arrived while this vault was open and locked.
+    const keys = await unlockVaultKeys(sodium, readFileSync(join(dir, HEADER)), passphrase());
+    const arrived = await addPassphraseSlot(
+      sodium,
+      keys,
+      readFileSync(join(dir, HEADER)),
+      passphrase('b'),
+      KDF_PRESETS.interactive,
+    );
+    keys.wipe();
+    writeFileSync(join(dir, HEADER), arrived);
+    await opened.unlock(passphrase());
+    expect(readFileSync(join(dir, HEADER)).equals(arrived)).toBe(true);
+    await expect(opened.addPassphrase(passphrase('c'), { kdf: 'interactive' })).rejects.toThrow(
+      /replaced on disk after the vault was opened/u,
+    );
+    expect(readFileSync(join(dir, HEADER)).equals(arrived)).toBe(true);
+    opened.close();
+    expect(await opensWith(dir, 'b')).toBe('ok');
+  });
+});
+
+describe('header export and import', () => {
+  it('puts an exported header back; an old export still opens with the passphrase it had (the LUKS catch)', async () => {
+    const { vault, dir } = await vaultWithFiles();
+    const exported = vault.exportHeader();
+    await vault.changePassphrase(passphrase('new'));
+    vault.close();
+    expect(await opensWith(dir, PASSPHRASE)).toBe('WRONG_PASSPHRASE');
+    await Vault.importHeader(dir, exported, passphrase(), { sodium });
+    expect(headerFiles(dir)).toEqual([exported, exported]);
+    expect(await opensWith(dir, PASSPHRASE)).toBe('ok');
+    expect(await opensWith(dir, 'new')).toBe('WRONG_PASSPHRASE');
+  });
+
+  it("refuses another vault's header, a damaged one, and a wrong passphrase, writing nothing", async () => {
+    const { vault, dir } = await newVault();
+    vault.close();
+    const { vault: other } = await newVault();
+    const foreign = other.exportHeader();
+    other.close();
+    const before = headerFiles(dir);
+    await expect(Vault.importHeader(dir, foreign, passphrase(), { sodium })).rejects.toMatchObject({
+      reason: 'wrong-file',
+    });
+    const damaged = Buffer.from(before[0]);
+    damaged[40] = (damaged[40] ?? 0) ^ 1;
+    const error = await Vault.importHeader(dir, damaged, passphrase(), { sodium }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(IntegrityError);
+    expect(error).toMatchObject({ reason: 'header-damaged' });
+    await expect(Vault.importHeader(dir, before[0], passphrase('nope'), { sodium })).rejects.toBeInstanceOf(
+      WrongPassphraseError,
+    );
+    expect(headerFiles(dir)).toEqual(before);
+  });
+});
+
+describe('info', () => {
+  it('lists the slots (kind, KDF) and key ids', async () => {
+    const { vault } = await newVault();
+    await vault.createRecoveryKey();
+    const info = await vault.info();
+    expect(info.slots).toEqual([
+      {
+        index: 0,
+        kind: 'passphrase',
+        kdf: { ...KDF_PRESETS.interactive, preset: 'interactive' },
+        unlockedWith: true,
+      },
+      { index: 1, kind: 'recovery-key', unlockedWith: false },
+    ]);
+    expect(info.keyIds).toEqual([1]);
+  });
+});
+
+describe('recovery slot, byte for byte as FORMAT.md 4.2.1 says', () => {
+  it('opens with KR(R, label ‖ salt) and no Argon2id run, and every single-character typo is caught', async () => {
+    const argon2id = vi.fn(sodium.argon2id.bind(sodium));
+    const counting = { ...sodium, argon2id };
+    const { headerBytes, keys } = await createVaultKeys(counting, passphrase(), KDF_PRESETS.interactive);
+    const { headerBytes: withRecovery, recoveryKey } = await replaceRecoverySlot(counting, keys, headerBytes);
+    const printed = recoveryKey.format(sodium);
+    expect(argon2id).toHaveBeenCalledTimes(1);
+
+    // The slot read at the offsets of 4.1/4.2, the key derived and the KEK opened with the primitives alone.
+    const slot = withRecovery.subarray(32 + 100, 32 + 200);
+    expect([...slot.subarray(0, 12)]).toEqual([2, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+    const parsed = RecoveryKey.parse(sodium, printed);
+    const sk = sodium.blake2b(
+      32,
+      Buffer.concat([Buffer.from('coffer/v1 recovery-key'), slot.subarray(12, 28)]),
+      parsed.secret,
+    );
+    const aad = Buffer.concat([Buffer.from('coffer/v1 slot'), keys.vaultId, slot.subarray(0, 28)]);
+    const kek = sodium.aeadDecrypt(slot.subarray(52, 100), aad, slot.subarray(28, 52), sk);
+    expect(kek && Buffer.from(kek).equals(keys.kek.bytes)).toBe(true);
+    const unlocked = await unlockVaultKeys(counting, withRecovery, parsed);
+    expect(argon2id).toHaveBeenCalledTimes(1);
+    expect(unlocked.kek.bytes.equals(keys.kek.bytes)).toBe(true);
+    unlocked.wipe();
+    keys.wipe();
+
+    const compact = printed.replaceAll('-', '');
+    for (let at = 0; at < compact.length; at++) {
+      const typo = compact.slice(0, at) + (compact[at] === 'A' ? 'B' : 'A') + compact.slice(at + 1);
+      expect(() => RecoveryKey.parse(sodium, typo), `typo at ${at}`).toThrow(InvalidArgumentError);
+    }
+  });
+});

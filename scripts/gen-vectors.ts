@@ -1,5 +1,5 @@
 /**
- * Generates the committed known-answer vectors under tests/vectors/ (content, header, record, snapshot), one JSON
+ * Generates the committed known-answer vectors under tests/vectors/ (content, header, record, snapshot, log), one JSON
  * file per case,
  * named for the case. Run: npm run gen-vectors. Randomness is a seeded BLAKE2b stream, so output is reproducible;
  * tests check the committed bytes, so regenerating after a format change shows up as a diff to review.
@@ -25,12 +25,14 @@ import { RecordSealer } from '../src/core/crypto/record.js';
 import { loadNativeSodium, type SodiumBackend } from '../src/core/crypto/sodium.js';
 import { addPassphraseSlot, createVaultKeys, parseVaultHeader } from '../src/core/crypto/vault-header.js';
 import { CofferError, IntegrityError } from '../src/core/errors.js';
+import { LogSealer, type LogKeys } from '../src/core/vault/log-entry.js';
 import { openSnapshot, sealSnapshot, type SnapshotKeys } from '../src/core/vault/snapshot.js';
 import type { TreeNode } from '../src/core/vault/tree.js';
 import type {
   ContentVector,
   Expectation,
   HeaderVector,
+  LogVector,
   RecordVector,
   SnapshotEntry,
   SnapshotVector,
@@ -82,7 +84,7 @@ function write(kind: string, vector: { name: string }): void {
   writeFileSync(join(VECTOR_ROOT, kind, `${vector.name}.json`), `${JSON.stringify(vector, null, 2)}\n`);
 }
 
-for (const kind of ['content', 'header', 'record', 'snapshot']) {
+for (const kind of ['content', 'header', 'record', 'snapshot', 'log']) {
   rmSync(join(VECTOR_ROOT, kind), { recursive: true, force: true });
   mkdirSync(join(VECTOR_ROOT, kind), { recursive: true });
 }
@@ -637,4 +639,103 @@ function snapshotVector(name: string, description: string, stored: Buffer, forVa
     Buffer.concat([prefix, nonce, sodium.aeadEncrypt(plaintext, aad, nonce, subkey.bytes)]),
   );
   subkey.wipe();
+}
+
+// ---------------------------------------------------------------- log (FORMAT.md 10.2)
+// After the snapshot, for the same reason.
+function logKeys(forVault: Buffer): LogKeys {
+  const keyring = new Keyring();
+  keyring.add(keyId, dek());
+  return { sodium, keyring, vaultId: forVault };
+}
+
+function logVector(name: string, description: string, entry: Buffer, forVault = vaultId): void {
+  const sealer = new LogSealer(logKeys(forVault));
+  let decoded: LogVector['decoded'];
+  let error: unknown;
+  try {
+    decoded = sealer.open(entry);
+  } catch (caught) {
+    error = caught;
+  }
+  const vector: LogVector = {
+    name,
+    description,
+    ...outcomeOf(error),
+    dek: hex(dekBytes),
+    keyId,
+    vaultId: hex(forVault),
+    entry: hex(entry),
+    ...(decoded ? { decoded } : {}),
+  };
+  write('log', vector);
+}
+
+/** An entry sealed from a plaintext given byte for byte, to show what a reader must refuse after opening it. */
+function sealRawLogEntry(seq: bigint, plaintext: Buffer): Buffer {
+  const subkey = deriveSubkey(sodium, dek(), LABEL.logKey, vaultId);
+  const prefix = Buffer.alloc(12);
+  prefix.writeBigUInt64LE(seq, 0);
+  prefix.writeUInt32LE(keyId, 8);
+  const nonce = sodium.randomBytes(NONCE_BYTES);
+  const aad = Buffer.concat([ascii(LABEL.log), vaultId, prefix]);
+  try {
+    return Buffer.concat([prefix, nonce, sodium.aeadEncrypt(plaintext, aad, nonce, subkey.bytes)]);
+  } finally {
+    subkey.wipe();
+  }
+}
+
+{
+  const sealer = new LogSealer(logKeys(vaultId));
+  const time = 1795270370702;
+  const added = sealer.seal(5, {
+    kind: 'add',
+    counts: { files: 3, folders: 1, bytes: 299_000, problems: 0 },
+    time,
+  });
+  logVector('success-add', 'entry 5: an add of 3 files and 1 folder (299,000 bytes)', added);
+  logVector(
+    'success-verify-flags',
+    'entry 0: a verify with all data read and repair, done with 2 problems',
+    sealer.seal(0, {
+      kind: 'verify',
+      outcome: 'problems',
+      flags: ['readData', 'repair'],
+      counts: { files: 40, problems: 2, unreferenced: 1, recovered: 1 },
+      time,
+    }),
+  );
+  const unknown = Buffer.alloc(48);
+  unknown[0] = 200;
+  unknown.writeBigUInt64LE(BigInt(time), 8);
+  unknown.writeBigUInt64LE(7n, 16);
+  logVector(
+    'success-unknown-kind',
+    'kind 200 (unknown to this reader): shown as unknown with its counts, not refused',
+    sealRawLogEntry(1n, unknown),
+  );
+  logVector('byte-flipped', 'one ciphertext byte flipped', flip(added, 50));
+  const moved = Buffer.from(added);
+  moved.writeBigUInt64LE(6n, 0);
+  logVector('seq-edited', 'the stored sequence number changed from 5 to 6 (bound by the AAD)', moved);
+  const rekeyed = Buffer.from(added);
+  rekeyed.writeUInt32LE(9, 8);
+  logVector('unknown-key-id', 'names a key id the vault does not have', rekeyed);
+  logVector('from-other-vault', 'the entry read in another vault', added, otherVaultId);
+  logVector('truncated', 'one byte short of 100', added.subarray(0, 99));
+  const reserved = Buffer.from(unknown);
+  reserved[0] = 2;
+  reserved.writeBigUInt64LE(0n, 16);
+  reserved.writeUInt16LE(1, 2);
+  logVector('reserved-set', 'authenticates, but its reserved field is 1', sealRawLogEntry(1n, reserved));
+  const extraCount = Buffer.alloc(48);
+  extraCount[0] = 4;
+  extraCount.writeBigUInt64LE(BigInt(time), 8);
+  extraCount.writeBigUInt64LE(1n, 24);
+  logVector(
+    'unused-count-set',
+    'authenticates, but a delete entry has its second (unused) count set',
+    sealRawLogEntry(1n, extraCount),
+  );
 }

@@ -5,7 +5,18 @@ import { DEFAULT_KDF_PRESET, KDF_PRESETS } from '../core/crypto/kdf.js';
 import { UsageError } from './errors.js';
 
 /** The commands, in the order help lists them. */
-export const COMMAND_NAMES = ['init', 'add', 'ls', 'restore', 'mkdir', 'mv', 'rm', 'verify', 'info'] as const;
+export const COMMAND_NAMES = [
+  'init',
+  'add',
+  'ls',
+  'restore',
+  'mkdir',
+  'mv',
+  'rm',
+  'verify',
+  'info',
+  'log',
+] as const;
 
 export type CommandName = (typeof COMMAND_NAMES)[number];
 
@@ -161,6 +172,24 @@ export const COMMANDS: Readonly<Record<CommandName, CommandSpec>> = {
     minArgs: 1,
     maxArgs: 1,
     options: { json: { type: 'boolean', description: 'Print the information as JSON.' } },
+  },
+  log: {
+    synopsis: '<vault-dir>',
+    summary: "Show the vault's activity log: unlocks, changes, restores, checks, key changes.",
+    details:
+      'The log is sealed inside the vault and keeps the newest 10,000 entries; older ones are dropped and ' +
+      'counted. Failed unlock attempts are counted and shown with the next unlock. Entries that are damaged, ' +
+      'missing, reordered or replayed are reported (exit code 4); a last entry cut off by a crash is reported ' +
+      'with exit code 1 and repaired by the next change. Reading the log unlocks the vault, which is logged too.',
+    minArgs: 1,
+    maxArgs: 1,
+    options: {
+      json: {
+        type: 'boolean',
+        description:
+          'Print { entries: [{ seq, time, kind, outcome, counts, flags, keyId }], dropped, problems }.',
+      },
+    },
   },
 };
 

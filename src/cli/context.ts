@@ -61,6 +61,8 @@ export class Context {
   #bar: ProgressBar | undefined;
   /** Entries of the vault index that could not be read at unlock (and so are left out of everything). */
   #damagedEntries = 0;
+  /** Entries the vault could not write to its activity log (the operations themselves were done). */
+  #logProblems = 0;
 
   constructor(
     io: CliIo,
@@ -179,6 +181,9 @@ export class Context {
       }
       return await work(vault);
     } finally {
+      const logProblems = vault.takeLogProblems();
+      this.#logProblems += logProblems.length;
+      this.warnProblems(logProblems);
       vault.close();
     }
   }
@@ -198,10 +203,12 @@ export class Context {
 
   /**
    * The exit code of a command that ended with `code`. Damage found (unreadable index entries) is exit 4 even
-   * when everything else worked: a script must not take a vault with damage for a healthy one.
+   * when everything else worked: a script must not take a vault with damage for a healthy one. An operation done
+   * but not recorded in the activity log is done with a warning: exit 1.
    */
   exitCode(code: number): number {
-    return this.#damagedEntries > 0 && (code === EXIT.ok || code === EXIT.failure) ? EXIT.integrity : code;
+    if (this.#damagedEntries > 0 && (code === EXIT.ok || code === EXIT.failure)) return EXIT.integrity;
+    return this.#logProblems > 0 && code === EXIT.ok ? EXIT.failure : code;
   }
 
   /**

@@ -10,3 +10,5 @@ export { startWorkers } from './workers.js';
 export { configureHostRuntime, hostRuntime, type HostRuntime } from './host-runtime.js';
 export { SMALL_FILE_LIMIT } from './vault/layout.js';
 export { defaultStateDir, removeStaleRestoreTemps } from './vault/restore-record.js';
+export type { ActivityLogReport, LogProblem } from './vault/activity-log.js';
+export type { ActivityEntry, ActivityKind, ActivityOutcome } from './vault/log-entry.js';

@@ -15,6 +15,7 @@ import {
   UnsupportedFormatError,
   WrongPassphraseError,
 } from '../../src/core/errors.js';
+import { LogSealer } from '../../src/core/vault/log-entry.js';
 import { openSnapshot } from '../../src/core/vault/snapshot.js';
 import { backends, hex, unhex } from '../helpers/backends.js';
 import { loadVectors, type Expectation } from '../helpers/vector-schema.js';
@@ -46,6 +47,7 @@ const contentVectors = loadVectors('content');
 const headerVectors = loadVectors('header');
 const recordVectors = loadVectors('record');
 const snapshotVectors = loadVectors('snapshot');
+const logVectors = loadVectors('log');
 
 describe.each(backends)('generated vectors ($name)', (sodium) => {
   it('has the expected number of cases', () => {
@@ -53,6 +55,7 @@ describe.each(backends)('generated vectors ($name)', (sodium) => {
     expect(headerVectors.length).toBeGreaterThanOrEqual(19);
     expect(recordVectors.length).toBeGreaterThanOrEqual(9);
     expect(snapshotVectors.length).toBeGreaterThanOrEqual(8);
+    expect(logVectors.length).toBeGreaterThanOrEqual(10);
   });
 
   describe('content', () => {
@@ -163,6 +166,23 @@ describe.each(backends)('generated vectors ($name)', (sodium) => {
         const nodes = openSnapshot(keys, unhex(vector.stored));
         const entries = [...nodes].sort((a, b) => a.id.localeCompare(b.id));
         expect(entries).toEqual(vector.entries);
+      } catch (caught) {
+        error = caught;
+      }
+      expectOutcome(error, vector);
+    });
+  });
+
+  describe('activity log entry', () => {
+    it.each(logVectors)('$name', (vector) => {
+      const sealer = new LogSealer({
+        sodium,
+        keyring: keyringWith(sodium, vector.keyId, vector.dek),
+        vaultId: unhex(vector.vaultId),
+      });
+      let error: unknown;
+      try {
+        expect(sealer.open(unhex(vector.entry))).toEqual(vector.decoded);
       } catch (caught) {
         error = caught;
       }

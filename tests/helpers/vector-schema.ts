@@ -72,6 +72,23 @@ export interface SnapshotVector extends VectorBase {
   entries?: SnapshotEntry[];
 }
 
+/** One stored activity-log entry (100 bytes) to open in vault `vaultId` holding `dek` under `keyId`. */
+export interface LogVector extends VectorBase {
+  dek: string;
+  keyId: number;
+  vaultId: string;
+  entry: string;
+  decoded?: {
+    seq: number;
+    time: number;
+    kind: string;
+    outcome: string;
+    counts: Record<string, number>;
+    flags: readonly string[];
+    keyId: number;
+  };
+}
+
 export const VECTOR_ROOT = join(import.meta.dirname, '..', 'vectors');
 
 const KEYS = {
@@ -102,6 +119,7 @@ const KEYS = {
     'plaintext',
   ],
   snapshot: ['name', 'description', 'expect', 'reason', 'dek', 'keyId', 'vaultId', 'stored', 'entries'],
+  log: ['name', 'description', 'expect', 'reason', 'dek', 'keyId', 'vaultId', 'entry', 'decoded'],
 } as const;
 
 type Kinds = {
@@ -109,6 +127,7 @@ type Kinds = {
   header: HeaderVector;
   record: RecordVector;
   snapshot: SnapshotVector;
+  log: LogVector;
 };
 
 /**

@@ -3,6 +3,7 @@ import type { Context } from '../context.js';
 import { add } from './add.js';
 import { info } from './info.js';
 import { init } from './init.js';
+import { log } from './log.js';
 import { ls } from './ls.js';
 import { mkdir, mv, rm } from './organize.js';
 import { restore } from './restore.js';
@@ -19,4 +20,5 @@ export const HANDLERS: Readonly<Record<CommandName, (ctx: Context) => Promise<nu
   rm,
   verify,
   info,
+  log,
 };

@@ -26,4 +26,6 @@ export const LABEL = {
   record: 'coffer/v1 record',
   snapshotKey: 'coffer/v1 snapshot-key',
   snapshot: 'coffer/v1 snapshot',
+  logKey: 'coffer/v1 log-key',
+  log: 'coffer/v1 log',
 } as const;

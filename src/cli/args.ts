@@ -16,6 +16,7 @@ export const COMMAND_NAMES = [
   'verify',
   'info',
   'log',
+  'rotate',
 ] as const;
 
 export type CommandName = (typeof COMMAND_NAMES)[number];
@@ -190,6 +191,17 @@ export const COMMANDS: Readonly<Record<CommandName, CommandSpec>> = {
           'Print { entries: [{ seq, time, kind, outcome, counts, flags, keyId }], dropped, problems }.',
       },
     },
+  },
+  rotate: {
+    synopsis: '<vault-dir>',
+    summary:
+      'Add a new data key: new data is written under it, what is stored keeps its key and still reads.',
+    details:
+      'Only the vault header is rewritten (atomically); no stored byte is re-encrypted. "coffer info" lists the ' +
+      'key ids, the last one being the key new data is written with.',
+    minArgs: 1,
+    maxArgs: 1,
+    options: {},
   },
 };
 

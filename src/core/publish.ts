@@ -59,7 +59,11 @@ export function fsyncDirectorySync(path: string): void {
  * vault header). Synchronous: it runs on worker threads too. On failure the temp file is removed and the file
  * system's error thrown.
  */
-export function writeFileAtomicSync(paths: { temp: string; target: string }, bytes: Uint8Array): void {
+export function writeFileAtomicSync(
+  paths: { temp: string; target: string },
+  bytes: Uint8Array,
+  beforeRename?: () => void,
+): void {
   const fd = openSync(paths.temp, 'wx', 0o600);
   try {
     for (let at = 0; at < bytes.byteLength;) at += writeSync(fd, bytes, at);
@@ -71,6 +75,7 @@ export function writeFileAtomicSync(paths: { temp: string; target: string }, byt
   }
   closeSync(fd);
   try {
+    beforeRename?.();
     renameSync(paths.temp, paths.target);
   } catch (error) {
     rmSync(paths.temp, { force: true });

@@ -22,7 +22,7 @@ interface LogJson {
   problems: { kind: string; message: string }[];
 }
 
-describe('coffer log', () => {
+describe('coffer log and coffer rotate', () => {
   let cwd: string;
   const cli = (...args: string[]): Promise<RunResult> => runCli(args, { cwd });
   const logJson = async (): Promise<LogJson> => {
@@ -67,6 +67,30 @@ describe('coffer log', () => {
     expect(lines[3]).toMatch(/#3 {2}deleted 2 entries$/u);
   });
 
+  it('rotate adds key 2; info --json lists the key ids; new data goes under it and old data still reads', async () => {
+    const headerBefore = readFileSync(join(cwd, 'vault', 'coffer.header'));
+    const rotated = await cli('rotate', 'vault');
+    expect(rotated).toMatchObject({ code: 0, stderr: '' });
+    expect(rotated.stdout).toMatch(/New data key 2/u);
+    expect(readFileSync(join(cwd, 'vault', 'coffer.header')).length).toBe(headerBefore.length + 76);
+    const info = await cli('info', 'vault', '--json');
+    expect((JSON.parse(info.stdout) as { keyIds: number[] }).keyIds).toEqual([1, 2]);
+    expect((await cli('info', 'vault')).stdout).toMatch(/Data keys: +1, 2 \(new data under 2\)/u);
+
+    await writeFile(join(cwd, 'src', 'c.txt'), 'charlie');
+    expect((await cli('add', 'vault', 'src/c.txt')).code).toBe(0);
+    expect((await cli('restore', 'vault', '/', '--to', 'out')).code).toBe(0);
+    expect(readFileSync(join(cwd, 'out', 'src', 'a.txt'), 'utf8')).toBe('alpha');
+    expect(readFileSync(join(cwd, 'out', 'c.txt'), 'utf8')).toBe('charlie');
+    expect((await cli('verify', 'vault', '--read-data')).code).toBe(0);
+
+    const log = await logJson();
+    const rotate = log.entries.find((entry) => entry.kind === 'rotate');
+    expect(rotate?.counts).toEqual({ keyId: 2, previousKeyId: 1 });
+    expect(rotate?.keyId).toBe(2);
+    expect(log.entries.at(-1)?.keyId).toBe(2);
+  });
+
   it('a torn last entry is repaired by the next unlock and shown as such; a damaged one is exit 4', async () => {
     const path = join(cwd, 'vault', 'activity.log');
     const before = readFileSync(path);
@@ -84,5 +108,12 @@ describe('coffer log', () => {
     const damaged = await cli('log', 'vault');
     expect(damaged.code).toBe(4);
     expect(damaged.stderr).toMatch(/Entry 2 of the activity log does not open/u);
+  });
+
+  it('rotate takes no --reencrypt yet, and refuses a wrong passphrase without touching the header', async () => {
+    const header = readFileSync(join(cwd, 'vault', 'coffer.header'));
+    expect((await cli('rotate', 'vault', '--reencrypt')).code).toBe(2);
+    expect((await runCli(['rotate', 'vault'], { cwd, passphrase: 'wrong' })).code).toBe(3);
+    expect(readFileSync(join(cwd, 'vault', 'coffer.header'))).toEqual(header);
   });
 });

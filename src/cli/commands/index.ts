@@ -7,6 +7,7 @@ import { log } from './log.js';
 import { ls } from './ls.js';
 import { mkdir, mv, rm } from './organize.js';
 import { restore } from './restore.js';
+import { rotate } from './rotate.js';
 import { verify } from './verify.js';
 
 /** The handler of each command; each returns the exit code. */
@@ -21,4 +22,5 @@ export const HANDLERS: Readonly<Record<CommandName, (ctx: Context) => Promise<nu
   verify,
   info,
   log,
+  rotate,
 };

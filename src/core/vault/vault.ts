@@ -5,6 +5,8 @@ import { Readable } from 'node:stream';
 import { FORMAT_VERSION } from '../crypto/constants.js';
 import { DEFAULT_KDF_PRESET, KDF_PRESETS, type KdfPreset } from '../crypto/kdf.js';
 import { loadSodium, type SodiumBackend } from '../crypto/sodium.js';
+import { addDekToHeader, nextKeyId } from '../crypto/header-dek.js';
+import { SecretKey } from '../crypto/keys.js';
 import { createVaultKeys, parseVaultHeader, unlockVaultKeys } from '../crypto/vault-header.js';
 import {
   AlreadyExistsError,
@@ -18,6 +20,8 @@ import {
   WrongPassphraseError,
 } from '../errors.js';
 import { checkName, nameKey, parseVaultPath } from '../names.js';
+import { writeFileAtomicSync } from '../publish.js';
+import { announceWrite } from '../test-hooks.js';
 import type {
   AddOptions,
   AddReport,
@@ -96,7 +100,7 @@ export class Vault {
   readonly dir: string;
   readonly #db: IndexDb;
   readonly #sodium: SodiumBackend;
-  readonly #headerBytes: Buffer;
+  #headerBytes: Buffer;
   #session: Session | undefined;
   /** The session's activity log; undefined while locked or when the vault is read-only. */
   #log: ActivityLog | undefined;
@@ -786,6 +790,46 @@ export class Vault {
       { objectMode: false, highWaterMark: 1024 * 1024 },
     );
     return stream;
+  }
+
+  /**
+   * Rotates the data key (FORMAT.md section 2): a new DEK, with the next key id, is added to the header as the last
+   * one, and new data (contents, records, the tree snapshot, log entries) is written under it. Nothing stored is
+   * re-encrypted: what older keys sealed still reads. The header is replaced atomically, so a crash leaves the old
+   * header or the new one, and data is written under the new key only once the new header is durable.
+   * @returns the new key id and the one it replaces as the active key.
+   * @throws {@link BusyError} while an add, delete or verify runs (reads wait for it instead).
+   * @throws {@link ReadOnlyVaultError}; {@link IntegrityError} when the header's MAC no longer verifies.
+   * @throws {@link IoError} when the header cannot be written (it is then unchanged).
+   */
+  async rotateKey(): Promise<{ keyId: number; previousKeyId: number }> {
+    const session = this.#unlocked();
+    session.requireWritable();
+    // Refused rather than queued behind it: the user asked for a rotation now, not after an add.
+    this.#activity.requireNoChangeRunning();
+    return this.#activity.run('rewrite', 'rotating the data key', undefined, async () => {
+      await checkVaultFolder(this.dir);
+      const keyring = session.keys.keyring;
+      const previousKeyId = keyring.activeKeyId;
+      const keyId = nextKeyId(parseVaultHeader(this.#sodium, this.#headerBytes).deks.map((dek) => dek.keyId));
+      const dek = SecretKey.generate(this.#sodium);
+      try {
+        const headerBytes = addDekToHeader(this.#sodium, session.keys, this.#headerBytes, keyId, dek);
+        // Through tmp/, whose Coffer-named temp files the next open removes if a crash leaves one.
+        const temp = join(this.dir, TEMP_DIR, `${session.newId().toString('hex')}.tmp`);
+        writeFileAtomicSync({ temp, target: join(this.dir, HEADER_FILE) }, headerBytes, () => {
+          announceWrite('pending');
+        });
+        announceWrite('committed');
+        this.#headerBytes = headerBytes;
+      } catch (error) {
+        dek.wipe();
+        throw asIoError(error, 'Could not write the vault header');
+      }
+      keyring.add(keyId, dek);
+      this.#record({ kind: 'rotate', counts: { keyId, previousKeyId } });
+      return { keyId, previousKeyId };
+    });
   }
 
   /** Checks the index and every stored file; with `readData`, authenticates every chunk. See {@link verifyVault}. */

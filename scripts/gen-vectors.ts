@@ -25,7 +25,7 @@ import { RecordSealer } from '../src/core/crypto/record.js';
 import { loadNativeSodium, type SodiumBackend } from '../src/core/crypto/sodium.js';
 import { addPassphraseSlot, createVaultKeys, parseVaultHeader } from '../src/core/crypto/vault-header.js';
 import { CofferError, IntegrityError } from '../src/core/errors.js';
-import { LogSealer, type LogKeys } from '../src/core/vault/log-entry.js';
+import { LogSealer } from '../src/core/vault/log-entry.js';
 import { openSnapshot, sealSnapshot, type SnapshotKeys } from '../src/core/vault/snapshot.js';
 import type { TreeNode } from '../src/core/vault/tree.js';
 import type {
@@ -78,6 +78,15 @@ function outcomeOf(error: unknown): Pick<ContentVector, 'expect' | 'reason'> {
   const expect = error instanceof CofferError ? EXPECT_BY_CODE[error.code] : undefined;
   if (!expect) throw new Error('unexpected failure while generating vectors', { cause: error });
   return error instanceof IntegrityError ? { expect, reason: error.reason } : { expect };
+}
+
+/** What `open` returns, or the outcome its error stands for: how a keyed vector (snapshot, log) is recorded. */
+function attempt<T>(open: () => T): { value?: T } & Pick<ContentVector, 'expect' | 'reason'> {
+  try {
+    return { value: open(), ...outcomeOf(undefined) };
+  } catch (error) {
+    return outcomeOf(error);
+  }
 }
 
 function write(kind: string, vector: { name: string }): void {
@@ -536,6 +545,7 @@ await headers();
 
 // ---------------------------------------------------------------- snapshot
 // Last, so the seeded randomness drawn by the kinds above (and their committed bytes) stays as it was.
+/** The keys of the vault `forVault` holding the test DEK: what snapshots and log entries are sealed with. */
 function snapshotKeys(forVault: Buffer): SnapshotKeys {
   const keyring = new Keyring();
   keyring.add(keyId, dek());
@@ -557,21 +567,18 @@ function entriesOf(nodes: readonly TreeNode[]): SnapshotEntry[] {
     }));
 }
 
+/** The fields naming the DEK and vault a keyed vector (snapshot, log) is opened with. */
+function keyedBy(forVault: Buffer): { dek: string; keyId: number; vaultId: string } {
+  return { dek: hex(dekBytes), keyId, vaultId: hex(forVault) };
+}
+
 function snapshotVector(name: string, description: string, stored: Buffer, forVault = vaultId): void {
-  let nodes: TreeNode[] | undefined;
-  let error: unknown;
-  try {
-    nodes = openSnapshot(snapshotKeys(forVault), stored);
-  } catch (caught) {
-    error = caught;
-  }
+  const { value: nodes, ...outcome } = attempt(() => openSnapshot(snapshotKeys(forVault), stored));
   const vector: SnapshotVector = {
     name,
     description,
-    ...outcomeOf(error),
-    dek: hex(dekBytes),
-    keyId,
-    vaultId: hex(forVault),
+    ...outcome,
+    ...keyedBy(forVault),
     stored: hex(stored),
     ...(nodes ? { entries: entriesOf(nodes) } : {}),
   };
@@ -643,28 +650,13 @@ function snapshotVector(name: string, description: string, stored: Buffer, forVa
 
 // ---------------------------------------------------------------- log (FORMAT.md 10.2)
 // After the snapshot, for the same reason.
-function logKeys(forVault: Buffer): LogKeys {
-  const keyring = new Keyring();
-  keyring.add(keyId, dek());
-  return { sodium, keyring, vaultId: forVault };
-}
-
 function logVector(name: string, description: string, entry: Buffer, forVault = vaultId): void {
-  const sealer = new LogSealer(logKeys(forVault));
-  let decoded: LogVector['decoded'];
-  let error: unknown;
-  try {
-    decoded = sealer.open(entry);
-  } catch (caught) {
-    error = caught;
-  }
+  const { value: decoded, ...outcome } = attempt(() => new LogSealer(snapshotKeys(forVault)).open(entry));
   const vector: LogVector = {
     name,
     description,
-    ...outcomeOf(error),
-    dek: hex(dekBytes),
-    keyId,
-    vaultId: hex(forVault),
+    ...outcome,
+    ...keyedBy(forVault),
     entry: hex(entry),
     ...(decoded ? { decoded } : {}),
   };
@@ -687,7 +679,7 @@ function sealRawLogEntry(seq: bigint, plaintext: Buffer): Buffer {
 }
 
 {
-  const sealer = new LogSealer(logKeys(vaultId));
+  const sealer = new LogSealer(snapshotKeys(vaultId));
   const time = 1795270370702;
   const added = sealer.seal(5, {
     kind: 'add',
@@ -706,14 +698,19 @@ function sealRawLogEntry(seq: bigint, plaintext: Buffer): Buffer {
       time,
     }),
   );
-  const unknown = Buffer.alloc(48);
-  unknown[0] = 200;
-  unknown.writeBigUInt64LE(BigInt(time), 8);
-  unknown.writeBigUInt64LE(7n, 16);
+  /** A 48-byte plaintext (FORMAT.md 10.2) written byte for byte: kind, reserved field, counts by slot. */
+  const rawPlaintext = (kind: number, counts: readonly bigint[], reserved = 0): Buffer => {
+    const out = Buffer.alloc(48);
+    out[0] = kind;
+    out.writeUInt16LE(reserved, 2);
+    out.writeBigUInt64LE(BigInt(time), 8);
+    counts.forEach((value, slot) => out.writeBigUInt64LE(value, 16 + 8 * slot));
+    return out;
+  };
   logVector(
     'success-unknown-kind',
     'kind 200 (unknown to this reader): shown as unknown with its counts, not refused',
-    sealRawLogEntry(1n, unknown),
+    sealRawLogEntry(1n, rawPlaintext(200, [7n])),
   );
   logVector('byte-flipped', 'one ciphertext byte flipped', flip(added, 50));
   const moved = Buffer.from(added);
@@ -724,18 +721,14 @@ function sealRawLogEntry(seq: bigint, plaintext: Buffer): Buffer {
   logVector('unknown-key-id', 'names a key id the vault does not have', rekeyed);
   logVector('from-other-vault', 'the entry read in another vault', added, otherVaultId);
   logVector('truncated', 'one byte short of 100', added.subarray(0, 99));
-  const reserved = Buffer.from(unknown);
-  reserved[0] = 2;
-  reserved.writeBigUInt64LE(0n, 16);
-  reserved.writeUInt16LE(1, 2);
-  logVector('reserved-set', 'authenticates, but its reserved field is 1', sealRawLogEntry(1n, reserved));
-  const extraCount = Buffer.alloc(48);
-  extraCount[0] = 4;
-  extraCount.writeBigUInt64LE(BigInt(time), 8);
-  extraCount.writeBigUInt64LE(1n, 24);
+  logVector(
+    'reserved-set',
+    'authenticates, but its reserved field is 1',
+    sealRawLogEntry(1n, rawPlaintext(2, [], 1)),
+  );
   logVector(
     'unused-count-set',
     'authenticates, but a delete entry has its second (unused) count set',
-    sealRawLogEntry(1n, extraCount),
+    sealRawLogEntry(1n, rawPlaintext(4, [0n, 1n])),
   );
 }

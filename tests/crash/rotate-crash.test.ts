@@ -7,7 +7,6 @@
  * after it (in the pause, the log append, or the close). COFFER_ROTATE_CRASH_TRIALS sets the number (default 16,
  * the first a calibration run that is not killed).
  */
-import { spawn } from 'node:child_process';
 import { randomBytes, randomInt } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,64 +17,21 @@ import { describe, expect, it } from 'vitest';
 import { Vault } from '../../src/core/index.js';
 import { requireBuiltCli } from '../cli/helpers.js';
 import { nativeSodium } from '../helpers/backends.js';
-import { collect, leftBehind, passphrase, PASSPHRASE, tempDir, track, writeTree } from '../helpers/vault.js';
+import { runAndKill, type Aim, type CliRun } from '../helpers/crash.js';
+import { collect, leftBehind, passphrase, tempDir, track, writeTree } from '../helpers/vault.js';
 
 requireBuiltCli();
 
 const TRIALS = Number(process.env.COFFER_ROTATE_CRASH_TRIALS ?? 16);
-const CLI = join(import.meta.dirname, '..', '..', 'bin', 'coffer.js');
 const PAUSE_MS = 24;
-const PENDING = 'coffer-test-write: pending\n';
-const COMMITTED = 'coffer-test-write: committed\n';
 const BASE = existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
 /** A header with one slot and one DEK, and with one more DEK (FORMAT.md 4.1). */
 const OLD_HEADER = 272;
 const NEW_HEADER = OLD_HEADER + 76;
 
-interface Run {
-  readonly completed: boolean;
-  readonly killed: boolean;
-  readonly pending: number;
-  readonly commits: number;
-}
-
-const count = (text: string, marker: string): number => text.split(marker).length - 1;
-
-/** Runs `coffer rotate` with the write hook on; with `aim`, SIGKILLs it `delayMs` after its `event`-th event. */
-function rotate(dir: string, aim?: { event: number; delayMs: number }): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, 'rotate', dir], {
-      env: {
-        ...process.env,
-        COFFER_PASSPHRASE: PASSPHRASE,
-        COFFER_TEST_WRITE_HOOK: '1',
-        COFFER_TEST_WRITE_PAUSE_MS: String(PAUSE_MS),
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stderr = '';
-    let timer: NodeJS.Timeout | undefined;
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      if (aim && timer === undefined && count(stderr, PENDING) + count(stderr, COMMITTED) >= aim.event) {
-        timer = setTimeout(() => child.kill('SIGKILL'), aim.delayMs);
-      }
-    });
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      if (signal === null && code !== 0) {
-        reject(new Error(`coffer rotate failed (${code}): ${stderr}`));
-        return;
-      }
-      resolve({
-        completed: code === 0,
-        killed: signal === 'SIGKILL',
-        pending: count(stderr, PENDING),
-        commits: count(stderr, COMMITTED),
-      });
-    });
-  });
+/** `coffer rotate`, SIGKILLed `delayMs` after its `event`-th write event when aimed. */
+function rotate(dir: string, aim?: Aim): Promise<CliRun> {
+  return runAndKill(['rotate', dir], aim, PAUSE_MS);
 }
 
 describe('crash safety of key rotation (SIGKILL while the header is replaced)', () => {

@@ -108,6 +108,9 @@ describe('coffer log and coffer rotate', () => {
     const damaged = await cli('log', 'vault');
     expect(damaged.code).toBe(4);
     expect(damaged.stderr).toMatch(/Entry 2 of the activity log does not open/u);
+    const verified = await cli('verify', 'vault');
+    expect(verified.code).toBe(4);
+    expect(verified.stderr).toMatch(/\(activity log\): Entry 2 of the activity log does not open/u);
   });
 
   it('rotate takes no --reencrypt yet, and refuses a wrong passphrase without touching the header', async () => {

@@ -148,6 +148,27 @@ describe('activity log: what the vault records', () => {
     expect(existsSync(join(dir, 'unlock-failures'))).toBe(false);
   });
 
+  it('verify reports a tampered log, and a log it cannot read, as damage', async () => {
+    const { vault, dir } = await newVault();
+    vault.mkdir('/a');
+    vault.mkdir('/b');
+    expect((await vault.verify()).ok).toBe(true);
+    editEntries(dir, (entries) => [nth(entries, 1), nth(entries, 0), ...entries.slice(2)]);
+    const reordered = await vault.verify();
+    expect(reordered.ok).toBe(false);
+    expect(reordered.problems.length).toBeGreaterThan(0);
+    for (const problem of reordered.problems) {
+      expect(problem).toMatchObject({ path: '(activity log)', code: 'INTEGRITY' });
+    }
+    expect(vault.activityLog().entries.at(-1)?.counts.problems).toBe(reordered.problems.length);
+
+    writeFileSync(logPath(dir), Buffer.alloc(40));
+    const unreadable = await vault.verify();
+    expect(unreadable.problems.map((problem) => problem.message)).toEqual([
+      expect.stringMatching(/activity log \(activity\.log\) is not laid out as the vault format requires/),
+    ]);
+  });
+
   it('an unwritable log does not fail the operation: the problem is handed on', async () => {
     const { vault, dir, root } = await newVault();
     writeFileSync(logPath(dir), 'not a log at all, but long enough for a header');

@@ -832,7 +832,26 @@ export class Vault {
     });
   }
 
-  /** Checks the index and every stored file; with `readData`, authenticates every chunk. See {@link verifyVault}. */
+  /**
+   * What is wrong with the activity log, as problems for `verify`: damaged, removed, reordered or replayed entries,
+   * or a log that cannot be read. A torn last entry is what a crash leaves, not damage (and unlocking repaired it).
+   */
+  #activityLogDamage(): Problem[] {
+    const problem = (code: string, message: string): Problem => ({ path: '(activity log)', code, message });
+    try {
+      return this.activityLog()
+        .problems.filter((found) => found.kind !== 'torn-tail')
+        .map((found) => problem('INTEGRITY', found.message));
+    } catch (error) {
+      if (error instanceof CofferError) return [problem(error.code, error.message)];
+      throw error;
+    }
+  }
+
+  /**
+   * Checks the index, every stored file and the activity log; with `readData`, authenticates every chunk. See
+   * {@link verifyVault}.
+   */
   async verify(options: VerifyOptions = {}): Promise<VerifyReport> {
     const session = this.#unlocked();
     const flags = [
@@ -844,7 +863,11 @@ export class Vault {
     try {
       report = await this.#activity.run('rewrite', 'verifying', options.signal, async (signal) => {
         await checkVaultFolder(this.dir);
-        return verifyVault(session, { ...options, signal });
+        const checked = await verifyVault(session, { ...options, signal });
+        const logDamage = this.#activityLogDamage();
+        return logDamage.length === 0
+          ? checked
+          : { ...checked, ok: false, problems: [...checked.problems, ...logDamage] };
       });
     } catch (error) {
       this.#record({

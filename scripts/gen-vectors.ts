@@ -1,5 +1,5 @@
 /**
- * Generates the committed known-answer vectors under tests/vectors/ (content, header, record, snapshot), one JSON
+ * Generates the committed known-answer vectors under tests/vectors/ (content, header, record, snapshot, log), one JSON
  * file per case,
  * named for the case. Run: npm run gen-vectors. Randomness is a seeded BLAKE2b stream, so output is reproducible;
  * tests check the committed bytes, so regenerating after a format change shows up as a diff to review.
@@ -41,6 +41,7 @@ import {
   type UnlockSecret,
 } from '../src/core/crypto/vault-header.js';
 import { CofferError, IntegrityError } from '../src/core/errors.js';
+import { LogSealer } from '../src/core/vault/log-entry.js';
 import {
   openSnapshot,
   sealSnapshot,
@@ -55,6 +56,7 @@ import type {
   IndexCommitmentVector,
   VectorValue,
   HeaderVector,
+  LogVector,
   RecordVector,
   SnapshotEntry,
   SnapshotVector,
@@ -103,11 +105,20 @@ function outcomeOf(error: unknown): Pick<ContentVector, 'expect' | 'reason'> {
   return error instanceof IntegrityError ? { expect, reason: error.reason } : { expect };
 }
 
+/** What `open` returns, or the outcome its error stands for: how a keyed vector (snapshot, log) is recorded. */
+function attempt<T>(open: () => T): { value?: T } & Pick<ContentVector, 'expect' | 'reason'> {
+  try {
+    return { value: open(), ...outcomeOf(undefined) };
+  } catch (error) {
+    return outcomeOf(error);
+  }
+}
+
 function write(kind: string, vector: { name: string }): void {
   writeFileSync(join(VECTOR_ROOT, kind, `${vector.name}.json`), `${JSON.stringify(vector, null, 2)}\n`);
 }
 
-for (const kind of ['content', 'header', 'record', 'snapshot', 'index-commitment']) {
+for (const kind of ['content', 'header', 'record', 'snapshot', 'index-commitment', 'log']) {
   rmSync(join(VECTOR_ROOT, kind), { recursive: true, force: true });
   mkdirSync(join(VECTOR_ROOT, kind), { recursive: true });
 }
@@ -802,6 +813,7 @@ await keySlotHeaders();
 
 // ---------------------------------------------------------------- snapshot
 // Last, so the seeded randomness drawn by the kinds above (and their committed bytes) stays as it was.
+/** The keys of the vault `forVault` holding the test DEK: what snapshots and log entries are sealed with. */
 function snapshotKeys(forVault: Buffer): SnapshotKeys {
   const keyring = new Keyring();
   keyring.add(keyId, dek());
@@ -823,22 +835,20 @@ function entriesOf(nodes: readonly TreeNode[]): SnapshotEntry[] {
     }));
 }
 
+/** The fields naming the DEK and vault a keyed vector (snapshot, log) is opened with. */
+function keyedBy(forVault: Buffer): { dek: string; keyId: number; vaultId: string } {
+  return { dek: hex(dekBytes), keyId, vaultId: hex(forVault) };
+}
+
 function snapshotVector(name: string, description: string, stored: Buffer, forVault = vaultId): void {
-  let nodes: TreeNode[] | undefined;
-  let sum: Buffer | undefined;
-  let error: unknown;
-  try {
-    ({ nodes, sum } = openSnapshot(snapshotKeys(forVault), stored));
-  } catch (caught) {
-    error = caught;
-  }
+  const { value: opened, ...outcome } = attempt(() => openSnapshot(snapshotKeys(forVault), stored));
+  const nodes = opened?.nodes;
+  const sum = opened?.sum;
   const vector: SnapshotVector = {
     name,
     description,
-    ...outcomeOf(error),
-    dek: hex(dekBytes),
-    keyId,
-    vaultId: hex(forVault),
+    ...outcome,
+    ...keyedBy(forVault),
     stored: hex(stored),
     ...(nodes ? { entries: entriesOf(nodes) } : {}),
     ...(sum ? { sum: hex(sum) } : {}),
@@ -1075,4 +1085,89 @@ function snapshotVector(name: string, description: string, stored: Buffer, forVa
     ),
   );
   committer.wipe();
+}
+
+// ---------------------------------------------------------------- log (FORMAT.md 10.2)
+// After the snapshot, for the same reason.
+function logVector(name: string, description: string, entry: Buffer, forVault = vaultId): void {
+  const { value: decoded, ...outcome } = attempt(() => new LogSealer(snapshotKeys(forVault)).open(entry));
+  const vector: LogVector = {
+    name,
+    description,
+    ...outcome,
+    ...keyedBy(forVault),
+    entry: hex(entry),
+    ...(decoded ? { decoded } : {}),
+  };
+  write('log', vector);
+}
+
+/** An entry sealed from a plaintext given byte for byte, to show what a reader must refuse after opening it. */
+function sealRawLogEntry(seq: bigint, plaintext: Buffer): Buffer {
+  const subkey = deriveSubkey(sodium, dek(), LABEL.logKey, vaultId);
+  const prefix = Buffer.alloc(12);
+  prefix.writeBigUInt64LE(seq, 0);
+  prefix.writeUInt32LE(keyId, 8);
+  const nonce = sodium.randomBytes(NONCE_BYTES);
+  const aad = Buffer.concat([ascii(LABEL.log), vaultId, prefix]);
+  try {
+    return Buffer.concat([prefix, nonce, sodium.aeadEncrypt(plaintext, aad, nonce, subkey.bytes)]);
+  } finally {
+    subkey.wipe();
+  }
+}
+
+{
+  const sealer = new LogSealer(snapshotKeys(vaultId));
+  const time = 1795270370702;
+  const added = sealer.seal(5, {
+    kind: 'add',
+    counts: { files: 3, folders: 1, bytes: 299_000, problems: 0 },
+    time,
+  });
+  logVector('success-add', 'entry 5: an add of 3 files and 1 folder (299,000 bytes)', added);
+  logVector(
+    'success-verify-flags',
+    'entry 0: a verify with all data read and repair, done with 2 problems',
+    sealer.seal(0, {
+      kind: 'verify',
+      outcome: 'problems',
+      flags: ['readData', 'repair'],
+      counts: { files: 40, problems: 2, unreferenced: 1, recovered: 1 },
+      time,
+    }),
+  );
+  /** A 48-byte plaintext (FORMAT.md 10.2) written byte for byte: kind, reserved field, counts by slot. */
+  const rawPlaintext = (kind: number, counts: readonly bigint[], reserved = 0): Buffer => {
+    const out = Buffer.alloc(48);
+    out[0] = kind;
+    out.writeUInt16LE(reserved, 2);
+    out.writeBigUInt64LE(BigInt(time), 8);
+    counts.forEach((value, slot) => out.writeBigUInt64LE(value, 16 + 8 * slot));
+    return out;
+  };
+  logVector(
+    'success-unknown-kind',
+    'kind 200 (unknown to this reader): shown as unknown with its counts, not refused',
+    sealRawLogEntry(1n, rawPlaintext(200, [7n])),
+  );
+  logVector('byte-flipped', 'one ciphertext byte flipped', flip(added, 50));
+  const moved = Buffer.from(added);
+  moved.writeBigUInt64LE(6n, 0);
+  logVector('seq-edited', 'the stored sequence number changed from 5 to 6 (bound by the AAD)', moved);
+  const rekeyed = Buffer.from(added);
+  rekeyed.writeUInt32LE(9, 8);
+  logVector('unknown-key-id', 'names a key id the vault does not have', rekeyed);
+  logVector('from-other-vault', 'the entry read in another vault', added, otherVaultId);
+  logVector('truncated', 'one byte short of 100', added.subarray(0, 99));
+  logVector(
+    'reserved-set',
+    'authenticates, but its reserved field is 1',
+    sealRawLogEntry(1n, rawPlaintext(2, [], 1)),
+  );
+  logVector(
+    'unused-count-set',
+    'authenticates, but a delete entry has its second (unused) count set',
+    sealRawLogEntry(1n, rawPlaintext(4, [0n, 1n])),
+  );
 }

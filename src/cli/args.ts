@@ -20,6 +20,8 @@ export const COMMAND_NAMES = [
   'keys',
   'recovery-key',
   'header',
+  'log',
+  'rotate',
 ] as const;
 
 export type CommandName = (typeof COMMAND_NAMES)[number];
@@ -236,6 +238,35 @@ export const COMMANDS: Readonly<Record<CommandName, CommandSpec>> = {
       "refuses another vault's header or a damaged one (exit 4) and one the passphrase does not open (exit 3).",
     minArgs: 3,
     maxArgs: 3,
+    options: {},
+  },
+  log: {
+    synopsis: '<vault-dir>',
+    summary: "Show the vault's activity log: unlocks, changes, restores, checks, key changes.",
+    details:
+      'The log is sealed inside the vault and keeps the newest 10,000 entries; older ones are dropped and ' +
+      'counted. Failed unlock attempts are counted and shown with the next unlock. Entries that are damaged, ' +
+      'missing, reordered or replayed are reported (exit code 4); a last entry cut off by a crash is reported ' +
+      'with exit code 1 and repaired by the next change. Reading the log unlocks the vault, which is logged too.',
+    minArgs: 1,
+    maxArgs: 1,
+    options: {
+      json: {
+        type: 'boolean',
+        description:
+          'Print { entries: [{ seq, time, kind, outcome, counts, flags, keyId }], dropped, problems }.',
+      },
+    },
+  },
+  rotate: {
+    synopsis: '<vault-dir>',
+    summary:
+      'Add a new data key: new data is written under it, what is stored keeps its key and still reads.',
+    details:
+      'Only the vault header is rewritten (atomically); no stored byte is re-encrypted. "coffer info" lists the ' +
+      'key ids, the last one being the key new data is written with.',
+    minArgs: 1,
+    maxArgs: 1,
     options: {},
   },
 };

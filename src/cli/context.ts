@@ -76,6 +76,8 @@ export class Context {
    * standing in for a damaged header, or gone back to an older copy since this computer last saw it): exit 1.
    */
   #openedWithWarnings = false;
+  /** Entries the vault could not write to its activity log (the operations themselves were done). */
+  #logProblems = 0;
 
   constructor(
     io: CliIo,
@@ -263,6 +265,11 @@ export class Context {
       );
     } finally {
       if (vault && !vault.locked) this.#rememberState(vault, false);
+      if (vault) {
+        const logProblems = vault.takeLogProblems();
+        this.#logProblems += logProblems.length;
+        this.warnProblems(logProblems);
+      }
       vault?.close();
     }
   }
@@ -342,11 +349,13 @@ export class Context {
    * The exit code of a command that ended with `code`. Damage found (unreadable index entries) is exit 4 even
    * when everything else worked: a script must not take a vault with damage for a healthy one. A vault opened with
    * a warning (read from a rolled-back copy of its index, or gone back to an older copy since this computer last
-   * saw it) makes a success exit 1 (done with warnings).
+   * saw it), or an operation done but not recorded in the activity log, makes a success exit 1 (done with
+   * warnings).
    */
   exitCode(code: number): number {
     if (this.#damagedEntries > 0 && (code === EXIT.ok || code === EXIT.failure)) return EXIT.integrity;
-    return this.#openedWithWarnings && code === EXIT.ok ? EXIT.failure : code;
+    const warned = this.#openedWithWarnings || this.#logProblems > 0;
+    return warned && code === EXIT.ok ? EXIT.failure : code;
   }
 
   /**

@@ -13,3 +13,5 @@ export { SMALL_FILE_LIMIT } from './vault/layout.js';
 export { DEFAULT_CONTENT_PADDING, type ContentPadding } from './crypto/padding.js';
 export { defaultStateDir, removeStaleRestoreTemps } from './vault/restore-record.js';
 export { rollbackWarning, SeenStates, type IndexState } from './vault/seen-states.js';
+export type { ActivityLogReport, LogProblem } from './vault/activity-log.js';
+export type { ActivityEntry, ActivityKind, ActivityOutcome } from './vault/log-entry.js';

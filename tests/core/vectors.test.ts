@@ -23,6 +23,7 @@ import {
   UnsupportedFormatError,
   WrongPassphraseError,
 } from '../../src/core/errors.js';
+import { LogSealer } from '../../src/core/vault/log-entry.js';
 import { openSnapshot } from '../../src/core/vault/snapshot.js';
 import { backends, hex, unhex } from '../helpers/backends.js';
 import { fileContent } from '../helpers/file-content.js';
@@ -64,6 +65,7 @@ function sqlValue(value: VectorValue): SqlValue {
   if ('text' in value) return value.text;
   return unhex(value.blob);
 }
+const logVectors = loadVectors('log');
 
 describe.each(backends)('generated vectors ($name)', (sodium) => {
   it('has the expected number of cases', () => {
@@ -72,6 +74,7 @@ describe.each(backends)('generated vectors ($name)', (sodium) => {
     expect(recordVectors.length).toBeGreaterThanOrEqual(9);
     expect(snapshotVectors.length).toBeGreaterThanOrEqual(9);
     expect(commitmentVectors.length).toBeGreaterThanOrEqual(7);
+    expect(logVectors.length).toBeGreaterThanOrEqual(10);
   });
 
   describe('content', () => {
@@ -241,6 +244,23 @@ describe.each(backends)('generated vectors ($name)', (sodium) => {
       try {
         const reader = new IndexCommitter(sodium, keyring, vaultId, commitmentKeyId(stored) ?? vector.keyId);
         expect(hex(reader.open(stored, BigInt(vector.generation)))).toBe(vector.sum);
+      } catch (caught) {
+        error = caught;
+      }
+      expectOutcome(error, vector);
+    });
+  });
+
+  describe('activity log entry', () => {
+    it.each(logVectors)('$name', (vector) => {
+      const sealer = new LogSealer({
+        sodium,
+        keyring: keyringWith(sodium, vector.keyId, vector.dek),
+        vaultId: unhex(vector.vaultId),
+      });
+      let error: unknown;
+      try {
+        expect(sealer.open(unhex(vector.entry))).toEqual(vector.decoded);
       } catch (caught) {
         error = caught;
       }

@@ -14,7 +14,6 @@
  * on a busy machine lands after the last commit, and is not counted). A deliberately broken `rm` (one
  * transaction per entry) fails it; the old, unaimed kills passed it.
  */
-import { spawn } from 'node:child_process';
 import { randomBytes, randomInt } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,13 +24,13 @@ import { describe, expect, it } from 'vitest';
 import { Vault } from '../../src/core/index.js';
 import { requireBuiltCli } from '../cli/helpers.js';
 import { nativeSodium } from '../helpers/backends.js';
+import { runAndKill } from '../helpers/crash.js';
 import { collect, leftBehind, passphrase, PASSPHRASE, tempDir, track, writeTree } from '../helpers/vault.js';
 
 requireBuiltCli();
 
-const TRIALS = Number(process.env.COFFER_CRASH_TRIALS ?? 75);
+const TRIALS = Number(process.env.COFFER_CRASH_TRIALS ?? 60);
 const NEW_PASSPHRASE = 'a new passphrase after the crash test';
-const CLI = join(import.meta.dirname, '..', '..', 'bin', 'coffer.js');
 /**
  * The hook's pause after each write event (inside a transaction before its commit, and after the commit): a kill
  * is sent within its first half, leaving the other half for the delay between the child's announcement and the
@@ -43,71 +42,6 @@ const MID_WRITE_SHARE = 1 / 2;
 
 type Operation = 'add' | 'rm' | 'mv' | 'rename' | 'passwd';
 const OPERATIONS: Operation[] = ['add', 'rm', 'mv', 'rename', 'passwd'];
-
-interface CliRun {
-  readonly completed: boolean;
-  readonly killed: boolean;
-  readonly stdout: string;
-  /** Index transactions the process had ready to commit, and committed (announced before it died). */
-  readonly pending: number;
-  readonly commits: number;
-}
-
-/** Where to kill: this long after the process announced its `event`-th write event (1-based). */
-interface Aim {
-  readonly event: number;
-  readonly delayMs: number;
-}
-
-const PENDING = 'coffer-test-write: pending\n';
-const COMMITTED = 'coffer-test-write: committed\n';
-
-function count(text: string, marker: string): number {
-  return text.split(marker).length - 1;
-}
-
-/** Runs the CLI with the write hook on; with `aim`, SIGKILLs it there (unless it finished first). */
-function runAndKill(args: string[], aim: Aim | undefined): Promise<CliRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      env: {
-        ...process.env,
-        COFFER_PASSPHRASE: PASSPHRASE,
-        COFFER_NEW_PASSPHRASE: NEW_PASSPHRASE,
-        COFFER_TEST_WRITE_HOOK: '1',
-        COFFER_TEST_WRITE_PAUSE_MS: String(PAUSE_MS),
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    let timer: NodeJS.Timeout | undefined;
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      const events = count(stderr, PENDING) + count(stderr, COMMITTED);
-      if (aim && timer === undefined && events >= aim.event) {
-        timer = setTimeout(() => child.kill('SIGKILL'), aim.delayMs);
-      }
-    });
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      if (signal === null && code !== 0) {
-        const problems = stderr.replaceAll(PENDING, '').replaceAll(COMMITTED, '');
-        reject(new Error(`coffer ${args[0] ?? ''} failed (${code}): ${problems}`));
-        return;
-      }
-      resolve({
-        completed: code === 0,
-        killed: signal === 'SIGKILL',
-        stdout,
-        pending: count(stderr, PENDING),
-        commits: count(stderr, COMMITTED),
-      });
-    });
-  });
-}
 
 /** Random files: many small (packed, batched) and a few large (blob files), so kills land in both paths. */
 function sourceFiles(): Record<string, Buffer> {
@@ -164,6 +98,8 @@ describe('crash safety (SIGKILL during operations)', () => {
         calibrated === undefined
           ? undefined
           : { event: randomInt(1, calibrated.events), delayMs: randomInt(0, PAUSE_MS / 2) },
+        PAUSE_MS,
+        { COFFER_NEW_PASSPHRASE: NEW_PASSPHRASE },
       );
       if (calibrated === undefined) {
         expect(run.completed, `calibration run of ${operation}`).toBe(true);

@@ -109,6 +109,23 @@ export interface IndexCommitmentVector extends VectorBase {
   sum?: string;
 }
 
+/** One stored activity-log entry (100 bytes) to open in vault `vaultId` holding `dek` under `keyId`. */
+export interface LogVector extends VectorBase {
+  dek: string;
+  keyId: number;
+  vaultId: string;
+  entry: string;
+  decoded?: {
+    seq: number;
+    time: number;
+    kind: string;
+    outcome: string;
+    counts: Record<string, number>;
+    flags: readonly string[];
+    keyId: number;
+  };
+}
+
 export const VECTOR_ROOT = join(import.meta.dirname, '..', 'vectors');
 
 const KEYS = {
@@ -176,6 +193,7 @@ const KEYS = {
     'rows',
     'sum',
   ],
+  log: ['name', 'description', 'expect', 'reason', 'dek', 'keyId', 'vaultId', 'entry', 'decoded'],
 } as const;
 
 type Kinds = {
@@ -184,6 +202,7 @@ type Kinds = {
   record: RecordVector;
   snapshot: SnapshotVector;
   'index-commitment': IndexCommitmentVector;
+  log: LogVector;
 };
 
 /**

@@ -51,7 +51,7 @@ function isBulk(path: string): boolean {
   }
 }
 
-/** "1 file", "3 files". */
-export function plural(count: number, noun: string): string {
-  return `${count} ${noun}${count === 1 ? '' : 's'}`;
+/** "1 file", "3 files"; "1 entry", "3 entries" with the plural given. */
+export function plural(count: number, noun: string, nouns = `${noun}s`): string {
+  return `${count} ${count === 1 ? noun : nouns}`;
 }

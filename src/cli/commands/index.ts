@@ -4,9 +4,11 @@ import { add } from './add.js';
 import { info } from './info.js';
 import { init } from './init.js';
 import { header, keys, passwd, recoveryKey } from './keys.js';
+import { log } from './log.js';
 import { ls } from './ls.js';
 import { mkdir, mv, rm } from './organize.js';
 import { restore } from './restore.js';
+import { rotate } from './rotate.js';
 import { verify } from './verify.js';
 
 /** The handler of each command; each returns the exit code. */
@@ -24,4 +26,6 @@ export const HANDLERS: Readonly<Record<CommandName, (ctx: Context) => Promise<nu
   keys,
   'recovery-key': recoveryKey,
   header,
+  log,
+  rotate,
 };

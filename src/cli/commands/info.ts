@@ -26,7 +26,9 @@ function describe(dir: string, details: VaultInfo): string[] {
       `Key slot ${slot.index}:       ${describeSlot(slot)}${slot.unlockedWith ? ' (unlocked with)' : ''}`,
     );
   }
-  if (details.keyIds !== undefined) lines.push(`Key ids:          ${details.keyIds.join(', ')}`);
+  const keyIds = details.keyIds ?? [];
+  if (keyIds.length > 0)
+    lines.push(`Data keys:        ${keyIds.join(', ')} (new data under ${keyIds.at(-1) ?? ''})`);
   if (details.files !== undefined) lines.push(`Files:            ${details.files}`);
   if (details.folders !== undefined) lines.push(`Folders:          ${details.folders}`);
   if (details.totalBytes !== undefined) lines.push(`Contents:         ${formatBytes(details.totalBytes)}`);

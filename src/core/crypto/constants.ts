@@ -33,4 +33,6 @@ export const LABEL = {
   indexCommitment: 'coffer/v1.1 index-commitment',
   recoveryKey: 'coffer/v1 recovery-key',
   recoveryCheck: 'coffer/v1 recovery-check',
+  logKey: 'coffer/v1 log-key',
+  log: 'coffer/v1 log',
 } as const;

@@ -144,7 +144,7 @@ function headerMac(sodium: SodiumBackend, kek: SecretKey, body: Buffer): Buffer 
 }
 
 /** @throws {@link IntegrityError} (`header-modified`) unless the header's MAC verifies under `kek`. */
-function verifyHeaderMac(sodium: SodiumBackend, kek: SecretKey, headerBytes: Buffer): void {
+export function verifyHeaderMac(sodium: SodiumBackend, kek: SecretKey, headerBytes: Buffer): void {
   const body = headerBytes.subarray(0, headerBytes.length - 2 * HASH_BYTES);
   const mac = headerBytes.subarray(body.length, body.length + HASH_BYTES);
   if (!timingSafeEqual(headerMac(sodium, kek, body), mac)) {
@@ -290,7 +290,7 @@ export async function sealSlot(
   }
 }
 
-function wrapDek(
+export function wrapDek(
   sodium: SodiumBackend,
   vaultId: Buffer,
   kek: SecretKey,

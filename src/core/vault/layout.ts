@@ -14,6 +14,9 @@ export const INDEX_FILE = 'index.sqlite';
 export const BLOB_DIR = 'blobs';
 export const PACK_DIR = 'packs';
 export const TEMP_DIR = 'tmp';
+/** The sealed activity log (FORMAT.md section 10) and the count of failed unlocks beside it (section 10.5). */
+export const ACTIVITY_LOG_FILE = 'activity.log';
+export const UNLOCK_FAILURES_FILE = 'unlock-failures';
 
 /** Mode of every folder Coffer creates in a vault folder (FORMAT.md section 8.1): its owner's alone. */
 export const PRIVATE_FOLDER_MODE = 0o700;
@@ -130,7 +133,14 @@ export async function checkVaultFolder(vaultDir: string): Promise<void> {
 }
 
 async function checkEntries(vaultDir: string): Promise<void> {
-  for (const name of [HEADER_FILE, HEADER_BACKUP_FILE, INDEX_FILE, ...INDEX_SIDE_FILES])
+  for (const name of [
+    HEADER_FILE,
+    HEADER_BACKUP_FILE,
+    INDEX_FILE,
+    ...INDEX_SIDE_FILES,
+    ACTIVITY_LOG_FILE,
+    UNLOCK_FAILURES_FILE,
+  ])
     await expectKind(vaultDir, name, 'file');
   for (const name of [PACK_DIR, TEMP_DIR, BLOB_DIR]) await expectKind(vaultDir, name, 'folder');
   const shards = await readdir(join(vaultDir, BLOB_DIR), { withFileTypes: true }).catch((error: unknown) => {

@@ -21,14 +21,18 @@ import {
   unlockVaultKeys,
   type UnlockSecret,
 } from '../crypto/vault-header.js';
+import { addDekToHeader, nextKeyId } from '../crypto/header-dek.js';
+import { SecretKey } from '../crypto/keys.js';
 import {
   AlreadyExistsError,
   CancelledError,
+  CofferError,
   IntegrityError,
   InvalidArgumentError,
   NotAVaultError,
   NotFoundError,
   VaultLockedError,
+  WrongPassphraseError,
 } from '../errors.js';
 import { checkName, nameKey, parseVaultPath } from '../names.js';
 import type {
@@ -44,6 +48,14 @@ import type {
   VerifyReport,
 } from '../types.js';
 import { VaultActivity } from './activity.js';
+import {
+  ActivityLog,
+  clearUnlockFailures,
+  countFailedUnlock,
+  unlockFailures,
+  type ActivityLogReport,
+} from './activity-log.js';
+import type { ActivityEvent, ActivityKind } from './log-entry.js';
 import { addPaths, addStreams, type StreamedFile } from './add.js';
 import { asIoError } from './durable.js';
 import { loadVaultHeader, repairVaultHeader, replaceVaultHeader, writeVaultHeader } from './header-file.js';
@@ -106,6 +118,10 @@ export class Vault {
   /** Header changes run one after another: each starts from the header the previous one wrote. */
   #headerChanges: Promise<unknown> = Promise.resolve();
   #session: Session | undefined;
+  /** The session's activity log; undefined while locked or when the vault is read-only. */
+  #log: ActivityLog | undefined;
+  /** Entries that could not be written to the activity log, until {@link Vault.takeLogProblems} hands them on. */
+  readonly #logProblems: Problem[] = [];
   #closed = false;
   readonly #activity = new VaultActivity();
   /** Settles once the operations a lock or close stopped have ended, the keys are wiped and the index closed. */
@@ -247,8 +263,14 @@ export class Vault {
   async #unlockWith(secret: UnlockSecret): Promise<readonly Problem[]> {
     this.#requireOpen();
     if (this.#session) return this.#session.damaged;
-    // The index's vault id was checked against this header when the vault was opened.
-    const keys = await unlockVaultKeys(this.#sodium, this.#headerBytes, secret);
+    let keys;
+    try {
+      // The index's vault id was checked against this header when the vault was opened.
+      keys = await unlockVaultKeys(this.#sodium, this.#headerBytes, secret);
+    } catch (error) {
+      if (error instanceof WrongPassphraseError && !this.readOnly) this.#countFailedUnlock();
+      throw error;
+    }
     if (!this.readOnly) {
       try {
         await repairVaultHeader(this.dir, this.#sodium, this.#headerBytes);
@@ -257,7 +279,32 @@ export class Vault {
         throw error;
       }
     }
-    return this.#startSession(keys).damaged;
+    const session = this.#startSession(keys);
+    if (this.#log) {
+      // The failures are cleared only once the entry that counts them is in the log.
+      const failedAttempts = unlockFailures(this.dir);
+      if (this.#record({ kind: 'unlock', counts: { failedAttempts } }) && failedAttempts > 0) {
+        try {
+          clearUnlockFailures(this.dir);
+        } catch (error) {
+          this.#logProblem(error);
+        }
+      }
+    }
+    return session.damaged;
+  }
+
+  /**
+   * Counts a wrong passphrase in the vault folder (FORMAT.md section 10.5): it cannot be sealed without the key, so
+   * the next unlock seals the count into its log entry. A failure to count is not the user's concern here: the
+   * wrong passphrase is.
+   */
+  #countFailedUnlock(): void {
+    try {
+      countFailedUnlock(this.dir);
+    } catch {
+      // Best effort, and said so in FORMAT.md 10.5: the count is unauthenticated and advisory.
+    }
   }
 
   /**
@@ -304,7 +351,7 @@ export class Vault {
         opslimit: kdf.opslimit,
         memlimitKiB: kdf.memlimitKiB,
       });
-    });
+    }, 'passphrase-changed');
   }
 
   /**
@@ -316,16 +363,19 @@ export class Vault {
    * {@link ReadOnlyVaultError}; {@link IoError}. Nothing changes then.
    */
   async addPassphrase(passphrase: Uint8Array, options: { kdf?: KdfPreset } = {}): Promise<number> {
-    await this.#changeHeader(async (session, headerBytes) => ({
-      headerBytes: await addPassphraseSlot(
-        this.#sodium,
-        session.keys,
-        headerBytes,
-        passphrase,
-        KDF_PRESETS[options.kdf ?? DEFAULT_KDF_PRESET],
-      ),
-      openedSlotSalt: session.keys.openedSlotSalt,
-    }));
+    await this.#changeHeader(
+      async (session, headerBytes) => ({
+        headerBytes: await addPassphraseSlot(
+          this.#sodium,
+          session.keys,
+          headerBytes,
+          passphrase,
+          KDF_PRESETS[options.kdf ?? DEFAULT_KDF_PRESET],
+        ),
+        openedSlotSalt: session.keys.openedSlotSalt,
+      }),
+      'slot-added',
+    );
     return this.keySlots().length - 1;
   }
 
@@ -335,10 +385,13 @@ export class Vault {
    * unlocked with; {@link ReadOnlyVaultError}; {@link IoError}. Nothing changes then.
    */
   async removeKeySlot(index: number): Promise<void> {
-    await this.#changeHeader(async (session, headerBytes) => ({
-      headerBytes: await removeKeySlot(this.#sodium, session.keys, headerBytes, index),
-      openedSlotSalt: session.keys.openedSlotSalt,
-    }));
+    await this.#changeHeader(
+      async (session, headerBytes) => ({
+        headerBytes: await removeKeySlot(this.#sodium, session.keys, headerBytes, index),
+        openedSlotSalt: session.keys.openedSlotSalt,
+      }),
+      'slot-removed',
+    );
   }
 
   /**
@@ -355,7 +408,7 @@ export class Vault {
       printed = change.recoveryKey.format(this.#sodium);
       change.recoveryKey.wipe(this.#sodium);
       return change;
-    });
+    }, 'recovery-key-made');
     return printed;
   }
 
@@ -394,6 +447,7 @@ export class Vault {
   /** Runs one header change after the previous one, writes its result and makes it the header in use. */
   async #changeHeader(
     change: (session: Session, headerBytes: Buffer) => Promise<HeaderChange>,
+    logged?: ActivityKind,
   ): Promise<void> {
     const session = this.#unlocked();
     session.requireWritable();
@@ -402,6 +456,10 @@ export class Vault {
       await replaceVaultHeader(this.dir, this.#sodium, this.#headerBytes, result.headerBytes);
       this.#headerBytes = result.headerBytes;
       session.keys.openedSlotSalt = result.openedSlotSalt;
+      if (logged) {
+        const slots = parseVaultHeader(this.#sodium, result.headerBytes).slots.length;
+        this.#record({ kind: logged, counts: { slots } });
+      }
     });
     this.#headerChanges = run.catch(() => undefined);
     await run;
@@ -416,7 +474,65 @@ export class Vault {
       throw error;
     }
     this.#session = session;
+    this.#log = this.readOnly
+      ? undefined
+      : new ActivityLog(this.dir, { sodium: this.#sodium, keyring: keys.keyring, vaultId: keys.vaultId });
     return session;
+  }
+
+  /**
+   * Appends an entry to the activity log. A failure to write it (a full disk, a damaged log) does not undo or fail
+   * the operation it records: it is kept for {@link Vault.takeLogProblems}. Nothing is recorded in a read-only
+   * vault, nor once the keys are wiped (an operation stopped by locking).
+   * @returns whether the entry was written.
+   */
+  #record(event: ActivityEvent): boolean {
+    const log = this.#log;
+    if (!log) return false;
+    try {
+      log.append(event);
+      return true;
+    } catch (error) {
+      if (!(error instanceof VaultLockedError)) this.#logProblem(error);
+      return false;
+    }
+  }
+
+  #logProblem(error: unknown): void {
+    const cause = asIoError(error, 'Could not write the activity log');
+    this.#logProblems.push({
+      path: '(activity log)',
+      code: cause instanceof CofferError ? cause.code : 'IO',
+      message: cause instanceof Error ? cause.message : String(cause),
+    });
+  }
+
+  /**
+   * Activity-log entries that could not be written since the last call (each a problem to show: the operation
+   * itself is done), and forgets them.
+   */
+  takeLogProblems(): Problem[] {
+    return this.#logProblems.splice(0);
+  }
+
+  /**
+   * The activity log (FORMAT.md section 10): every entry that opens, oldest first, how many older ones the size
+   * bound dropped, and what is wrong with it (a torn last entry after a crash; entries damaged, removed, reordered
+   * or replayed).
+   * @throws {@link IntegrityError} when `activity.log` is not this vault's log or not a regular file.
+   * @throws {@link UnsupportedFormatError} for a log written by a newer Coffer.
+   */
+  activityLog(): ActivityLogReport {
+    const session = this.#unlocked();
+    try {
+      return new ActivityLog(this.dir, {
+        sodium: this.#sodium,
+        keyring: session.keys.keyring,
+        vaultId: session.keys.vaultId,
+      }).read();
+    } catch (error) {
+      throw asIoError(error, 'Could not read the activity log');
+    }
   }
 
   get locked(): boolean {
@@ -437,6 +553,7 @@ export class Vault {
     const session = this.#session;
     if (!session) return;
     this.#session = undefined;
+    this.#log = undefined;
     if (!this.#activity.busy) {
       retire(session, true);
       session.wipe();
@@ -615,6 +732,7 @@ export class Vault {
       for (const row of created) session.tree.remove(row.node.id);
       throw asIoError(error, 'Could not create the folder');
     }
+    if (created.length > 0) this.#record({ kind: 'create-folder', counts: { folders: created.length } });
     return parent ? session.entry(parent) : this.stat('/');
   }
 
@@ -667,6 +785,7 @@ export class Vault {
       for (const node of previous.reverse()) session.tree.replace(node);
       throw asIoError(error, 'Could not move');
     }
+    this.#record({ kind: 'move', counts: { entries: rows.length } });
     return rows.map((row) => session.entry(row.node));
   }
 
@@ -682,6 +801,7 @@ export class Vault {
       session.tree.replace(node);
       throw asIoError(error, 'Could not rename');
     }
+    this.#record({ kind: 'rename', counts: { entries: 1 } });
     return session.entry(row.node);
   }
 
@@ -738,6 +858,7 @@ export class Vault {
     }
     for (const node of nodes) session.tree.remove(node.id);
     for (const id of packs.values()) session.packs.forget(id);
+    this.#record({ kind: 'delete', counts: { entries: nodes.length } });
     try {
       await settleIntents(this.dir, this.#db, released);
       await reclaimPacks(session, packs.values());
@@ -782,10 +903,52 @@ export class Vault {
   ): Promise<AddReport> {
     const session = this.#unlocked();
     session.requireWritable();
-    return this.#activity.run('change', 'adding files', options.signal, async (signal) => {
-      await checkVaultFolder(this.dir);
-      return add(session, { ...options, signal });
+    return this.#loggedJob(
+      'add',
+      (report) => ({ files: report.filesAdded, folders: report.foldersAdded, bytes: report.bytesAdded }),
+      (count) =>
+        this.#activity.run('change', 'adding files', options.signal, async (signal) => {
+          await checkVaultFolder(this.dir);
+          const onAdded = (entry: VaultEntry): void => {
+            count(entry);
+            options.onAdded?.(entry);
+          };
+          return add(session, { ...options, signal, onAdded });
+        }),
+    );
+  }
+
+  /**
+   * Runs an add or a restore and logs it: with its report's counts when it ends, or with what it had reported done
+   * when it fails or is cancelled.
+   */
+  async #loggedJob<R extends { readonly problems: readonly Problem[] }>(
+    kind: 'add' | 'restore',
+    counts: (report: R) => { files: number; folders: number; bytes: number },
+    run: (count: (entry: VaultEntry) => void) => Promise<R>,
+  ): Promise<R> {
+    const done = { files: 0, folders: 0, bytes: 0 };
+    const count = (entry: VaultEntry): void => {
+      if (entry.type === 'folder') done.folders++;
+      else {
+        done.files++;
+        done.bytes += entry.size;
+      }
+    };
+    let report: R;
+    try {
+      report = await run(count);
+    } catch (error) {
+      this.#record({ kind, outcome: error instanceof CancelledError ? 'cancelled' : 'failed', counts: done });
+      throw error;
+    }
+    const problems = report.problems.length;
+    this.#record({
+      kind,
+      outcome: problems > 0 ? 'problems' : 'done',
+      counts: { ...counts(report), problems },
     });
+    return report;
   }
 
   /** Restores files and folders to a folder on disk. See {@link restorePaths}. */
@@ -795,8 +958,24 @@ export class Vault {
     options: RestoreOptions = {},
   ): Promise<RestoreReport> {
     const session = this.#unlocked();
-    return this.#activity.run('read', 'restoring', options.signal, (signal) =>
-      restorePaths(session, paths, destinationDir, { ...options, signal }),
+    return this.#loggedJob(
+      'restore',
+      (report) => ({
+        files: report.filesRestored,
+        folders: report.foldersRestored,
+        bytes: report.bytesRestored,
+      }),
+      (count) =>
+        this.#activity.run('read', 'restoring', options.signal, (signal) =>
+          restorePaths(session, paths, destinationDir, {
+            ...options,
+            signal,
+            onRestored: (entry, destination) => {
+              count(entry);
+              options.onRestored?.(entry, destination);
+            },
+          }),
+        ),
     );
   }
 
@@ -831,13 +1010,103 @@ export class Vault {
     return stream;
   }
 
-  /** Checks the index and every stored file; with `readData`, authenticates every chunk. See {@link verifyVault}. */
+  /**
+   * Rotates the data key (FORMAT.md section 2): a new DEK, with the next key id, is added to the header as the last
+   * one, and new data (contents, records, the tree snapshot, log entries) is written under it. Nothing stored is
+   * re-encrypted: what older keys sealed still reads. The header is replaced atomically, so a crash leaves the old
+   * header or the new one, and data is written under the new key only once the new header is durable.
+   * @returns the new key id and the one it replaces as the active key.
+   * @throws {@link BusyError} while an add, delete or verify runs (reads wait for it instead).
+   * @throws {@link ReadOnlyVaultError}; {@link IntegrityError} when the header's MAC no longer verifies.
+   * @throws {@link IoError} when the header cannot be written (it is then unchanged).
+   */
+  async rotateKey(): Promise<{ keyId: number; previousKeyId: number }> {
+    const session = this.#unlocked();
+    session.requireWritable();
+    // Refused rather than queued behind it: the user asked for a rotation now, not after an add.
+    this.#activity.requireNoChangeRunning();
+    return this.#activity.run('rewrite', 'rotating the data key', undefined, async () => {
+      await checkVaultFolder(this.dir);
+      const keyring = session.keys.keyring;
+      const previousKeyId = keyring.activeKeyId;
+      const dek = SecretKey.generate(this.#sodium);
+      let keyId = 0;
+      try {
+        // Through the one way headers change: atomically, with its backup, after any change before it.
+        await this.#changeHeader(async (current, headerBytes) => {
+          keyId = nextKeyId(parseVaultHeader(this.#sodium, headerBytes).deks.map((wrapped) => wrapped.keyId));
+          return {
+            headerBytes: addDekToHeader(this.#sodium, current.keys, headerBytes, keyId, dek),
+            openedSlotSalt: current.keys.openedSlotSalt,
+          };
+        });
+      } catch (error) {
+        dek.wipe();
+        throw error;
+      }
+      keyring.add(keyId, dek);
+      this.#record({ kind: 'rotate', counts: { keyId, previousKeyId } });
+      return { keyId, previousKeyId };
+    });
+  }
+
+  /**
+   * What is wrong with the activity log, as problems for `verify`: damaged, removed, reordered or replayed entries,
+   * or a log that cannot be read. A torn last entry is what a crash leaves, not damage (and unlocking repaired it).
+   */
+  #activityLogDamage(): Problem[] {
+    const problem = (code: string, message: string): Problem => ({ path: '(activity log)', code, message });
+    try {
+      return this.activityLog()
+        .problems.filter((found) => found.kind !== 'torn-tail')
+        .map((found) => problem('INTEGRITY', found.message));
+    } catch (error) {
+      if (error instanceof CofferError) return [problem(error.code, error.message)];
+      throw error;
+    }
+  }
+
+  /**
+   * Checks the index, every stored file and the activity log; with `readData`, authenticates every chunk. See
+   * {@link verifyVault}.
+   */
   async verify(options: VerifyOptions = {}): Promise<VerifyReport> {
     const session = this.#unlocked();
-    return this.#activity.run('rewrite', 'verifying', options.signal, async (signal) => {
-      await checkVaultFolder(this.dir);
-      return verifyVault(session, { ...options, signal });
+    const flags = [
+      ...(options.readData === true ? ['readData'] : []),
+      ...(options.repair === true ? ['repair'] : []),
+      ...(options.deleteUnreferenced === true ? ['deleteUnreferenced'] : []),
+    ];
+    let report: VerifyReport;
+    try {
+      report = await this.#activity.run('rewrite', 'verifying', options.signal, async (signal) => {
+        await checkVaultFolder(this.dir);
+        const checked = await verifyVault(session, { ...options, signal });
+        const logDamage = this.#activityLogDamage();
+        return logDamage.length === 0
+          ? checked
+          : { ...checked, ok: false, problems: [...checked.problems, ...logDamage] };
+      });
+    } catch (error) {
+      this.#record({
+        kind: 'verify',
+        outcome: error instanceof CancelledError ? 'cancelled' : 'failed',
+        flags,
+      });
+      throw error;
+    }
+    this.#record({
+      kind: 'verify',
+      outcome: report.ok ? 'done' : 'problems',
+      flags,
+      counts: {
+        files: report.filesChecked,
+        problems: report.problems.length,
+        unreferenced: report.unreferenced.length,
+        recovered: report.recovered.length,
+      },
     });
+    return report;
   }
 }
 

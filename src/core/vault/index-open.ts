@@ -10,10 +10,10 @@ import { INDEX_FILE, isNotRegular, VAULT_READ_FLAGS } from './layout.js';
 
 /** What the user is told when a vault was read from a rolled-back private copy of its index. */
 export const INTERRUPTED_WRITE_WARNING =
-  'This vault was left by an interrupted write (a crash or power loss while it was being changed), and its folder ' +
-  'cannot be written, so it was read from a private copy of its index with that write rolled back: you see the ' +
-  'vault as it was before the interrupted change. Open it once where it can be written (or copy the whole vault ' +
-  'folder to writable storage and open the copy) to finish the rollback in the vault itself.';
+  'This vault was left by an interrupted write (a crash or power loss while it was being changed). It was opened ' +
+  'read-only, so it was read from a private copy of its index with that write rolled back: you see the vault as ' +
+  'it was before the interrupted change. Open it once where it can be written (or copy the whole vault folder to ' +
+  'writable storage and open the copy) to finish the rollback in the vault itself.';
 
 const JOURNAL_SUFFIX = '-journal';
 const COPY_BUFFER_BYTES = 1024 * 1024;

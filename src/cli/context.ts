@@ -31,6 +31,9 @@ import {
 import type { OutputWatch } from './output.js';
 import { ProgressBar } from './progress.js';
 
+/** The path the engine gives problems of the index as a whole (FORMAT.md 8.7). */
+const INDEX_AS_A_WHOLE = '(index)';
+
 /**
  * Everything the CLI touches outside itself. {@link main} takes it as an argument so tests can run commands
  * in-process with fake streams, terminal state, environment and Ctrl-C.
@@ -78,6 +81,8 @@ export class Context {
   #openedWithWarnings = false;
   /** Entries the vault could not write to its activity log (the operations themselves were done). */
   #logProblems = 0;
+  /** The index as a whole failed its checks at unlock (format 1.1: its rows do not match its commitment). */
+  #indexDamaged = false;
 
   constructor(
     io: CliIo,
@@ -252,13 +257,18 @@ export class Context {
             'passphrase' in secret
               ? await opened.unlock(secret.passphrase)
               : await opened.unlockWithRecoveryKey(secret.recoveryKey);
-          this.#damagedEntries = damaged.length;
-          if (damaged.length > 0) {
+          // Damage of the index as a whole is said as it is; it is not an entry left out.
+          const whole = damaged.filter((problem) => problem.path === INDEX_AS_A_WHOLE);
+          this.#indexDamaged = whole.length > 0;
+          this.#damagedEntries = damaged.length - whole.length;
+          if (this.#damagedEntries > 0) {
+            const count = this.#damagedEntries;
             this.warn(
-              `${damaged.length} entr${damaged.length === 1 ? 'y' : 'ies'} of the vault index could not be read ` +
+              `${count} entr${count === 1 ? 'y' : 'ies'} of the vault index could not be read ` +
                 'and are left out. Run "coffer verify" for details.',
             );
           }
+          this.warnProblems(whole);
           this.#rememberState(opened, true);
           return await work(opened);
         },
@@ -338,6 +348,8 @@ export class Context {
    */
   damageNote(): string {
     const count = this.#damagedEntries;
+    if (count === 0 && this.#indexDamaged)
+      return ' Damage found: the vault index was changed outside Coffer; run "coffer verify" for details.';
     if (count === 0) return '';
     return (
       ` Damage found: ${count} entr${count === 1 ? 'y' : 'ies'} of the vault index could not be read and ` +
@@ -353,7 +365,8 @@ export class Context {
    * warnings).
    */
   exitCode(code: number): number {
-    if (this.#damagedEntries > 0 && (code === EXIT.ok || code === EXIT.failure)) return EXIT.integrity;
+    const damage = this.#damagedEntries > 0 || this.#indexDamaged;
+    if (damage && (code === EXIT.ok || code === EXIT.failure)) return EXIT.integrity;
     const warned = this.#openedWithWarnings || this.#logProblems > 0;
     return warned && code === EXIT.ok ? EXIT.failure : code;
   }

@@ -114,3 +114,23 @@ describe.each(DAMAGES)('a vault index with %s', (_name, damage) => {
     expect(listed.stdout).not.toMatch(/renamed/u);
   });
 });
+
+describe('a vault index whose rows were changed behind its commitment (format 1.1)', () => {
+  it('ls says the index was changed outside Coffer, lists what the rows say, and exits 4', async () => {
+    const root = tempDir();
+    const vault = join(root, 'vault');
+    await writeFile(join(root, 'a.txt'), 'healthy a');
+    expect((await cli('init', vault, '--kdf', 'interactive')).code).toBe(0);
+    expect((await cli('add', vault, join(root, 'a.txt'))).code).toBe(0);
+    const db = new Database(join(vault, 'index.sqlite'));
+    db.prepare('DELETE FROM nodes').run();
+    db.prepare("DELETE FROM meta WHERE key = 'tree_snapshot'").run();
+    db.close();
+
+    const result = await cli('ls', vault);
+    expect(result.code).toBe(4);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/^coffer: warning: [^\n]*rows do not match its sealed commitment/u);
+    expect(result.stderr).not.toMatch(/entr(y|ies) of the vault index could not be read/u);
+  });
+});

@@ -50,16 +50,22 @@ function writeValue(out: Buffer, at: number, value: SqlValue): number {
   return at + 5 + bytes.length;
 }
 
-/** encode(row) of FORMAT.md 8.7: the table's tag, then each column's value in table order. */
-export function encodeRow(table: number, values: readonly SqlValue[]): Buffer {
+/**
+ * encode(row) of FORMAT.md 8.7: the table's tag, then each column's value in table order. Written into `scratch`
+ * when it is large enough (a view of it is returned): hashing every row of an add allocated a buffer per row.
+ */
+export function encodeRow(table: number, values: readonly SqlValue[], scratch?: Buffer): Buffer {
   let length = 1;
   for (const value of values) length += valueBytes(value);
-  const out = Buffer.alloc(length);
+  const out = scratch && scratch.length >= length ? scratch.subarray(0, length) : Buffer.alloc(length);
   out[0] = table;
   let at = 1;
   for (const value of values) at = writeValue(out, at, value);
   return out;
 }
+
+/** Rows up to this many encoded bytes (all but schema 1's inline blobs) are encoded without an allocation. */
+const SCRATCH_BYTES = 4096;
 
 /** `sum += h` mod 2^256, both little-endian. */
 export function addInto(sum: Buffer, h: Uint8Array): void {
@@ -96,6 +102,7 @@ export class IndexCommitter {
   readonly #vaultId: Buffer;
   readonly #rowKey: SecretKey;
   readonly #sealKey: SecretKey;
+  readonly #scratch = Buffer.alloc(SCRATCH_BYTES);
 
   /**
    * @throws {@link IntegrityError} (`unknown-key`) when the vault has no DEK with this key id.
@@ -112,8 +119,8 @@ export class IndexCommitter {
 
   /** h(row) of FORMAT.md 8.7. */
   hashRow(table: number, values: readonly SqlValue[]): Buffer {
-    const encoded = encodeRow(table, values);
-    return this.#sodium.blake2b(HASH_BYTES, encoded, this.#rowKey.bytes);
+    // Rows hold nothing secret (sealed records, ids, offsets), so the scratch needs no wiping.
+    return this.#sodium.blake2b(HASH_BYTES, encodeRow(table, values, this.#scratch), this.#rowKey.bytes);
   }
 
   #aad(generation: bigint): Buffer {

@@ -832,7 +832,9 @@ export class IndexDb {
         const generation = this.generation();
         let sum: Buffer | undefined;
         if (this.committed) {
-          if (!this.#committer) throw new Error('internal error: a format 1.1 index written while locked');
+          // No committer: the commitment names a key this vault does not have (reported at unlock).
+          if (!this.#committer)
+            throw new IntegrityError('unknown-key', { subject: 'vault index as a whole (its commitment)' });
           sum = this.openCommitment(this.#committer);
           this.#delta = Buffer.alloc(HASH_BYTES);
         }

@@ -22,6 +22,9 @@ export async function verifyVault(session: Session, options: VerifyOptions): Pro
   if (options.repair === true || options.deleteUnreferenced === true) session.requireWritable();
   const snapshotProblems = session.reloadFromRows();
   const problems: Problem[] = [...session.damaged, ...snapshotProblems, ...checkContentsLinks(session)];
+  // Reported above; with repair the index as it is now is accepted first, so that the writes below (recovered
+  // files, compaction) and later ones work again.
+  if (options.repair === true && session.commitmentDamaged) session.recommit();
   for (const line of session.db.integrityCheck()) {
     if (line !== 'ok')
       problems.push({ path: '(index)', code: 'INTEGRITY', message: `SQLite integrity check: ${line}` });
@@ -78,8 +81,6 @@ export async function verifyVault(session: Session, options: VerifyOptions): Pro
   report(bytesDone);
   problems.push(...checkPackShapes(session));
   if (!session.db.readOnly) await reclaimPacks(session, session.db.packIds());
-  // Reported above; with repair the index as it is now is accepted, so that it can be written again.
-  if (options.repair === true && session.commitmentDamaged) session.recommit();
   options.onProgress?.({
     filesDone: filesChecked,
     filesTotal: files.length,

@@ -53,7 +53,7 @@ describe('damage and a full disk under the index', () => {
       expect((await runCli(['info', vault], { cwd })).code).toBe(0);
       // The pack of 400 small files fits in what is left; the index's 64 KiB pages and their journal do not.
       const { bavail, bsize } = statfsSync(mount);
-      await writeFile(join(mount, 'filler'), Buffer.alloc(bavail * bsize - 250 * 1024));
+      await writeFile(join(mount, 'filler'), Buffer.alloc(bavail * bsize - 270 * 1024));
 
       const result = await runCli(['add', vault, 'many'], { cwd });
       expect(result.code).toBe(1);

@@ -136,6 +136,7 @@ describe('more passphrases', () => {
     await expect(vault.addPassphrase(passphrase('pw 8'), { kdf: 'interactive' })).rejects.toThrow(
       /at most 8 key slots/u,
     );
+    await expect(vault.createRecoveryKey()).rejects.toThrow(/no room for a recovery key/u);
     expect(headerFiles(dir)).toEqual(before);
     vault.close();
     expect(await opensWith(dir, 'pw 7')).toBe('ok');

@@ -3,7 +3,7 @@
  * or the new one (never neither), verifies, reads every file, writes new data under whichever key is active, and
  * that opening removed the temp header a kill left in tmp/. Aimed like tests/crash/crash.test.ts: the test hook
  * announces the new header durable in its temp file ("pending", then a pause, then the rename) and renamed
- * ("committed", then a pause, then the log entry). Odd trials kill in the pause before the rename, even ones
+ * ("committed", then a pause, then the same for the header's backup, FORMAT.md 4.7, then the log entry). Odd trials kill in the pause before the rename, even ones
  * after it (in the pause, the log append, or the close). COFFER_ROTATE_CRASH_TRIALS sets the number (default 16,
  * the first a calibration run that is not killed).
  */
@@ -59,10 +59,10 @@ describe('crash safety of key rotation (SIGKILL while the header is replaced)', 
                 : { event: 2, delayMs: randomInt(0, PAUSE_MS) },
             );
       if (trial === 0) {
-        expect(run, 'calibration: one header write, announced').toMatchObject({
+        expect(run, 'calibration: two header writes (the header, then its backup), announced').toMatchObject({
           completed: true,
-          pending: 1,
-          commits: 1,
+          pending: 2,
+          commits: 2,
         });
       } else if (aimBefore) {
         beforeRename = {

@@ -6,12 +6,15 @@ import Database from 'better-sqlite3';
 import { RecordSealer } from '../../src/core/crypto/record.js';
 import { unlockVaultKeys, type UnlockedKeys } from '../../src/core/crypto/vault-header.js';
 import { nativeSodium } from './backends.js';
+import { editIndexAsWriter } from './index-format.js';
 import { passphrase } from './vault.js';
 
 /** A row of a closed vault's `nodes` table, with its record opened. */
 export interface OpenedRow {
   readonly id: Buffer;
   readonly key_id: number;
+  /** The row's version (format 1.1, FORMAT.md section 7), bound into its record's AAD. */
+  readonly version: bigint;
   /** The record's plaintext (JSON, FORMAT.md section 8.3). */
   readonly plaintext: Buffer;
 }
@@ -34,15 +37,20 @@ export async function withRecords<T>(dir: string, use: (access: RecordAccess) =>
   const sealer = new RecordSealer(nativeSodium, keys.keyring, keys.vaultId);
   const db = new Database(join(dir, 'index.sqlite'));
   try {
-    const stored = db.prepare('SELECT id, key_id, record FROM nodes').all() as {
+    const stored = db.prepare('SELECT id, key_id, record, version FROM nodes').all() as {
       id: Buffer;
       key_id: number;
       record: Buffer;
+      version: number;
     }[];
     const rows = stored.map((row) => ({
       id: row.id,
       key_id: row.key_id,
-      plaintext: sealer.open({ recordId: row.id, keyId: row.key_id }, row.record),
+      version: BigInt(row.version),
+      plaintext: sealer.open(
+        { recordId: row.id, keyId: row.key_id, version: BigInt(row.version) },
+        row.record,
+      ),
     }));
     return use({ keys, sealer, db, rows });
   } finally {
@@ -54,8 +62,9 @@ export async function withRecords<T>(dir: string, use: (access: RecordAccess) =>
 
 /**
  * Rewrites a node's record in a closed vault: lets `change` edit the parsed object (any keys, any values) or give
- * the exact plaintext bytes, and seals the result back into the same row. The tree snapshot is dropped, so the next
- * unlock reads the rows.
+ * the exact plaintext bytes, and seals the result back into the same row at its next version, with the index
+ * commitment resealed over the result, as a writer with the passphrase would. The tree snapshot is dropped, so the
+ * next unlock reads the rows.
  * @param pick - Chooses the row to rewrite, from its decoded record.
  */
 export async function rewriteRecord(
@@ -63,15 +72,27 @@ export async function rewriteRecord(
   pick: (record: Record<string, unknown>) => boolean,
   change: (record: Record<string, unknown>) => Record<string, unknown> | Buffer,
 ): Promise<void> {
-  await withRecords(dir, ({ sealer, db, rows }) => {
+  const rewritten = await withRecords(dir, ({ sealer, rows }) => {
     const parse = (row: OpenedRow): Record<string, unknown> =>
       JSON.parse(row.plaintext.toString('utf8')) as Record<string, unknown>;
     const target = rows.find((row) => pick(parse(row)));
     if (!target) throw new Error('rewriteRecord: no record matches');
     const changed = change(parse(target));
     const plaintext = Buffer.isBuffer(changed) ? changed : Buffer.from(JSON.stringify(changed), 'utf8');
-    const sealed = sealer.seal({ recordId: target.id, keyId: target.key_id }, plaintext);
-    db.prepare('UPDATE nodes SET record = ? WHERE id = ?').run(sealed, target.id);
+    const version = target.version + 1n;
+    return {
+      id: target.id,
+      version,
+      sealed: sealer.seal({ recordId: target.id, keyId: target.key_id, version }, plaintext),
+    };
+  });
+  // As a writer would: the row at its next version, and the index commitment over the rows as they now are.
+  await editIndexAsWriter(dir, (db) => {
+    db.prepare('UPDATE nodes SET record = ?, version = ? WHERE id = ?').run(
+      rewritten.sealed,
+      rewritten.version,
+      rewritten.id,
+    );
     db.prepare("DELETE FROM meta WHERE key = 'tree_snapshot'").run();
   });
 }

@@ -1,3 +1,4 @@
+import { IndexCommitter } from '../../src/core/crypto/index-commitment.js';
 import { deriveSubkey } from '../../src/core/crypto/keys.js';
 import { encodeSnapshot, sealSnapshot } from '../../src/core/vault/snapshot.js';
 import { decodeRecord, type TreeNode } from '../../src/core/vault/tree.js';
@@ -24,9 +25,26 @@ export async function forgeSnapshot(
       Buffer | undefined;
     const generation = stored?.readBigUInt64LE(0) ?? 0n;
     const built = build(nodes);
+    // Format 1.1: the snapshot carries the index commitment's sum at that generation (FORMAT.md 8.6, 8.7).
+    const commitment = db.prepare("SELECT value FROM meta WHERE key = 'index_commitment'").pluck().get() as
+      Buffer | undefined;
+    let sum: Buffer | undefined;
+    if (commitment) {
+      const committer = new IndexCommitter(
+        nativeSodium,
+        keys.keyring,
+        keys.vaultId,
+        commitment.readUInt32LE(0),
+      );
+      try {
+        sum = committer.open(commitment, generation);
+      } finally {
+        committer.wipe();
+      }
+    }
     let sealed: Buffer;
     if (edit) {
-      const plaintext = encodeSnapshot(built);
+      const plaintext = encodeSnapshot(built, sum);
       edit(plaintext);
       // u32 key id ‖ u64 generation ‖ nonce ‖ AEAD(subkey, nonce, AAD, plaintext), AAD = label ‖ vault id ‖ both.
       const keyId = keys.keyring.activeKeyId;
@@ -45,6 +63,7 @@ export async function forgeSnapshot(
         { sodium: nativeSodium, keyring: keys.keyring, vaultId: keys.vaultId },
         built,
         generation,
+        sum,
       );
     }
     db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('tree_snapshot', ?)").run(sealed);

@@ -16,6 +16,7 @@ import { nativeDialogs } from './dialogs.js';
 import { denyPermissions, refuseEscapes } from './hardening.js';
 import { startAutoLock } from './idle-lock.js';
 import { registerIpc } from './ipc.js';
+import { electronShell } from './shell.js';
 import { installMenu } from './menu.js';
 import { findElectronSqliteBinding } from './native-binding.js';
 import { windowOptions } from './window-options.js';
@@ -74,6 +75,7 @@ async function launch(): Promise<void> {
   const backend = await createBackend({
     dataDir: app.getPath('userData'),
     dialogs: nativeDialogs(getWindow),
+    shell: electronShell(),
   });
   const lockAll = (reason: LockReason): Promise<void> => backend.lockAll(reason);
   registerIpc(backend, getWindow);

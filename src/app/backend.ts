@@ -28,13 +28,26 @@ import { collectDroppedBytes, type DroppedFileInput } from './dropped.js';
 import { HandleRegistry, wipeDropped, type HandleTarget } from './handles.js';
 import { JobRegistry } from './jobs.js';
 import { estimateKdf, type KdfEstimate } from './kdf-estimate.js';
-import { errorResult, fail, ok } from './result.js';
+import { OpenCopies } from './open-copies.js';
+import { AppError, errorResult, fail, ok } from './result.js';
 import { SettingsStore, type RecentEntry } from './settings.js';
 
 /** Native dialogs in Electron; a stand-in in the preview server. Returns absolute paths, or null when cancelled. */
 export interface DialogProvider {
   pickFolder(purpose: FolderPurpose): Promise<string | null>;
   pickFiles(purpose: 'add-files'): Promise<string[] | null>;
+}
+
+/**
+ * What the host can ask of the system's shell: Electron's `shell`, xdg-open in the preview, or a test's recorder.
+ * Paths come only from the back end (a copy it wrote, a destination the user picked), never from the window.
+ */
+export interface SystemShell {
+  /**
+   * Opens a file with the system's default app for its kind.
+   * @throws an error (its message for the log only) when no app could be started for it.
+   */
+  openPath(path: string): Promise<void>;
 }
 
 export type EventListener = <E extends EventName>(event: E, payload: EventPayloads[E]) => void;
@@ -64,6 +77,8 @@ export interface BackendOptions {
   readonly now?: () => number;
   /** For tests: how long a handle stays valid. */
   readonly handleTtlMs?: number;
+  /** Opening files outside the window; without it `entries.openWithApp` answers NOT_SUPPORTED. */
+  readonly shell?: SystemShell;
 }
 
 interface OpenVault {
@@ -99,6 +114,9 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
   // found and removed now, before any restore of this back end can start (and by each restore after).
   const restoreStateDir = join(options.dataDir, 'state');
   removeStaleRestoreTemps(restoreStateDir);
+  // Likewise decrypted copies opened with another app by a run that was killed or crashed.
+  const openCopies = new OpenCopies(options.dataDir);
+  openCopies.removeAll();
   let sodium: SodiumBackend | undefined = options.sodium;
   const getSodium = async (): Promise<SodiumBackend> => (sodium ??= await loadSodium());
   const listeners = new Set<EventListener>();
@@ -166,6 +184,7 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
     entry.vault.lock();
     await entry.vault.released();
     await stopped;
+    openCopies.removeFor(entry.vaultId);
     if (wasUnlocked) emit('locked', { vaultId: entry.vaultId, reason });
   };
 
@@ -176,6 +195,7 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
     entry.vault.close();
     await entry.vault.released();
     await stopped;
+    openCopies.removeFor(entry.vaultId);
     emit('closed', { vaultId: entry.vaultId });
   };
 
@@ -372,6 +392,25 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
       return null;
     },
     'job.list': () => jobs.list(),
+    'entries.openWithApp': async (request) => {
+      const { shell } = options;
+      if (!shell) throw new AppError('NOT_SUPPORTED', 'This host cannot open files with another app.');
+      const { vault } = openVault(request.vaultId);
+      const file = vault.stat(request.path);
+      if (file.type !== 'file') throw new InvalidArgumentError(`"${request.path}" is not a file.`);
+      const copy = await openCopies.write(request.vaultId, file.name, vault.read(file.path));
+      try {
+        await shell.openPath(copy);
+      } catch (error) {
+        openCopies.discard(request.vaultId, copy);
+        console.warn('coffer: the default app could not be started:', (error as Error).message);
+        throw new AppError(
+          'NOT_SUPPORTED',
+          'No app on this computer opens this kind of file. Restore it and open it from its folder.',
+        );
+      }
+      return null;
+    },
     'preview.read': async (request) => {
       const { vault } = openVault(request.vaultId);
       const file = vault.stat(request.path);
@@ -393,6 +432,7 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
     'settings.set': (request) => store.updateSettings(request),
     'app.kdfEstimate': async () => (kdfEstimate ??= estimateKdf(await getSodium())),
     'app.problems': () => (store.problem ? [{ code: 'IO', message: store.problem }] : []),
+    'app.capabilities': () => ({ openWithApp: options.shell !== undefined }),
   };
 
   return {
@@ -461,6 +501,7 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
             .catch(logFailure),
         ),
       );
+      openCopies.removeAll();
       listeners.clear();
     },
   };

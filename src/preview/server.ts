@@ -17,6 +17,7 @@ import { InvalidArgumentError } from '../core/errors.js';
 import type { Result } from '../shared/contract.js';
 import { ChooserDialogs, defaultChooserRoots } from './chooser.js';
 import { readDropBody } from './drop-body.js';
+import { RecordingShell, xdgOpenShell } from './shell.js';
 import { encodeWire } from './wire.js';
 
 /** The only address the preview server binds to: it serves decrypted data, so never beyond this machine. */
@@ -172,9 +173,13 @@ export async function startPreviewServer(options: PreviewServerOptions): Promise
           broadcast('chooser', request);
         },
       );
+  // A test reads back what would have been opened; a person's preview uses the desktop's opener if it has one.
+  const recordingShell = options.testMode === true ? new RecordingShell() : undefined;
+  const shell = recordingShell ?? xdgOpenShell();
   const backend = await createBackend({
     dataDir: options.dataDir,
     dialogs: dialogs ?? (chooser as DialogProvider),
+    ...(shell ? { shell } : {}),
     ...(options.sodium ? { sodium: options.sodium } : {}),
   });
   const staticRoot = resolve(options.staticDir);
@@ -259,6 +264,10 @@ export async function startPreviewServer(options: PreviewServerOptions): Promise
       dialogs.folders.push(...(folders as (string | null)[]));
       dialogs.files.push(...(files as (string[] | null)[]));
       sendJson(response, 200, { ok: true, value: null });
+      return;
+    }
+    if (path === '/api/test/shell-requests' && recordingShell) {
+      sendJson(response, 200, ok(recordingShell.requests));
       return;
     }
     throw new HttpError(404, 'No such API.');

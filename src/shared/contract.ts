@@ -74,6 +74,8 @@ const settingsShape = {
   theme: z.enum(THEMES),
   /** Turns the window's animations and transitions off, whatever the system's own setting. */
   reduceMotion: z.boolean(),
+  /** The window has said once what "Open with the default app" leaves on disk (and the user went on). */
+  openCopyNoticeShown: z.boolean(),
 };
 
 /** Settings the user can change. Validated when read from disk too. */
@@ -165,6 +167,15 @@ export const requestSchemas = {
   /** Jobs still running (after a renderer reload, say). */
   'job.list': z.strictObject({}),
 
+  // ── opening outside the window ──
+  /**
+   * Writes a decrypted copy of a file into the app's private folder and opens it with the system's default app
+   * for its kind. The copy is removed when the vault locks or closes, at quit and at the next start. The
+   * renderer never learns where it is. NOT_SUPPORTED where the host cannot open files
+   * ({@link HostCapabilities.openWithApp}).
+   */
+  'entries.openWithApp': z.strictObject({ ...vaultRef, path: vaultPath }),
+
   // ── preview ──
   /** Up to {@link PREVIEW_MAX_BYTES} plaintext bytes of a file, held in memory only. */
   'preview.read': z.strictObject({
@@ -187,6 +198,8 @@ export const requestSchemas = {
   'app.kdfEstimate': z.strictObject({}),
   /** Problems the back end met on its own (a damaged settings file replaced by defaults, say), to show once. */
   'app.problems': z.strictObject({}),
+  /** What this host can do besides the contract's core (Electron and the preview differ). */
+  'app.capabilities': z.strictObject({}),
 } as const;
 
 export type Channel = keyof typeof requestSchemas;
@@ -201,6 +214,12 @@ export interface PickedHandle {
   readonly label: string;
   /** Files picked (1 for a folder). */
   readonly count: number;
+}
+
+/** What the host of the back end can do; the window offers only these. */
+export interface HostCapabilities {
+  /** `entries.openWithApp` works (Electron; the preview where xdg-open exists, or in test mode). */
+  readonly openWithApp: boolean;
 }
 
 /** An open vault as the window knows it. */
@@ -316,6 +335,8 @@ export interface Responses {
   /** Milliseconds per preset. */
   'app.kdfEstimate': Readonly<Record<(typeof KDF_PRESET_NAMES)[number], number>>;
   'app.problems': readonly { readonly code: ResultErrorCode; readonly message: string }[];
+  'entries.openWithApp': null;
+  'app.capabilities': HostCapabilities;
 }
 export type ResponseOf<C extends Channel> = Responses[C];
 

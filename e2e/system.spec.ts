@@ -1,0 +1,63 @@
+/**
+ * The window's ties to the desktop, in the preview host: "Open with the default app" (a private decrypted copy,
+ * removed at lock), "Show in folder" after a restore, lock when the window closes, and the system notification
+ * when a long job ends in the background. What the preview's test mode would have opened is read back from it.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { dirname } from 'node:path';
+
+import { createVault, row, sha256, sha256OfFile } from './steps.js';
+import { dropFiles } from './drop.js';
+import { expect, test, type CofferApp } from './fixtures.js';
+
+function previewOf(coffer: CofferApp): NonNullable<CofferApp['preview']> {
+  if (coffer.preview === undefined) throw new Error('this flow needs the preview host');
+  return coffer.preview;
+}
+
+test('open with the default app: says so once, opens a private copy with the same bytes, removes it at lock', async ({
+  coffer,
+}) => {
+  const { page } = coffer;
+  const preview = previewOf(coffer);
+  await createVault(coffer);
+  const report = randomBytes(200_000);
+  const notes = Buffer.from('plain notes\n');
+  await dropFiles(page, [
+    { name: 'report.pdf', bytes: report },
+    { name: 'notes.txt', bytes: notes },
+  ]);
+  await expect(page.getByText('Added 2 files.')).toBeVisible();
+
+  // From the context menu: the first time, the window says what this leaves on disk.
+  await row(page, 'report.pdf').click({ button: 'right' });
+  await page.getByRole('menuitem', { name: 'Open with default app' }).click();
+  const notice = page.getByRole('dialog', { name: 'Open a decrypted copy?' });
+  await expect(notice).toContainText('removed when the vault locks');
+  await notice.getByRole('button', { name: 'Open copy' }).click();
+  await expect(notice).toHaveCount(0);
+  await expect.poll(async () => (await preview.shellRequests()).length).toBe(1);
+  const [first] = await preview.shellRequests();
+  expect(first?.action).toBe('open');
+  const reportCopy = first?.path ?? '';
+  expect(reportCopy.endsWith('/report.pdf')).toBe(true);
+  expect(await sha256OfFile(reportCopy)).toBe(sha256(report));
+  // The window never sees where the copy is.
+  expect(await page.content()).not.toContain(dirname(reportCopy));
+
+  // From the preview, the second time: no notice any more.
+  await row(page, 'notes.txt').click();
+  await page.getByRole('button', { name: 'Preview' }).click();
+  const textPreview = page.getByRole('dialog', { name: 'Preview of notes.txt' });
+  await textPreview.getByRole('button', { name: 'Open with default app' }).click();
+  await expect.poll(async () => (await preview.shellRequests()).length).toBe(2);
+  await expect(notice).toHaveCount(0);
+  const notesCopy = (await preview.shellRequests())[1]?.path ?? '';
+  expect(await sha256OfFile(notesCopy)).toBe(sha256(notes));
+
+  await page.keyboard.press('Control+L');
+  await expect(page.getByRole('button', { name: 'Unlock' })).toBeVisible();
+  expect(existsSync(reportCopy)).toBe(false);
+  expect(existsSync(notesCopy)).toBe(false);
+});

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 
 import { createVault, row, sha256, sha256OfFile } from './steps.js';
 import { dropFiles } from './drop.js';
@@ -60,4 +60,27 @@ test('open with the default app: says so once, opens a private copy with the sam
   await expect(page.getByRole('button', { name: 'Unlock' })).toBeVisible();
   expect(existsSync(reportCopy)).toBe(false);
   expect(existsSync(notesCopy)).toBe(false);
+});
+
+test('show in folder after a restore: the window names the job, the back end shows the restored file', async ({
+  coffer,
+}) => {
+  const { page } = coffer;
+  const preview = previewOf(coffer);
+  await createVault(coffer);
+  await dropFiles(page, [{ name: 'photo.jpg', bytes: randomBytes(5000) }]);
+  await expect(page.getByText('Added 1 file.')).toBeVisible();
+  // Only a finished restore offers it.
+  await expect(page.getByRole('button', { name: 'Show in folder' })).toHaveCount(0);
+
+  await row(page, 'photo.jpg').click();
+  await coffer.answerFolderDialogs([coffer.restoreDir]);
+  await page.getByRole('button', { name: 'Restore to…' }).click();
+  await page.getByRole('dialog').getByRole('button', { name: 'Restore' }).click();
+  const job = page.getByRole('listitem', { name: 'Restore job' });
+  await expect(job.getByRole('status')).toHaveText('Restored 1 file.');
+  await job.getByRole('button', { name: 'Show in folder' }).click();
+  await expect
+    .poll(() => preview.shellRequests())
+    .toEqual([{ action: 'show', path: join(coffer.restoreDir, 'photo.jpg') }]);
 });

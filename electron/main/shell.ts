@@ -10,5 +10,9 @@ export function electronShell(): SystemShell {
       const error = await shell.openPath(path);
       if (error !== '') throw new Error(error);
     },
+    showItemInFolder(path) {
+      shell.showItemInFolder(path);
+      return Promise.resolve();
+    },
   };
 }

@@ -48,6 +48,8 @@ export interface SystemShell {
    * @throws an error (its message for the log only) when no app could be started for it.
    */
   openPath(path: string): Promise<void>;
+  /** Shows a file or folder in the system's file manager (selected where the file manager can). */
+  showItemInFolder(path: string): Promise<void>;
 }
 
 export type EventListener = <E extends EventName>(event: E, payload: EventPayloads[E]) => void;
@@ -140,6 +142,11 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
     options.now ? { now: options.now } : {},
   );
   const open = new Map<string, OpenVault>();
+  /** Where each finished restore put its first item, by job id, until its vault locks or closes. */
+  const restored = new Map<string, { readonly vaultId: string; readonly path: string }>();
+  const forgetRestored = (vaultId: string): void => {
+    for (const [jobId, done] of restored) if (done.vaultId === vaultId) restored.delete(jobId);
+  };
   let kdfEstimate: Promise<KdfEstimate> | undefined;
 
   const openVault = (vaultId: string): OpenVault => {
@@ -185,6 +192,7 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
     await entry.vault.released();
     await stopped;
     openCopies.removeFor(entry.vaultId);
+    forgetRestored(entry.vaultId);
     if (wasUnlocked) emit('locked', { vaultId: entry.vaultId, reason });
   };
 
@@ -196,6 +204,7 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
     await entry.vault.released();
     await stopped;
     openCopies.removeFor(entry.vaultId);
+    forgetRestored(entry.vaultId);
     emit('closed', { vaultId: entry.vaultId });
   };
 
@@ -366,16 +375,20 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
       const entry = openVault(request.vaultId);
       for (const path of request.paths) entry.vault.stat(path);
       const destination = folderOf(request.destination, 'restore-destination', request.vaultId);
-      const jobId = jobs.start(entry.vaultId, 'restore', async ({ signal, onProgress, onItem }) => ({
-        kind: 'restore',
-        report: await entry.vault.restore(request.paths, destination, {
+      const jobId: string = jobs.start(entry.vaultId, 'restore', async ({ signal, onProgress, onItem }) => {
+        const report = await entry.vault.restore(request.paths, destination, {
           signal,
           onProgress,
           onRestored: onItem,
           overwrite: request.overwrite,
           stateDir: restoreStateDir,
-        }),
-      }));
+        });
+        restored.set(jobId, {
+          vaultId: entry.vaultId,
+          path: await restoredItem(destination, request.paths[0] ?? '/'),
+        });
+        return { kind: 'restore', report };
+      });
       return { jobId };
     },
     'job.verify': (request) => {
@@ -392,6 +405,17 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
       return null;
     },
     'job.list': () => jobs.list(),
+    'job.showInFolder': async (request) => {
+      const done = restored.get(request.jobId);
+      if (!done) {
+        throw new InvalidArgumentError(
+          'Only a restore that finished (before the vault was locked) can be shown in its folder.',
+        );
+      }
+      if (!options.shell) throw new AppError('NOT_SUPPORTED', 'This host cannot show files in a folder.');
+      await options.shell.showItemInFolder(done.path);
+      return null;
+    },
     'entries.openWithApp': async (request) => {
       const { shell } = options;
       if (!shell) throw new AppError('NOT_SUPPORTED', 'This host cannot open files with another app.');
@@ -432,7 +456,10 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
     'settings.set': (request) => store.updateSettings(request),
     'app.kdfEstimate': async () => (kdfEstimate ??= estimateKdf(await getSodium())),
     'app.problems': () => (store.problem ? [{ code: 'IO', message: store.problem }] : []),
-    'app.capabilities': () => ({ openWithApp: options.shell !== undefined }),
+    'app.capabilities': () => ({
+      openWithApp: options.shell !== undefined,
+      showInFolder: options.shell !== undefined,
+    }),
   };
 
   return {
@@ -517,6 +544,16 @@ function checkedAbsolute(path: string): string {
     throw new InvalidArgumentError('A chosen path was not an absolute path on this computer.');
   }
   return resolve(path);
+}
+
+/**
+ * What a restore of `vaultPath` put into `destination`: the item of that name, or (when it is not there: restoring
+ * "/", or skipped as damaged) the destination itself.
+ */
+async function restoredItem(destination: string, vaultPath: string): Promise<string> {
+  const name = basename(vaultPath);
+  const item = join(destination, name);
+  return name !== '' && (await exists(item)) ? item : destination;
 }
 
 async function exists(path: string): Promise<boolean> {

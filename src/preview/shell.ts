@@ -1,13 +1,13 @@
-/** What the preview server does for "Open with the default app" (and later "Show in folder"). */
+/** What the preview server does for "Open with the default app" and "Show in folder". */
 import { spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 
 import type { SystemShell } from '../app/backend.js';
 
 /** One request the back end made of the shell, as a test reads it back. */
 export interface ShellRequest {
-  readonly action: 'open';
+  readonly action: 'open' | 'show';
   readonly path: string;
 }
 
@@ -17,6 +17,11 @@ export class RecordingShell implements SystemShell {
 
   openPath(path: string): Promise<void> {
     this.requests.push({ action: 'open', path });
+    return Promise.resolve();
+  }
+
+  showItemInFolder(path: string): Promise<void> {
+    this.requests.push({ action: 'show', path });
     return Promise.resolve();
   }
 }
@@ -44,15 +49,18 @@ export function findOnPath(name: string, path = process.env.PATH ?? ''): string 
 export function xdgOpenShell(path = process.env.PATH): SystemShell | undefined {
   const xdgOpen = findOnPath('xdg-open', path);
   if (xdgOpen === undefined) return undefined;
+  const run = (target: string): Promise<void> =>
+    new Promise((resolve, reject) => {
+      const child = spawn(xdgOpen, [target], { stdio: 'ignore' });
+      child.once('error', reject);
+      child.once('exit', (code) => {
+        if (code === 0) resolve();
+        else reject(new Error(`xdg-open exited with ${String(code)}`));
+      });
+    });
   return {
-    openPath: (file) =>
-      new Promise((resolve, reject) => {
-        const child = spawn(xdgOpen, [file], { stdio: 'ignore' });
-        child.once('error', reject);
-        child.once('exit', (code) => {
-          if (code === 0) resolve();
-          else reject(new Error(`xdg-open exited with ${String(code)}`));
-        });
-      }),
+    openPath: run,
+    // xdg-open cannot select a file: it opens the folder that holds it.
+    showItemInFolder: (item) => run(dirname(item)),
   };
 }

@@ -166,6 +166,12 @@ export const requestSchemas = {
   'job.cancel': z.strictObject({ jobId: id }),
   /** Jobs still running (after a renderer reload, say). */
   'job.list': z.strictObject({}),
+  /**
+   * Shows what a finished restore wrote in the system's file manager (the first restored item, selected). The
+   * window names the job, never a path; the back end knows the destination the user picked. Valid until the
+   * vault locks or closes. NOT_SUPPORTED where the host cannot ({@link HostCapabilities.showInFolder}).
+   */
+  'job.showInFolder': z.strictObject({ jobId: id }),
 
   // ── opening outside the window ──
   /**
@@ -220,6 +226,8 @@ export interface PickedHandle {
 export interface HostCapabilities {
   /** `entries.openWithApp` works (Electron; the preview where xdg-open exists, or in test mode). */
   readonly openWithApp: boolean;
+  /** `job.showInFolder` works (Electron; the preview where xdg-open exists, or in test mode). */
+  readonly showInFolder: boolean;
 }
 
 /** An open vault as the window knows it. */
@@ -328,6 +336,7 @@ export interface Responses {
   'job.verify': { readonly jobId: string };
   'job.cancel': null;
   'job.list': readonly JobSummary[];
+  'job.showInFolder': null;
   /** `bytes.length` may be less than asked at the end of the file. */
   'preview.read': { readonly bytes: Uint8Array; readonly fileSize: number };
   'settings.get': Settings;

@@ -5,6 +5,7 @@ import {
   type Backend,
   type BackendOptions,
   type DialogProvider,
+  type SystemShell,
 } from '../../src/app/backend.js';
 import type {
   Channel,
@@ -34,6 +35,24 @@ export function queuedDialogs(): QueuedDialogs {
     files,
     pickFolder: () => Promise.resolve(folders.shift() ?? null),
     pickFiles: () => Promise.resolve(files.shift() ?? null),
+  };
+}
+
+/** A shell that records what it was asked (and can refuse to open, as when no app handles a kind of file). */
+export function recordingShell(refuseToOpen = false): SystemShell & {
+  readonly opened: { action: 'open' | 'show'; path: string }[];
+} {
+  const opened: { action: 'open' | 'show'; path: string }[] = [];
+  return {
+    opened,
+    openPath(path) {
+      opened.push({ action: 'open', path });
+      return refuseToOpen ? Promise.reject(new Error('no handler')) : Promise.resolve();
+    },
+    showItemInFolder(path) {
+      opened.push({ action: 'show', path });
+      return Promise.resolve();
+    },
   };
 }
 

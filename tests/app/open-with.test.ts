@@ -4,22 +4,9 @@ import { dirname, join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import type { SystemShell } from '../../src/app/backend.js';
 import { OPEN_COPIES_DIR } from '../../src/app/open-copies.js';
 import { tempDir, writeTree } from '../helpers/vault.js';
-import { codeOf, newApp, newVaultIn, type TestApp } from './helpers.js';
-
-/** A shell that records what it was asked to open (and can refuse, as when no app handles a kind). */
-function recordingShell(refuse = false): SystemShell & { readonly opened: string[] } {
-  const opened: string[] = [];
-  return {
-    opened,
-    openPath(path) {
-      opened.push(path);
-      return refuse ? Promise.reject(new Error('no handler')) : Promise.resolve();
-    },
-  };
-}
+import { codeOf, newApp, newVaultIn, recordingShell, type TestApp } from './helpers.js';
 
 async function addFile(app: TestApp, vaultId: string, name: string, bytes: Buffer): Promise<void> {
   const source = tempDir();
@@ -43,7 +30,7 @@ describe('opening a file with the default app', () => {
     await addFile(app, vaultId, 'report.pdf', bytes);
 
     expect(await app.call('entries.openWithApp', { vaultId, path: '/report.pdf' })).toBeNull();
-    const [copy] = shell.opened;
+    const [copy] = shell.opened.map((request) => request.path);
     if (copy === undefined) throw new Error('nothing opened');
     const root = join(app.dataDir, OPEN_COPIES_DIR);
     expect(dirname(dirname(copy))).toBe(root);
@@ -66,12 +53,12 @@ describe('opening a file with the default app', () => {
     await addFile(app, vaultId, 'a.txt', Buffer.from('alpha'));
     await app.call('entries.openWithApp', { vaultId, path: '/a.txt' });
     await app.call('vault.close', { vaultId });
-    expect(existsSync(shell.opened[0] ?? '')).toBe(false);
+    expect(existsSync(shell.opened[0]?.path ?? '')).toBe(false);
 
     const second = await newVaultIn(app);
     await addFile(app, second.vaultId, 'b.txt', Buffer.from('beta'));
     await app.call('entries.openWithApp', { vaultId: second.vaultId, path: '/b.txt' });
-    expect(existsSync(shell.opened[1] ?? '')).toBe(true);
+    expect(existsSync(shell.opened[1]?.path ?? '')).toBe(true);
     await app.backend.dispose();
     expect(existsSync(join(app.dataDir, OPEN_COPIES_DIR))).toBe(false);
   });

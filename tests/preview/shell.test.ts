@@ -26,6 +26,10 @@ describe("the preview's opener", () => {
     await xdgOpenShell(working.path)?.openPath('/tmp/some file.txt');
     expect(readFileSync(working.log, 'utf8')).toBe('/tmp/some file.txt');
 
+    // xdg-open cannot select a file: "show in folder" opens the folder that holds it.
+    await xdgOpenShell(working.path)?.showItemInFolder('/tmp/out/photo.jpg');
+    expect(readFileSync(working.log, 'utf8')).toBe('/tmp/out');
+
     const failing = fakeXdgOpen(3);
     await expect(xdgOpenShell(failing.path)?.openPath('/tmp/x.weird')).rejects.toThrow('exited with 3');
   });

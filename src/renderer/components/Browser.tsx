@@ -25,6 +25,7 @@ import { FileTable } from '../browser/FileTable.js';
 import { FolderTree } from '../browser/FolderTree.js';
 import { crumbs, formatSize, parentOf } from '../format.js';
 import { lockVault, useLockShortcut } from '../lock.js';
+import { useCapabilities } from '../host.js';
 import { useOpenWithApp } from '../open-with.js';
 import { plural, setSelection, showFolder, useCoffer } from '../store.js';
 import { ErrorText } from './ErrorText.js';
@@ -236,6 +237,7 @@ export function Browser({ vault }: { vault: VaultSummary }) {
     });
 
   const openWith = useOpenWithApp(vaultId, setError);
+  const capabilities = useCapabilities();
 
   const lock = (): Promise<void> => run(() => lockVault(vaultId));
   useLockShortcut(
@@ -453,7 +455,14 @@ export function Browser({ vault }: { vault: VaultSummary }) {
           {vaultBytes !== null && ` · vault ${formatSize(vaultBytes)}`}
         </span>
       </footer>
-      <JobsPanel jobs={jobs} />
+      <JobsPanel
+        jobs={jobs}
+        onShowInFolder={
+          capabilities.showInFolder
+            ? (jobId) => void run(() => call('job.showInFolder', { jobId }))
+            : undefined
+        }
+      />
       {previewing && (
         <PreviewDialog
           vaultId={vaultId}

@@ -84,3 +84,27 @@ test('show in folder after a restore: the window names the job, the back end sho
     .poll(() => preview.shellRequests())
     .toEqual([{ action: 'show', path: join(coffer.restoreDir, 'photo.jpg') }]);
 });
+
+test('settings: content protection is shown as not available in the preview; closing the page locks the vaults', async ({
+  coffer,
+}) => {
+  const { page } = coffer;
+  const preview = previewOf(coffer);
+  await createVault(coffer);
+  await page.getByRole('button', { name: 'Settings' }).click();
+  const settings = page.getByRole('dialog', { name: 'Settings' });
+  const protection = settings.getByRole('checkbox', {
+    name: 'Hide the window from screen capture and screen sharing',
+  });
+  await expect(protection).toBeDisabled();
+  await expect(protection).not.toBeChecked();
+  await expect(protection).toHaveAccessibleDescription(/Not available here/);
+  await expect(settings.getByRole('checkbox', { name: 'Lock when the window closes' })).toBeChecked();
+
+  // Leaving the page is the preview's "window closed".
+  expect(await preview.invoke('vault.listOpen', {})).toMatchObject([{ name: 'Personal', locked: false }]);
+  await page.goto('about:blank');
+  await expect
+    .poll(() => preview.invoke('vault.listOpen', {}))
+    .toMatchObject([{ name: 'Personal', locked: true }]);
+});

@@ -12,6 +12,7 @@ import { CofferError, configureHostRuntime, startWorkers } from '../../src/core/
 import type { LockReason, Settings } from '../../src/shared/contract.js';
 import { APP_URL } from './app-origin.js';
 import { registerAppScheme, serveAppProtocol } from './app-protocol.js';
+import { applyContentProtection, canProtectContent } from './content-protection.js';
 import { nativeDialogs } from './dialogs.js';
 import { denyPermissions, refuseEscapes } from './hardening.js';
 import { startAutoLock } from './idle-lock.js';
@@ -54,10 +55,15 @@ if (!app.requestSingleInstanceLock()) {
 let window: BrowserWindow | null = null;
 const getWindow = (): BrowserWindow | null => (window && !window.isDestroyed() ? window : null);
 
-function createWindow(): BrowserWindow {
+function createWindow(backend: Backend): BrowserWindow {
   const created = new BrowserWindow(
     windowOptions(join(import.meta.dirname, '../preload/index.cjs'), { devTools: !app.isPackaged }),
   );
+  // Before the first paint, so not one frame can be captured unprotected.
+  applyContentProtection([created], backend.settings);
+  created.on('close', () => {
+    void backend.windowClosed();
+  });
   created.once('ready-to-show', () => {
     created.show();
   });
@@ -76,6 +82,10 @@ async function launch(): Promise<void> {
     dataDir: app.getPath('userData'),
     dialogs: nativeDialogs(getWindow),
     shell: electronShell(),
+    contentProtection: canProtectContent(process.platform),
+    onSettingsChanged: (settings) => {
+      applyContentProtection(BrowserWindow.getAllWindows(), settings);
+    },
   });
   const lockAll = (reason: LockReason): Promise<void> => backend.lockAll(reason);
   registerIpc(backend, getWindow);
@@ -91,7 +101,7 @@ async function launch(): Promise<void> {
       return settings.ok ? (settings.value as Settings).autoLockMinutes : FALLBACK_AUTO_LOCK_MINUTES;
     },
   });
-  window = createWindow();
+  window = createWindow(backend);
 
   app.on('second-instance', () => {
     const current = getWindow();

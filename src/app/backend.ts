@@ -22,6 +22,7 @@ import {
   type RecentVault,
   type ResponseOf,
   type Result,
+  type Settings,
   type VaultSummary,
 } from '../shared/contract.js';
 import { collectDroppedBytes, type DroppedFileInput } from './dropped.js';
@@ -65,6 +66,13 @@ export interface Backend {
   onEvent(listener: EventListener): () => void;
   /** Locks every vault (jobs stopped, keys wiped, `locked` sent for each that was unlocked). Never throws. */
   lockAll(reason: LockReason): Promise<void>;
+  /**
+   * The host's window (Electron) or page (preview) was closed: locks every vault when the `lockOnClose` setting
+   * says so. Never throws.
+   */
+  windowClosed(): Promise<void>;
+  /** The settings now (for the host's own use: auto-lock, content protection). */
+  readonly settings: Settings;
   /** Locks and closes every vault and forgets every handle. Never throws. */
   dispose(): Promise<void>;
 }
@@ -81,6 +89,10 @@ export interface BackendOptions {
   readonly handleTtlMs?: number;
   /** Opening files outside the window; without it `entries.openWithApp` answers NOT_SUPPORTED. */
   readonly shell?: SystemShell;
+  /** The host can hide its window from screen capture (Electron on macOS and Windows). */
+  readonly contentProtection?: boolean;
+  /** Called after the settings changed (Electron applies content protection to its windows). */
+  readonly onSettingsChanged?: (settings: Settings) => void;
 }
 
 interface OpenVault {
@@ -453,13 +465,23 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
       return { bytes: new Uint8Array(Buffer.concat(chunks)), fileSize: file.size };
     },
     'settings.get': () => store.settings,
-    'settings.set': (request) => store.updateSettings(request),
+    'settings.set': (request) => {
+      const settings = store.updateSettings(request);
+      options.onSettingsChanged?.(settings);
+      return settings;
+    },
     'app.kdfEstimate': async () => (kdfEstimate ??= estimateKdf(await getSodium())),
     'app.problems': () => (store.problem ? [{ code: 'IO', message: store.problem }] : []),
     'app.capabilities': () => ({
       openWithApp: options.shell !== undefined,
       showInFolder: options.shell !== undefined,
+      contentProtection: options.contentProtection === true,
     }),
+  };
+
+  const lockAll = async (reason: LockReason): Promise<void> => {
+    handles.clear();
+    await Promise.all([...open.values()].map((entry) => lock(entry, reason).catch(logFailure)));
   };
 
   return {
@@ -514,9 +536,14 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
       };
     },
 
-    async lockAll(reason) {
-      handles.clear();
-      await Promise.all([...open.values()].map((entry) => lock(entry, reason).catch(logFailure)));
+    lockAll,
+
+    async windowClosed() {
+      if (store.settings.lockOnClose) await lockAll('window-closed');
+    },
+
+    get settings() {
+      return store.settings;
     },
 
     async dispose() {

@@ -16,6 +16,10 @@ export const DEFAULT_SETTINGS: Settings = {
   autoLockMinutes: 10,
   theme: 'system',
   reduceMotion: false,
+  // Closing the window is what many people do to leave their files: it locks unless they choose otherwise.
+  lockOnClose: true,
+  // Off by default: it blanks the window in screen sharing (a support call, a presentation) without saying why.
+  contentProtection: false,
   openCopyNoticeShown: false,
 };
 
@@ -32,6 +36,8 @@ const storedSchema = z.strictObject({
   // Files written before a setting existed lack it: its default fills in rather than the file counting as damaged.
   settings: z.extend(settingsSchema, {
     reduceMotion: z._default(z.boolean(), DEFAULT_SETTINGS.reduceMotion),
+    lockOnClose: z._default(z.boolean(), DEFAULT_SETTINGS.lockOnClose),
+    contentProtection: z._default(z.boolean(), DEFAULT_SETTINGS.contentProtection),
     openCopyNoticeShown: z._default(z.boolean(), DEFAULT_SETTINGS.openCopyNoticeShown),
   }),
   recent: z

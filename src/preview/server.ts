@@ -179,6 +179,8 @@ export async function startPreviewServer(options: PreviewServerOptions): Promise
   const backend = await createBackend({
     dataDir: options.dataDir,
     dialogs: dialogs ?? (chooser as DialogProvider),
+    // A browser tab cannot keep itself out of a screen capture.
+    contentProtection: false,
     ...(shell ? { shell } : {}),
     ...(options.sodium ? { sodium: options.sodium } : {}),
   });
@@ -226,6 +228,11 @@ export async function startPreviewServer(options: PreviewServerOptions): Promise
       const channel = decodeURIComponent(path.slice('/api/invoke/'.length));
       // Payloads are never logged: vault.create and vault.unlock carry a passphrase.
       sendJson(response, 200, await backend.handle(channel, await readJson(request)));
+      return;
+    }
+    if (path === '/api/page-closed') {
+      await backend.windowClosed();
+      sendJson(response, 200, ok(null));
       return;
     }
     if (path === '/api/drop') {

@@ -4,7 +4,7 @@ import { useEffect, useState } from 'react';
 import type { HostCapabilities } from '../shared/contract.js';
 import { call } from './api.js';
 
-const NONE: HostCapabilities = { openWithApp: false, showInFolder: false };
+const NONE: HostCapabilities = { openWithApp: false, showInFolder: false, contentProtection: false };
 
 let asked: Promise<HostCapabilities> | undefined;
 

@@ -56,7 +56,7 @@ const passphrase = boundedString(PASSPHRASE_MAX_LENGTH);
 
 export const KDF_PRESET_NAMES = ['interactive', 'moderate', 'sensitive'] as const;
 export const THEMES = ['system', 'light', 'dark'] as const;
-export const LOCK_REASONS = ['user', 'idle', 'suspend', 'screen-lock', 'quit'] as const;
+export const LOCK_REASONS = ['user', 'idle', 'suspend', 'screen-lock', 'quit', 'window-closed'] as const;
 export type LockReason = (typeof LOCK_REASONS)[number];
 
 /** What a picked folder is for: a handle is accepted only by the channel of its purpose. */
@@ -74,6 +74,13 @@ const settingsShape = {
   theme: z.enum(THEMES),
   /** Turns the window's animations and transitions off, whatever the system's own setting. */
   reduceMotion: z.boolean(),
+  /** Lock every vault when the window closes (in the preview: when the page is closed or left). */
+  lockOnClose: z.boolean(),
+  /**
+   * Hide the window's contents from screen capture and screen sharing (Electron's setContentProtection, on macOS
+   * and Windows; see {@link HostCapabilities.contentProtection}).
+   */
+  contentProtection: z.boolean(),
   /** The window has said once what "Open with the default app" leaves on disk (and the user went on). */
   openCopyNoticeShown: z.boolean(),
 };
@@ -228,6 +235,8 @@ export interface HostCapabilities {
   readonly openWithApp: boolean;
   /** `job.showInFolder` works (Electron; the preview where xdg-open exists, or in test mode). */
   readonly showInFolder: boolean;
+  /** The `contentProtection` setting has an effect (Electron on macOS and Windows; not Linux, not a browser). */
+  readonly contentProtection: boolean;
 }
 
 /** An open vault as the window knows it. */

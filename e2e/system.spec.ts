@@ -108,3 +108,98 @@ test('settings: content protection is shown as not available in the preview; clo
     .poll(() => preview.invoke('vault.listOpen', {}))
     .toMatchObject([{ name: 'Personal', locked: true }]);
 });
+
+/**
+ * Stands in for the parts of the browser a notification test needs to control, before the app's own code runs:
+ * the Notification API (records instead of showing; permission granted), whether the page is in the background,
+ * and the clock the window measures a job's length with.
+ */
+function stubBrowser(): void {
+  const state = window as unknown as {
+    notices: { title: string; body: string | undefined }[];
+    background: boolean;
+    skewMs: number;
+  };
+  state.notices = [];
+  state.background = false;
+  state.skewMs = 0;
+  const RecordedNotification = Object.assign(
+    function record(title: string, options?: { body?: string }) {
+      state.notices.push({ title, body: options?.body });
+    },
+    { permission: 'granted', requestPermission: () => Promise.resolve('granted') },
+  );
+  Object.defineProperty(window, 'Notification', { value: RecordedNotification, configurable: true });
+  Document.prototype.hasFocus = () => !state.background;
+  Object.defineProperty(Document.prototype, 'visibilityState', {
+    get: () => (state.background ? 'hidden' : 'visible'),
+    configurable: true,
+  });
+  const realNow = Date.now.bind(Date);
+  Date.now = () => realNow() + state.skewMs;
+}
+
+test('a long job that ends while the window is in the background gets a notification without names', async ({
+  coffer,
+}) => {
+  const { page } = coffer;
+  await page.addInitScript(stubBrowser);
+  // When asked, holds a job's 'ended' event, so the test can let time pass between a job's start and its end.
+  let holding = false;
+  let heldEnd: ((message: string | Buffer) => void) | undefined;
+  let toPage: ((message: string | Buffer) => void) | undefined;
+  await page.routeWebSocket(/\/api\/events/, (socket) => {
+    const server = socket.connectToServer();
+    toPage = (message) => {
+      socket.send(message);
+    };
+    server.onMessage((message) => {
+      if (holding && message.toString().includes('"type":"ended"')) heldEnd?.(message);
+      else socket.send(message);
+    });
+    socket.onMessage((message) => {
+      server.send(message);
+    });
+  });
+  await page.reload();
+  await createVault(coffer);
+  const setPage = (background: boolean, skewMs: number) =>
+    page.evaluate(
+      ([inBackground, skew]) => {
+        Object.assign(window, { background: inBackground, skewMs: skew });
+      },
+      [background, skewMs] as const,
+    );
+  const notices = () => page.evaluate(() => (window as unknown as { notices: unknown[] }).notices);
+  /** Adds one file as a job that, to the window, runs a minute; in the background or not. */
+  const addLongJob = async (name: string, background: boolean) => {
+    await setPage(background, 0);
+    holding = true;
+    const ended = new Promise<string | Buffer>((resolve) => {
+      heldEnd = resolve;
+    });
+    await dropFiles(page, [{ name, bytes: Buffer.from(name) }]);
+    const message = await ended;
+    holding = false;
+    await setPage(background, 60_000);
+    toPage?.(message);
+  };
+
+  // A short job in the background: nothing.
+  await setPage(true, 0);
+  await dropFiles(page, [{ name: 'quick-secret.txt', bytes: Buffer.from('q') }]);
+  await expect(page.getByText('Added 1 file.')).toBeVisible();
+  expect(await notices()).toEqual([]);
+  await page.getByRole('button', { name: 'Dismiss add job' }).click();
+
+  // A long one while the window has the focus: nothing (the user sees the jobs panel).
+  await addLongJob('seen-secret.txt', false);
+  await expect(page.getByText('Added 1 file.')).toBeVisible();
+  expect(await notices()).toEqual([]);
+  await page.getByRole('button', { name: 'Dismiss add job' }).click();
+
+  // A long one in the background: a notification with the count, and no name from the vault.
+  await addLongJob('diary-secret.txt', true);
+  await expect.poll(notices).toEqual([{ title: 'Coffer: add finished', body: 'Added 1 file.' }]);
+  expect(JSON.stringify(await notices())).not.toMatch(/secret|Personal/);
+});

@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 
-import { app, BrowserWindow, dialog, powerMonitor, session } from 'electron';
+import { app, BrowserWindow, dialog, Notification, powerMonitor, session } from 'electron';
 
 import { createBackend, type Backend } from '../../src/app/backend.js';
 import { CofferError, configureHostRuntime, startWorkers } from '../../src/core/index.js';
@@ -18,6 +18,7 @@ import { denyPermissions, refuseEscapes } from './hardening.js';
 import { startAutoLock } from './idle-lock.js';
 import { registerIpc } from './ipc.js';
 import { electronShell } from './shell.js';
+import { startJobNotifier } from './job-notifier.js';
 import { installMenu } from './menu.js';
 import { findElectronSqliteBinding } from './native-binding.js';
 import { windowOptions } from './window-options.js';
@@ -83,6 +84,7 @@ async function launch(): Promise<void> {
     dialogs: nativeDialogs(getWindow),
     shell: electronShell(),
     contentProtection: canProtectContent(process.platform),
+    hostNotifications: true,
     onSettingsChanged: (settings) => {
       applyContentProtection(BrowserWindow.getAllWindows(), settings);
     },
@@ -102,13 +104,26 @@ async function launch(): Promise<void> {
     },
   });
   window = createWindow(backend);
-
-  app.on('second-instance', () => {
-    const current = getWindow();
-    if (current === null) return;
+  const showWindow = (): void => {
+    const current = getWindow() ?? (window = createWindow(backend));
     if (current.isMinimized()) current.restore();
+    current.show();
     current.focus();
+  };
+  startJobNotifier(backend, {
+    inBackground: () => {
+      const current = getWindow();
+      return current === null || !current.isVisible() || current.isMinimized() || !current.isFocused();
+    },
+    show: ({ title, body }) => {
+      if (!Notification.isSupported()) return;
+      const notification = new Notification({ title, body });
+      notification.on('click', showWindow);
+      notification.show();
+    },
   });
+
+  app.on('second-instance', showWindow);
   // Closing the window quits: an open vault should not outlive the only view of it.
   app.on('window-all-closed', () => {
     app.quit();

@@ -91,6 +91,8 @@ export interface BackendOptions {
   readonly shell?: SystemShell;
   /** The host can hide its window from screen capture (Electron on macOS and Windows). */
   readonly contentProtection?: boolean;
+  /** The host shows job notifications itself (Electron); otherwise the window does. */
+  readonly hostNotifications?: boolean;
   /** Called after the settings changed (Electron applies content protection to its windows). */
   readonly onSettingsChanged?: (settings: Settings) => void;
 }
@@ -476,6 +478,7 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
       openWithApp: options.shell !== undefined,
       showInFolder: options.shell !== undefined,
       contentProtection: options.contentProtection === true,
+      notifications: options.hostNotifications === true ? 'host' : 'window',
     }),
   };
 

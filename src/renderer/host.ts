@@ -4,7 +4,13 @@ import { useEffect, useState } from 'react';
 import type { HostCapabilities } from '../shared/contract.js';
 import { call } from './api.js';
 
-const NONE: HostCapabilities = { openWithApp: false, showInFolder: false, contentProtection: false };
+const NONE: HostCapabilities = {
+  openWithApp: false,
+  showInFolder: false,
+  contentProtection: false,
+  // 'host' makes the window show nothing itself until it knows.
+  notifications: 'host',
+};
 
 let asked: Promise<HostCapabilities> | undefined;
 

@@ -237,6 +237,11 @@ export interface HostCapabilities {
   readonly showInFolder: boolean;
   /** The `contentProtection` setting has an effect (Electron on macOS and Windows; not Linux, not a browser). */
   readonly contentProtection: boolean;
+  /**
+   * Who shows the notification when a long job ends in the background: 'host' (Electron's main process; the
+   * window's own Notification permission is refused there) or 'window' (the preview page, by the web API).
+   */
+  readonly notifications: 'host' | 'window';
 }
 
 /** An open vault as the window knows it. */

@@ -1,3 +1,5 @@
+import { join } from 'node:path';
+
 import { afterEach } from 'vitest';
 
 import {
@@ -17,7 +19,7 @@ import type {
   Result,
 } from '../../src/shared/contract.js';
 import { nativeSodium } from '../helpers/backends.js';
-import { PASSPHRASE, tempDir } from '../helpers/vault.js';
+import { PASSPHRASE, tempDir, writeTree } from '../helpers/vault.js';
 
 export { PASSPHRASE };
 
@@ -112,6 +114,20 @@ export async function newApp(options: Partial<BackendOptions> = {}): Promise<Tes
           });
       }),
   };
+}
+
+/** Adds `files` (name → contents) at the vault's root through the file picker, and waits for the job to end. */
+export async function addFiles(
+  app: TestApp,
+  vaultId: string,
+  files: Record<string, string | Buffer>,
+): Promise<void> {
+  const source = tempDir();
+  await writeTree(source, files);
+  app.dialogs.files.push(Object.keys(files).map((name) => join(source, name)));
+  const picked = await app.call('dialog.pickFiles', { purpose: 'add-files', vaultId });
+  if (!picked) throw new Error('nothing picked');
+  await app.jobEvents((await app.call('job.add', { vaultId, source: picked.handle })).jobId);
 }
 
 /** Creates a vault named "vault" in a fresh temp folder (KDF preset 'interactive', to keep tests quick). */

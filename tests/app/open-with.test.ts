@@ -5,18 +5,8 @@ import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { OPEN_COPIES_DIR } from '../../src/app/open-copies.js';
-import { tempDir, writeTree } from '../helpers/vault.js';
-import { codeOf, newApp, newVaultIn, recordingShell, type TestApp } from './helpers.js';
-
-async function addFile(app: TestApp, vaultId: string, name: string, bytes: Buffer): Promise<void> {
-  const source = tempDir();
-  await writeTree(source, { [name]: bytes });
-  app.dialogs.files.push([join(source, name)]);
-  const picked = await app.call('dialog.pickFiles', { purpose: 'add-files', vaultId });
-  if (!picked) throw new Error('nothing picked');
-  const { jobId } = await app.call('job.add', { vaultId, source: picked.handle });
-  await app.jobEvents(jobId);
-}
+import { tempDir } from '../helpers/vault.js';
+import { addFiles, codeOf, newApp, newVaultIn, recordingShell } from './helpers.js';
 
 const mode = (path: string): number => statSync(path).mode & 0o777;
 
@@ -27,7 +17,7 @@ describe('opening a file with the default app', () => {
     expect(await app.call('app.capabilities', {})).toMatchObject({ openWithApp: true });
     const { vaultId } = await newVaultIn(app);
     const bytes = randomBytes(3 * 1024 * 1024 + 17);
-    await addFile(app, vaultId, 'report.pdf', bytes);
+    await addFiles(app, vaultId, { 'report.pdf': bytes });
 
     expect(await app.call('entries.openWithApp', { vaultId, path: '/report.pdf' })).toBeNull();
     const [copy] = shell.opened.map((request) => request.path);
@@ -50,13 +40,13 @@ describe('opening a file with the default app', () => {
     const shell = recordingShell();
     const app = await newApp({ shell });
     const { vaultId } = await newVaultIn(app);
-    await addFile(app, vaultId, 'a.txt', Buffer.from('alpha'));
+    await addFiles(app, vaultId, { 'a.txt': Buffer.from('alpha') });
     await app.call('entries.openWithApp', { vaultId, path: '/a.txt' });
     await app.call('vault.close', { vaultId });
     expect(existsSync(shell.opened[0]?.path ?? '')).toBe(false);
 
     const second = await newVaultIn(app);
-    await addFile(app, second.vaultId, 'b.txt', Buffer.from('beta'));
+    await addFiles(app, second.vaultId, { 'b.txt': Buffer.from('beta') });
     await app.call('entries.openWithApp', { vaultId: second.vaultId, path: '/b.txt' });
     expect(existsSync(shell.opened[1]?.path ?? '')).toBe(true);
     await app.backend.dispose();
@@ -76,7 +66,7 @@ describe('opening a file with the default app', () => {
     const shell = recordingShell(true);
     const app = await newApp({ shell });
     const { vaultId } = await newVaultIn(app);
-    await addFile(app, vaultId, 'x.weird', Buffer.from('x'));
+    await addFiles(app, vaultId, { 'x.weird': Buffer.from('x') });
     expect(codeOf(await app.raw('entries.openWithApp', { vaultId, path: '/x.weird' }))).toBe('NOT_SUPPORTED');
     expect(shell.opened).toHaveLength(1);
     expect(readdirSync(join(app.dataDir, OPEN_COPIES_DIR))).toEqual([]);
@@ -86,7 +76,7 @@ describe('opening a file with the default app', () => {
     const app = await newApp();
     expect(await app.call('app.capabilities', {})).toMatchObject({ openWithApp: false });
     const { vaultId } = await newVaultIn(app);
-    await addFile(app, vaultId, 'a.txt', Buffer.from('alpha'));
+    await addFiles(app, vaultId, { 'a.txt': Buffer.from('alpha') });
     expect(codeOf(await app.raw('entries.openWithApp', { vaultId, path: '/a.txt' }))).toBe('NOT_SUPPORTED');
 
     const withShell = await newApp({ shell: recordingShell() });

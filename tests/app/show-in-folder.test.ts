@@ -2,18 +2,8 @@ import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import { tempDir, writeTree } from '../helpers/vault.js';
-import { codeOf, newApp, newVaultIn, pickFolder, recordingShell, type TestApp } from './helpers.js';
-
-/** Adds `files` (name → contents) at the vault's root through the picker. */
-async function addFiles(app: TestApp, vaultId: string, files: Record<string, string>): Promise<void> {
-  const source = tempDir();
-  await writeTree(source, files);
-  app.dialogs.files.push(Object.keys(files).map((name) => join(source, name)));
-  const picked = await app.call('dialog.pickFiles', { purpose: 'add-files', vaultId });
-  if (!picked) throw new Error('nothing picked');
-  await app.jobEvents((await app.call('job.add', { vaultId, source: picked.handle })).jobId);
-}
+import { tempDir } from '../helpers/vault.js';
+import { addFiles, codeOf, newApp, newVaultIn, pickFolder, recordingShell, type TestApp } from './helpers.js';
 
 async function restore(app: TestApp, vaultId: string, paths: string[], into: string): Promise<string> {
   const destination = await pickFolder(app, into, { purpose: 'restore-destination', vaultId });

@@ -9,6 +9,12 @@ import { PanelDialog } from './PanelDialog.js';
 
 const THEME_LABELS = { system: 'Same as the system', light: 'Light', dark: 'Dark' } as const;
 
+/** The on/off settings shown as plain checkboxes, in order. */
+const TOGGLES = [
+  ['reduceMotion', 'Reduce motion'],
+  ['lockOnClose', 'Lock when the window closes'],
+] as const;
+
 /**
  * Auto-lock minutes and lock on close, theme and reduced motion, and hiding the window from screen capture (where
  * the host can); each change is saved and applied at once.
@@ -106,26 +112,18 @@ export function SettingsDialog({ onClose }: { onClose: () => void }) {
               ))}
             </select>
           </label>
-          <label className="checkbox">
-            <input
-              type="checkbox"
-              checked={settings.reduceMotion}
-              onChange={(event) => {
-                save({ reduceMotion: event.target.checked });
-              }}
-            />
-            Reduce motion
-          </label>
-          <label className="checkbox">
-            <input
-              type="checkbox"
-              checked={settings.lockOnClose}
-              onChange={(event) => {
-                save({ lockOnClose: event.target.checked });
-              }}
-            />
-            Lock when the window closes
-          </label>
+          {TOGGLES.map(([key, label]) => (
+            <label key={key} className="checkbox">
+              <input
+                type="checkbox"
+                checked={settings[key]}
+                onChange={(event) => {
+                  save({ [key]: event.target.checked });
+                }}
+              />
+              {label}
+            </label>
+          ))}
           <div className="field">
             <label className="checkbox">
               <input

@@ -15,7 +15,7 @@ import { _electron, test as base, type Page } from '@playwright/test';
 
 import { electronPackage, findElectronBinary } from '../scripts/electron-binary.js';
 import { chromiumExecutable } from '../scripts/find-chromium.js';
-import { startPreview } from './preview-process.js';
+import { startPreview, type PreviewProcess } from './preview-process.js';
 
 export interface HostOptions {
   host: 'web' | 'electron';
@@ -34,6 +34,8 @@ export interface CofferApp {
    * window (`page` is the first one only).
    */
   readonly restart: () => Promise<Page>;
+  /** Web host only (the preview's test mode): what the back end asked the system's shell to open or show. */
+  readonly preview?: Pick<PreviewProcess, 'shellRequests' | 'invoke'>;
 }
 
 const ROOT = join(import.meta.dirname, '..');
@@ -63,6 +65,10 @@ export const test = base.extend<HostOptions & { coffer: CofferApp }>({
             vaultParent,
             restoreDir,
             answerFolderDialogs: (answers) => preview.answerFolderDialogs(answers),
+            preview: {
+              shellRequests: () => preview.shellRequests(),
+              invoke: (channel, request) => preview.invoke(channel, request),
+            },
             async restart() {
               await Promise.all(context.pages().map((open) => open.close()));
               const exited = once(preview.child, 'exit');

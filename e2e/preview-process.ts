@@ -3,6 +3,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 
+import type { ShellRequest } from '../src/preview/shell.js';
+
 const ROOT = join(import.meta.dirname, '..');
 
 export interface PreviewProcess {
@@ -12,6 +14,10 @@ export interface PreviewProcess {
   readonly child: ChildProcess;
   /** Queues the paths the next dialogs answer with (test mode only); `null` = cancelled. */
   readonly answerFolderDialogs: (answers: readonly (string | null)[]) => Promise<void>;
+  /** What the back end asked of the system's shell so far (test mode records instead of opening). */
+  readonly shellRequests: () => Promise<ShellRequest[]>;
+  /** Sends one contract request as the page would, for a test to check the back end's state. */
+  readonly invoke: (channel: string, request: unknown) => Promise<unknown>;
   readonly stop: () => void;
 }
 
@@ -30,6 +36,16 @@ export async function startPreview(dataDir: string): Promise<PreviewProcess> {
   if (url === undefined) throw new Error('The preview server stopped before printing its URL.');
   const printed = url;
   const token = new URL(printed).hash.replace(/^#token=/, '');
+  const post = async (path: string, body: unknown): Promise<unknown> => {
+    const response = await fetch(new URL(path, printed), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    const result = (await response.json()) as { ok: boolean; value?: unknown; message?: string };
+    if (!result.ok) throw new Error(`${path} failed: ${result.message ?? response.status}`);
+    return result.value;
+  };
   return {
     url: printed,
     token,
@@ -42,6 +58,8 @@ export async function startPreview(dataDir: string): Promise<PreviewProcess> {
       });
       if (!response.ok) throw new Error(`queueing dialog answers failed: HTTP ${response.status}`);
     },
+    shellRequests: async () => (await post('/api/test/shell-requests', {})) as ShellRequest[],
+    invoke: (channel, request) => post(`/api/invoke/${channel}`, request),
     stop() {
       child.kill();
     },

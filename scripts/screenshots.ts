@@ -100,6 +100,12 @@ async function shoot(scheme: 'light' | 'dark', executablePath: string | undefine
     await page.getByRole('button', { name: 'Preview' }).click();
     await page.getByText('Renew the passport').waitFor();
     await save('preview');
+    // The first "Open with default app" says what it leaves on disk; cancelled here, so nothing is written.
+    await page.getByRole('button', { name: 'Open with default app' }).click();
+    await page.getByRole('dialog', { name: 'Open a decrypted copy?' }).waitFor();
+    await save('open-copy-notice');
+    await page.keyboard.press('Escape');
+    await page.getByRole('dialog', { name: 'Open a decrypted copy?' }).waitFor({ state: 'detached' });
     await page.keyboard.press('Escape');
 
     await page.getByRole('button', { name: 'Vault details' }).click();

@@ -3,6 +3,8 @@ import type { LockReason } from '../../src/shared/contract.js';
 /** The slice of Electron's powerMonitor the auto-lock uses (structural, so tests can drive it). */
 export interface PowerMonitorLike {
   getSystemIdleTime(): number;
+  /** 'locked' where the system reports a locked screen (Linux screensavers too, where Chromium can ask). */
+  getSystemIdleState(idleThreshold: number): 'active' | 'idle' | 'locked' | 'unknown';
   on(event: 'suspend' | 'lock-screen', listener: () => void): unknown;
   removeListener(event: 'suspend' | 'lock-screen', listener: () => void): unknown;
 }
@@ -22,7 +24,9 @@ export interface AutoLockOptions {
  * Locks every vault when the system has been idle (no keyboard or mouse anywhere) for the configured minutes,
  * and at once on suspend and on screen lock. Polls the system idle time rather than watching the window, so
  * working in another program while a vault is open also counts as Coffer being unused. After an idle lock it
- * waits for the user to come back before it can lock for idleness again. Returns a function that stops it.
+ * waits for the user to come back before it can lock for idleness again. Electron emits 'lock-screen' on macOS and
+ * Windows only, so each poll also asks whether the screen is locked (how Linux's lock is seen, within a poll),
+ * whatever the idle minutes, and locks once per screen lock. Returns a function that stops it.
  */
 export function startAutoLock(options: AutoLockOptions): () => void {
   const { powerMonitor, autoLockMinutes, lockAll } = options;
@@ -33,12 +37,19 @@ export function startAutoLock(options: AutoLockOptions): () => void {
       clearInterval(timer as NodeJS.Timeout);
     });
   let lockedThisIdle = false;
+  let lockedThisScreenLock = false;
   let polling = false;
 
   const poll = async (): Promise<void> => {
     if (polling) return;
     polling = true;
     try {
+      const screenLocked = powerMonitor.getSystemIdleState(1) === 'locked';
+      if (!screenLocked) lockedThisScreenLock = false;
+      else if (!lockedThisScreenLock) {
+        lockedThisScreenLock = true;
+        await lockAll('screen-lock');
+      }
       const minutes = await autoLockMinutes();
       const idleSeconds = powerMonitor.getSystemIdleTime();
       if (minutes <= 0 || idleSeconds < minutes * 60) {

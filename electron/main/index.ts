@@ -5,17 +5,22 @@
  */
 import { join } from 'node:path';
 
-import { app, BrowserWindow, dialog, powerMonitor, session } from 'electron';
+import { app, BrowserWindow, dialog, Notification, powerMonitor, session } from 'electron';
 
 import { createBackend, type Backend } from '../../src/app/backend.js';
 import { CofferError, configureHostRuntime, startWorkers } from '../../src/core/index.js';
-import type { LockReason, Settings } from '../../src/shared/contract.js';
+import type { LockReason, Settings, VaultSummary } from '../../src/shared/contract.js';
 import { APP_URL } from './app-origin.js';
 import { registerAppScheme, serveAppProtocol } from './app-protocol.js';
+import { applyContentProtection, canProtectContent } from './content-protection.js';
 import { nativeDialogs } from './dialogs.js';
 import { denyPermissions, refuseEscapes } from './hardening.js';
 import { startAutoLock } from './idle-lock.js';
 import { registerIpc } from './ipc.js';
+import { createSystemMenus, type SystemMenus } from './tray.js';
+import { closeKeepsRunning, countVaults } from './tray-menu.js';
+import { electronShell } from './shell.js';
+import { startJobNotifier } from './job-notifier.js';
 import { installMenu } from './menu.js';
 import { findElectronSqliteBinding } from './native-binding.js';
 import { windowOptions } from './window-options.js';
@@ -53,10 +58,23 @@ if (!app.requestSingleInstanceLock()) {
 let window: BrowserWindow | null = null;
 const getWindow = (): BrowserWindow | null => (window && !window.isDestroyed() ? window : null);
 
-function createWindow(): BrowserWindow {
+/** Set once the app is quitting: a window's 'close' then really closes it. */
+let quitting = false;
+
+function createWindow(backend: Backend): BrowserWindow {
   const created = new BrowserWindow(
     windowOptions(join(import.meta.dirname, '../preload/index.cjs'), { devTools: !app.isPackaged }),
   );
+  // Before the first paint, so not one frame can be captured unprotected.
+  applyContentProtection([created], backend.settings);
+  created.on('close', (event) => {
+    void backend.windowClosed();
+    if (!quitting && closeKeepsRunning(process.platform)) {
+      // Hidden, not destroyed: the tray or dock shows it again, at the unlock screen if the vault locked.
+      event.preventDefault();
+      created.hide();
+    }
+  });
   created.once('ready-to-show', () => {
     created.show();
   });
@@ -74,13 +92,55 @@ async function launch(): Promise<void> {
   const backend = await createBackend({
     dataDir: app.getPath('userData'),
     dialogs: nativeDialogs(getWindow),
+    shell: electronShell(),
+    contentProtection: canProtectContent(process.platform),
+    hostNotifications: true,
+    onSettingsChanged: (settings) => {
+      applyContentProtection(BrowserWindow.getAllWindows(), settings);
+    },
   });
   const lockAll = (reason: LockReason): Promise<void> => backend.lockAll(reason);
-  registerIpc(backend, getWindow);
-  installMenu(
-    { lockAll: () => void lockAll('user') },
-    { isMac: process.platform === 'darwin', devTools: !app.isPackaged },
+  const showWindow = (): void => {
+    const current = getWindow() ?? (window = createWindow(backend));
+    if (current.isMinimized()) current.restore();
+    current.show();
+    current.focus();
+  };
+  const isMac = process.platform === 'darwin';
+  const menus = createSystemMenus(
+    {
+      lockAll: () => void lockAll('user'),
+      showWindow,
+      quit: () => {
+        app.quit();
+      },
+    },
+    { isMac, dock: app.dock },
   );
+  // The menus show the true lock state: read from the back end after anything that may change it.
+  const refreshMenus = (): void => {
+    void backend.handle('vault.listOpen', {}).then((open) => {
+      menus.update(countVaults(open.ok ? (open.value as VaultSummary[]) : []));
+    });
+  };
+  refreshMenus();
+  backend.onEvent((event) => {
+    if (event === 'locked' || event === 'closed') refreshMenus();
+  });
+  registerIpc(
+    {
+      handle: async (channel, payload) => {
+        const result = await backend.handle(channel, payload);
+        if (typeof channel === 'string' && channel.startsWith('vault.')) refreshMenus();
+        return result;
+      },
+      registerDroppedPaths: (paths) => backend.registerDroppedPaths(paths),
+      registerDroppedBytes: (files) => backend.registerDroppedBytes(files),
+      onEvent: (listener) => backend.onEvent(listener),
+    },
+    getWindow,
+  );
+  installMenu({ lockAll: () => void lockAll('user') }, { isMac, devTools: !app.isPackaged });
   const stopAutoLock = startAutoLock({
     powerMonitor,
     lockAll,
@@ -89,23 +149,35 @@ async function launch(): Promise<void> {
       return settings.ok ? (settings.value as Settings).autoLockMinutes : FALLBACK_AUTO_LOCK_MINUTES;
     },
   });
-  window = createWindow();
-
-  app.on('second-instance', () => {
-    const current = getWindow();
-    if (current === null) return;
-    if (current.isMinimized()) current.restore();
-    current.focus();
+  window = createWindow(backend);
+  startJobNotifier(backend, {
+    inBackground: () => {
+      const current = getWindow();
+      return current === null || !current.isVisible() || current.isMinimized() || !current.isFocused();
+    },
+    show: ({ title, body }) => {
+      if (!Notification.isSupported()) return;
+      const notification = new Notification({ title, body });
+      notification.on('click', showWindow);
+      notification.show();
+    },
   });
-  // Closing the window quits: an open vault should not outlive the only view of it.
+
+  app.on('second-instance', showWindow);
+  // macOS: a click on the dock icon with the window hidden.
+  app.on('activate', showWindow);
+  // Only reached where closing quits (Linux; see closeKeepsRunning): a vault must not outlive its only view there.
   app.on('window-all-closed', () => {
     app.quit();
   });
-  quitAfterLocking(backend, stopAutoLock);
+  app.on('before-quit', () => {
+    quitting = true;
+  });
+  quitAfterLocking(backend, stopAutoLock, menus);
 }
 
 /** Holds the quit until every vault is locked (jobs stopped, keys wiped) and the back end is closed. */
-function quitAfterLocking(backend: Backend, stopAutoLock: () => void): void {
+function quitAfterLocking(backend: Backend, stopAutoLock: () => void, menus: SystemMenus): void {
   let locked = false;
   let locking = false;
   app.on('before-quit', (event) => {
@@ -114,6 +186,7 @@ function quitAfterLocking(backend: Backend, stopAutoLock: () => void): void {
     if (locking) return;
     locking = true;
     stopAutoLock();
+    menus.destroy();
     void backend
       .lockAll('quit')
       .then(() => backend.dispose())

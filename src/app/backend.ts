@@ -23,19 +23,35 @@ import {
   type RecentVault,
   type ResponseOf,
   type Result,
+  type Settings,
   type VaultSummary,
 } from '../shared/contract.js';
 import { collectDroppedBytes, type DroppedFileInput } from './dropped.js';
 import { HandleRegistry, wipeDropped, type HandleTarget } from './handles.js';
 import { JobRegistry } from './jobs.js';
 import { estimateKdf, type KdfEstimate } from './kdf-estimate.js';
-import { errorResult, fail, ok } from './result.js';
+import { OpenCopies } from './open-copies.js';
+import { AppError, errorResult, fail, ok } from './result.js';
 import { SettingsStore, type RecentEntry } from './settings.js';
 
 /** Native dialogs in Electron; a stand-in in the preview server. Returns absolute paths, or null when cancelled. */
 export interface DialogProvider {
   pickFolder(purpose: FolderPurpose): Promise<string | null>;
   pickFiles(purpose: 'add-files'): Promise<string[] | null>;
+}
+
+/**
+ * What the host can ask of the system's shell: Electron's `shell`, xdg-open in the preview, or a test's recorder.
+ * Paths come only from the back end (a copy it wrote, a destination the user picked), never from the window.
+ */
+export interface SystemShell {
+  /**
+   * Opens a file with the system's default app for its kind.
+   * @throws an error (its message for the log only) when no app could be started for it.
+   */
+  openPath(path: string): Promise<void>;
+  /** Shows a file or folder in the system's file manager (selected where the file manager can). */
+  showItemInFolder(path: string): Promise<void>;
 }
 
 export type EventListener = <E extends EventName>(event: E, payload: EventPayloads[E]) => void;
@@ -51,6 +67,13 @@ export interface Backend {
   onEvent(listener: EventListener): () => void;
   /** Locks every vault (jobs stopped, keys wiped, `locked` sent for each that was unlocked). Never throws. */
   lockAll(reason: LockReason): Promise<void>;
+  /**
+   * The host's window (Electron) or page (preview) was closed: locks every vault when the `lockOnClose` setting
+   * says so. Never throws.
+   */
+  windowClosed(): Promise<void>;
+  /** The settings now (for the host's own use: auto-lock, content protection). */
+  readonly settings: Settings;
   /** Locks and closes every vault and forgets every handle. Never throws. */
   dispose(): Promise<void>;
 }
@@ -65,6 +88,14 @@ export interface BackendOptions {
   readonly now?: () => number;
   /** For tests: how long a handle stays valid. */
   readonly handleTtlMs?: number;
+  /** Opening files outside the window; without it `entries.openWithApp` answers NOT_SUPPORTED. */
+  readonly shell?: SystemShell;
+  /** The host can hide its window from screen capture (Electron on macOS and Windows). */
+  readonly contentProtection?: boolean;
+  /** The host shows job notifications itself (Electron); otherwise the window does. */
+  readonly hostNotifications?: boolean;
+  /** Called after the settings changed (Electron applies content protection to its windows). */
+  readonly onSettingsChanged?: (settings: Settings) => void;
 }
 
 interface OpenVault {
@@ -100,6 +131,9 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
   // found and removed now, before any restore of this back end can start (and by each restore after).
   const restoreStateDir = join(options.dataDir, 'state');
   removeStaleRestoreTemps(restoreStateDir);
+  // Likewise decrypted copies opened with another app by a run that was killed or crashed.
+  const openCopies = new OpenCopies(options.dataDir);
+  openCopies.removeAll();
   // The last state of each vault's index seen here, to warn when a vault went backwards (FORMAT.md section 8.8).
   const seen = new SeenStates(restoreStateDir);
   /** Remembers the vault's state; the memory is best effort, and a failure to write it is only logged. */
@@ -133,6 +167,11 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
     options.now ? { now: options.now } : {},
   );
   const open = new Map<string, OpenVault>();
+  /** Where each finished restore put its first item, by job id, until its vault locks or closes. */
+  const restored = new Map<string, { readonly vaultId: string; readonly path: string }>();
+  const forgetRestored = (vaultId: string): void => {
+    for (const [jobId, done] of restored) if (done.vaultId === vaultId) restored.delete(jobId);
+  };
   let kdfEstimate: Promise<KdfEstimate> | undefined;
 
   const openVault = (vaultId: string): OpenVault => {
@@ -178,6 +217,8 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
     entry.vault.lock();
     await entry.vault.released();
     await stopped;
+    openCopies.removeFor(entry.vaultId);
+    forgetRestored(entry.vaultId);
     if (wasUnlocked) emit('locked', { vaultId: entry.vaultId, reason });
   };
 
@@ -189,6 +230,8 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
     entry.vault.close();
     await entry.vault.released();
     await stopped;
+    openCopies.removeFor(entry.vaultId);
+    forgetRestored(entry.vaultId);
     emit('closed', { vaultId: entry.vaultId });
   };
 
@@ -368,16 +411,20 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
       const entry = openVault(request.vaultId);
       for (const path of request.paths) entry.vault.stat(path);
       const destination = folderOf(request.destination, 'restore-destination', request.vaultId);
-      const jobId = jobs.start(entry.vaultId, 'restore', async ({ signal, onProgress, onItem }) => ({
-        kind: 'restore',
-        report: await entry.vault.restore(request.paths, destination, {
+      const jobId: string = jobs.start(entry.vaultId, 'restore', async ({ signal, onProgress, onItem }) => {
+        const report = await entry.vault.restore(request.paths, destination, {
           signal,
           onProgress,
           onRestored: onItem,
           overwrite: request.overwrite,
           stateDir: restoreStateDir,
-        }),
-      }));
+        });
+        restored.set(jobId, {
+          vaultId: entry.vaultId,
+          path: await restoredItem(destination, request.paths[0] ?? '/'),
+        });
+        return { kind: 'restore', report };
+      });
       return { jobId };
     },
     'job.verify': (request) => {
@@ -394,6 +441,36 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
       return null;
     },
     'job.list': () => jobs.list(),
+    'job.showInFolder': async (request) => {
+      const done = restored.get(request.jobId);
+      if (!done) {
+        throw new InvalidArgumentError(
+          'Only a restore that finished (before the vault was locked) can be shown in its folder.',
+        );
+      }
+      if (!options.shell) throw new AppError('NOT_SUPPORTED', 'This host cannot show files in a folder.');
+      await options.shell.showItemInFolder(done.path);
+      return null;
+    },
+    'entries.openWithApp': async (request) => {
+      const { shell } = options;
+      if (!shell) throw new AppError('NOT_SUPPORTED', 'This host cannot open files with another app.');
+      const { vault } = openVault(request.vaultId);
+      const file = vault.stat(request.path);
+      if (file.type !== 'file') throw new InvalidArgumentError(`"${request.path}" is not a file.`);
+      const copy = await openCopies.write(request.vaultId, file.name, vault.read(file.path));
+      try {
+        await shell.openPath(copy);
+      } catch (error) {
+        openCopies.discard(request.vaultId, copy);
+        console.warn('coffer: the default app could not be started:', (error as Error).message);
+        throw new AppError(
+          'NOT_SUPPORTED',
+          'No app on this computer opens this kind of file. Restore it and open it from its folder.',
+        );
+      }
+      return null;
+    },
     'preview.read': async (request) => {
       const { vault } = openVault(request.vaultId);
       const file = vault.stat(request.path);
@@ -412,9 +489,24 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
       return { bytes: new Uint8Array(Buffer.concat(chunks)), fileSize: file.size };
     },
     'settings.get': () => store.settings,
-    'settings.set': (request) => store.updateSettings(request),
+    'settings.set': (request) => {
+      const settings = store.updateSettings(request);
+      options.onSettingsChanged?.(settings);
+      return settings;
+    },
     'app.kdfEstimate': async () => (kdfEstimate ??= estimateKdf(await getSodium())),
     'app.problems': () => (store.problem ? [{ code: 'IO', message: store.problem }] : []),
+    'app.capabilities': () => ({
+      openWithApp: options.shell !== undefined,
+      showInFolder: options.shell !== undefined,
+      contentProtection: options.contentProtection === true,
+      notifications: options.hostNotifications === true ? 'host' : 'window',
+    }),
+  };
+
+  const lockAll = async (reason: LockReason): Promise<void> => {
+    handles.clear();
+    await Promise.all([...open.values()].map((entry) => lock(entry, reason).catch(logFailure)));
   };
 
   return {
@@ -469,9 +561,14 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
       };
     },
 
-    async lockAll(reason) {
-      handles.clear();
-      await Promise.all([...open.values()].map((entry) => lock(entry, reason).catch(logFailure)));
+    lockAll,
+
+    async windowClosed() {
+      if (store.settings.lockOnClose) await lockAll('window-closed');
+    },
+
+    get settings() {
+      return store.settings;
     },
 
     async dispose() {
@@ -483,6 +580,7 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
             .catch(logFailure),
         ),
       );
+      openCopies.removeAll();
       listeners.clear();
     },
   };
@@ -498,6 +596,16 @@ function checkedAbsolute(path: string): string {
     throw new InvalidArgumentError('A chosen path was not an absolute path on this computer.');
   }
   return resolve(path);
+}
+
+/**
+ * What a restore of `vaultPath` put into `destination`: the item of that name, or (when it is not there: restoring
+ * "/", or skipped as damaged) the destination itself.
+ */
+async function restoredItem(destination: string, vaultPath: string): Promise<string> {
+  const name = basename(vaultPath);
+  const item = join(destination, name);
+  return name !== '' && (await exists(item)) ? item : destination;
 }
 
 async function exists(path: string): Promise<boolean> {

@@ -12,7 +12,16 @@ export const SETTINGS_FILE = 'settings.json';
 /** Most recent vaults remembered; the oldest is forgotten first. */
 export const RECENT_MAX = 50;
 
-export const DEFAULT_SETTINGS: Settings = { autoLockMinutes: 10, theme: 'system', reduceMotion: false };
+export const DEFAULT_SETTINGS: Settings = {
+  autoLockMinutes: 10,
+  theme: 'system',
+  reduceMotion: false,
+  // Closing the window is what many people do to leave their files: it locks unless they choose otherwise.
+  lockOnClose: true,
+  // Off by default: it blanks the window in screen sharing (a support call, a presentation) without saying why.
+  contentProtection: false,
+  openCopyNoticeShown: false,
+};
 
 /** A remembered vault folder. Only where the vault is: never a name from inside it. */
 export interface RecentEntry {
@@ -27,6 +36,9 @@ const storedSchema = z.strictObject({
   // Files written before a setting existed lack it: its default fills in rather than the file counting as damaged.
   settings: z.extend(settingsSchema, {
     reduceMotion: z._default(z.boolean(), DEFAULT_SETTINGS.reduceMotion),
+    lockOnClose: z._default(z.boolean(), DEFAULT_SETTINGS.lockOnClose),
+    contentProtection: z._default(z.boolean(), DEFAULT_SETTINGS.contentProtection),
+    openCopyNoticeShown: z._default(z.boolean(), DEFAULT_SETTINGS.openCopyNoticeShown),
   }),
   recent: z
     .array(
@@ -99,10 +111,14 @@ export class SettingsStore {
   }
 
   updateSettings(change: Partial<Settings>): Settings {
-    const settings = { ...this.#state.settings };
-    if (change.autoLockMinutes !== undefined) settings.autoLockMinutes = change.autoLockMinutes;
-    if (change.theme !== undefined) settings.theme = change.theme;
-    if (change.reduceMotion !== undefined) settings.reduceMotion = change.reduceMotion;
+    // A key given as undefined changes nothing (the schema's partial() lets one through, and IPC can carry it).
+    const given = Object.entries(change as Record<string, unknown>).filter(
+      ([, value]) => value !== undefined,
+    );
+    const settings: Settings = {
+      ...this.#state.settings,
+      ...(Object.fromEntries(given) as Partial<Settings>),
+    };
     this.#save({ ...this.#state, settings });
     return settings;
   }

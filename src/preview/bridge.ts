@@ -36,6 +36,12 @@ export interface PreviewChooser {
 
 export interface PreviewApi extends CofferApi {
   readonly chooser: PreviewChooser;
+  /**
+   * Tells the server the page is going away (call it on `pagehide`), so the back end locks the vaults when the
+   * lock-on-close setting says so: the preview's counterpart of Electron's window 'close'. Sent with `keepalive`,
+   * which lets the request outlive the page.
+   */
+  pageClosed(): void;
 }
 
 /** What the bridge needs of the page's location: `origin` and the `#token=` fragment the server printed. */
@@ -154,6 +160,17 @@ export function createPreviewApi(
       // The browser streams the files from disk (or memory) as the body is sent.
       const body = new Blob([head, ...files]);
       return post('/api/drop', body, 'application/octet-stream');
+    },
+
+    pageClosed() {
+      void transport
+        .fetch(`${location.origin}/api/page-closed`, {
+          method: 'POST',
+          headers: { ...authorization, 'Content-Type': 'application/json' },
+          body: '{}',
+          keepalive: true,
+        })
+        .catch(() => undefined);
     },
 
     chooser: {

@@ -17,6 +17,7 @@ import { InvalidArgumentError } from '../core/errors.js';
 import type { Result } from '../shared/contract.js';
 import { ChooserDialogs, defaultChooserRoots } from './chooser.js';
 import { readDropBody } from './drop-body.js';
+import { RecordingShell, xdgOpenShell } from './shell.js';
 import { encodeWire } from './wire.js';
 
 /** The only address the preview server binds to: it serves decrypted data, so never beyond this machine. */
@@ -172,9 +173,15 @@ export async function startPreviewServer(options: PreviewServerOptions): Promise
           broadcast('chooser', request);
         },
       );
+  // A test reads back what would have been opened; a person's preview uses the desktop's opener if it has one.
+  const recordingShell = options.testMode === true ? new RecordingShell() : undefined;
+  const shell = recordingShell ?? xdgOpenShell();
   const backend = await createBackend({
     dataDir: options.dataDir,
     dialogs: dialogs ?? (chooser as DialogProvider),
+    // A browser tab cannot keep itself out of a screen capture.
+    contentProtection: false,
+    ...(shell ? { shell } : {}),
     ...(options.sodium ? { sodium: options.sodium } : {}),
   });
   const staticRoot = resolve(options.staticDir);
@@ -223,6 +230,11 @@ export async function startPreviewServer(options: PreviewServerOptions): Promise
       sendJson(response, 200, await backend.handle(channel, await readJson(request)));
       return;
     }
+    if (path === '/api/page-closed') {
+      await backend.windowClosed();
+      sendJson(response, 200, ok(null));
+      return;
+    }
     if (path === '/api/drop') {
       const files = await readDropBody(request, DROP_MAX_BYTES, (dropped) =>
         backend.registerDroppedBytes(dropped),
@@ -259,6 +271,10 @@ export async function startPreviewServer(options: PreviewServerOptions): Promise
       dialogs.folders.push(...(folders as (string | null)[]));
       dialogs.files.push(...(files as (string[] | null)[]));
       sendJson(response, 200, { ok: true, value: null });
+      return;
+    }
+    if (path === '/api/test/shell-requests' && recordingShell) {
+      sendJson(response, 200, ok(recordingShell.requests));
       return;
     }
     throw new HttpError(404, 'No such API.');

@@ -5,12 +5,14 @@ import { useAppearance } from './appearance.js';
 import { Browser } from './components/Browser.js';
 import { StartScreen } from './components/StartScreen.js';
 import { UnlockScreen } from './components/UnlockScreen.js';
+import { useJobNotifications } from './job-notifications.js';
 import { jobEvent, useCoffer, vaultClosed, vaultLocked } from './store.js';
 
 /** Chooses the screen from the store: no vault, a locked vault, or an unlocked one. */
 export function App() {
   const vault = useCoffer((state) => state.vault);
   useAppearance();
+  useJobNotifications();
 
   useEffect(() => {
     const stops = [

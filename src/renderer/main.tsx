@@ -17,6 +17,12 @@ import { PreviewChooser } from './components/PreviewChooser.js';
 // Electron's preload put the API there; otherwise this is the preview, which also needs the in-page chooser.
 const preview = window.coffer === undefined ? createPreviewApi(window.location) : undefined;
 installApi(window.coffer ?? (preview as CofferApi));
+// Closing (or leaving) the page is the preview's "window closed": the back end locks if the setting says so.
+if (preview) {
+  window.addEventListener('pagehide', () => {
+    preview.pageClosed();
+  });
+}
 
 const root = document.getElementById('root');
 if (root === null) throw new Error('index.html has no #root element');

@@ -56,7 +56,7 @@ const passphrase = boundedString(PASSPHRASE_MAX_LENGTH);
 
 export const KDF_PRESET_NAMES = ['interactive', 'moderate', 'sensitive'] as const;
 export const THEMES = ['system', 'light', 'dark'] as const;
-export const LOCK_REASONS = ['user', 'idle', 'suspend', 'screen-lock', 'quit'] as const;
+export const LOCK_REASONS = ['user', 'idle', 'suspend', 'screen-lock', 'quit', 'window-closed'] as const;
 export type LockReason = (typeof LOCK_REASONS)[number];
 
 /** What a picked folder is for: a handle is accepted only by the channel of its purpose. */
@@ -74,6 +74,15 @@ const settingsShape = {
   theme: z.enum(THEMES),
   /** Turns the window's animations and transitions off, whatever the system's own setting. */
   reduceMotion: z.boolean(),
+  /** Lock every vault when the window closes (in the preview: when the page is closed or left). */
+  lockOnClose: z.boolean(),
+  /**
+   * Hide the window's contents from screen capture and screen sharing (Electron's setContentProtection, on macOS
+   * and Windows; see {@link HostCapabilities.contentProtection}).
+   */
+  contentProtection: z.boolean(),
+  /** The window has said once what "Open with the default app" leaves on disk (and the user went on). */
+  openCopyNoticeShown: z.boolean(),
 };
 
 /** Settings the user can change. Validated when read from disk too. */
@@ -164,6 +173,21 @@ export const requestSchemas = {
   'job.cancel': z.strictObject({ jobId: id }),
   /** Jobs still running (after a renderer reload, say). */
   'job.list': z.strictObject({}),
+  /**
+   * Shows what a finished restore wrote in the system's file manager (the first restored item, selected). The
+   * window names the job, never a path; the back end knows the destination the user picked. Valid until the
+   * vault locks or closes. NOT_SUPPORTED where the host cannot ({@link HostCapabilities.showInFolder}).
+   */
+  'job.showInFolder': z.strictObject({ jobId: id }),
+
+  // ── opening outside the window ──
+  /**
+   * Writes a decrypted copy of a file into the app's private folder and opens it with the system's default app
+   * for its kind. The copy is removed when the vault locks or closes, at quit and at the next start. The
+   * renderer never learns where it is. NOT_SUPPORTED where the host cannot open files
+   * ({@link HostCapabilities.openWithApp}).
+   */
+  'entries.openWithApp': z.strictObject({ ...vaultRef, path: vaultPath }),
 
   // ── preview ──
   /** Up to {@link PREVIEW_MAX_BYTES} plaintext bytes of a file, held in memory only. */
@@ -187,6 +211,8 @@ export const requestSchemas = {
   'app.kdfEstimate': z.strictObject({}),
   /** Problems the back end met on its own (a damaged settings file replaced by defaults, say), to show once. */
   'app.problems': z.strictObject({}),
+  /** What this host can do besides the contract's core (Electron and the preview differ). */
+  'app.capabilities': z.strictObject({}),
 } as const;
 
 export type Channel = keyof typeof requestSchemas;
@@ -201,6 +227,21 @@ export interface PickedHandle {
   readonly label: string;
   /** Files picked (1 for a folder). */
   readonly count: number;
+}
+
+/** What the host of the back end can do; the window offers only these. */
+export interface HostCapabilities {
+  /** `entries.openWithApp` works (Electron; the preview where xdg-open exists, or in test mode). */
+  readonly openWithApp: boolean;
+  /** `job.showInFolder` works (Electron; the preview where xdg-open exists, or in test mode). */
+  readonly showInFolder: boolean;
+  /** The `contentProtection` setting has an effect (Electron on macOS and Windows; not Linux, not a browser). */
+  readonly contentProtection: boolean;
+  /**
+   * Who shows the notification when a long job ends in the background: 'host' (Electron's main process; the
+   * window's own Notification permission is refused there) or 'window' (the preview page, by the web API).
+   */
+  readonly notifications: 'host' | 'window';
 }
 
 /** An open vault as the window knows it. */
@@ -313,6 +354,7 @@ export interface Responses {
   'job.verify': { readonly jobId: string };
   'job.cancel': null;
   'job.list': readonly JobSummary[];
+  'job.showInFolder': null;
   /** `bytes.length` may be less than asked at the end of the file. */
   'preview.read': { readonly bytes: Uint8Array; readonly fileSize: number };
   'settings.get': Settings;
@@ -320,6 +362,8 @@ export interface Responses {
   /** Milliseconds per preset. */
   'app.kdfEstimate': Readonly<Record<(typeof KDF_PRESET_NAMES)[number], number>>;
   'app.problems': readonly { readonly code: ResultErrorCode; readonly message: string }[];
+  'entries.openWithApp': null;
+  'app.capabilities': HostCapabilities;
 }
 export type ResponseOf<C extends Channel> = Responses[C];
 

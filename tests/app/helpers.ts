@@ -1,3 +1,5 @@
+import { join } from 'node:path';
+
 import { afterEach } from 'vitest';
 
 import {
@@ -5,6 +7,7 @@ import {
   type Backend,
   type BackendOptions,
   type DialogProvider,
+  type SystemShell,
 } from '../../src/app/backend.js';
 import type {
   Channel,
@@ -16,7 +19,7 @@ import type {
   Result,
 } from '../../src/shared/contract.js';
 import { nativeSodium } from '../helpers/backends.js';
-import { PASSPHRASE, tempDir } from '../helpers/vault.js';
+import { PASSPHRASE, tempDir, writeTree } from '../helpers/vault.js';
 
 export { PASSPHRASE };
 
@@ -34,6 +37,24 @@ export function queuedDialogs(): QueuedDialogs {
     files,
     pickFolder: () => Promise.resolve(folders.shift() ?? null),
     pickFiles: () => Promise.resolve(files.shift() ?? null),
+  };
+}
+
+/** A shell that records what it was asked (and can refuse to open, as when no app handles a kind of file). */
+export function recordingShell(refuseToOpen = false): SystemShell & {
+  readonly opened: { action: 'open' | 'show'; path: string }[];
+} {
+  const opened: { action: 'open' | 'show'; path: string }[] = [];
+  return {
+    opened,
+    openPath(path) {
+      opened.push({ action: 'open', path });
+      return refuseToOpen ? Promise.reject(new Error('no handler')) : Promise.resolve();
+    },
+    showItemInFolder(path) {
+      opened.push({ action: 'show', path });
+      return Promise.resolve();
+    },
   };
 }
 
@@ -93,6 +114,20 @@ export async function newApp(options: Partial<BackendOptions> = {}): Promise<Tes
           });
       }),
   };
+}
+
+/** Adds `files` (name → contents) at the vault's root through the file picker, and waits for the job to end. */
+export async function addFiles(
+  app: TestApp,
+  vaultId: string,
+  files: Record<string, string | Buffer>,
+): Promise<void> {
+  const source = tempDir();
+  await writeTree(source, files);
+  app.dialogs.files.push(Object.keys(files).map((name) => join(source, name)));
+  const picked = await app.call('dialog.pickFiles', { purpose: 'add-files', vaultId });
+  if (!picked) throw new Error('nothing picked');
+  await app.jobEvents((await app.call('job.add', { vaultId, source: picked.handle })).jobId);
 }
 
 /** Creates a vault named "vault" in a fresh temp folder (KDF preset 'interactive', to keep tests quick). */

@@ -75,11 +75,13 @@ describe('settings store', () => {
   it('changes settings through the contract and refuses values out of range', async () => {
     const app = await newApp();
     expect(await app.call('settings.set', { autoLockMinutes: 0, theme: 'light' })).toEqual({
+      ...DEFAULT_SETTINGS,
       autoLockMinutes: 0,
       theme: 'light',
       reduceMotion: false,
     });
     expect(await app.call('settings.set', { reduceMotion: true })).toEqual({
+      ...DEFAULT_SETTINGS,
       autoLockMinutes: 0,
       theme: 'light',
       reduceMotion: true,
@@ -88,11 +90,19 @@ describe('settings store', () => {
     expect((await app.raw('settings.set', { autoLockMinutes: 100_000 })).ok).toBe(false);
     expect((await app.raw('settings.set', { reduceMotion: 'yes' })).ok).toBe(false);
     expect(await app.call('settings.get', {})).toEqual({
+      ...DEFAULT_SETTINGS,
       autoLockMinutes: 0,
       theme: 'light',
       reduceMotion: true,
     });
     expect(await app.call('app.problems', {})).toEqual([]);
+  });
+
+  it('leaves a setting given as undefined (IPC can carry that) as it was', async () => {
+    const app = await newApp();
+    await app.call('settings.set', { theme: 'dark' });
+    expect((await app.raw('settings.set', { theme: undefined, reduceMotion: true })).ok).toBe(true);
+    expect(await app.call('settings.get', {})).toMatchObject({ theme: 'dark', reduceMotion: true });
   });
 
   it('takes fractions of a minute for auto-lock (a test locks after seconds) and keeps them', async () => {
@@ -110,6 +120,6 @@ describe('settings store', () => {
     );
     const store = await SettingsStore.load(dataDir);
     expect(store.problem).toBeUndefined();
-    expect(store.settings).toEqual({ autoLockMinutes: 7, theme: 'dark', reduceMotion: false });
+    expect(store.settings).toEqual({ ...DEFAULT_SETTINGS, autoLockMinutes: 7, theme: 'dark' });
   });
 });

@@ -6,10 +6,12 @@ import { startAutoLock, type PowerMonitorLike } from '../../electron/main/idle-l
 function harness(minutes: number) {
   const listeners = new Map<string, () => void>();
   let idleSeconds = 0;
+  let screenLocked = false;
   let tick: (() => void) | undefined;
   const locks: string[] = [];
   const powerMonitor: PowerMonitorLike = {
     getSystemIdleTime: () => idleSeconds,
+    getSystemIdleState: () => (screenLocked ? 'locked' : 'active'),
     on: (event, listener) => listeners.set(event, listener),
     removeListener: (event) => listeners.delete(event),
   };
@@ -32,9 +34,10 @@ function harness(minutes: number) {
     locks,
     listeners,
     stop,
-    /** Sets the system idle time and runs one poll to its end. */
-    async poll(seconds: number) {
+    /** Sets the system idle time (and whether the screen is locked) and runs one poll to its end. */
+    async poll(seconds: number, locked = false) {
       idleSeconds = seconds;
+      screenLocked = locked;
       tick?.();
       await new Promise((resolve) => setImmediate(resolve));
     },
@@ -67,5 +70,15 @@ describe('auto-lock', () => {
     expect(h.locks).toEqual(['suspend', 'screen-lock']);
     h.stop();
     expect(h.listeners.size).toBe(0);
+  });
+
+  it('locks once per screen lock that only a poll sees (Linux has no lock-screen event), even with idle off', async () => {
+    const h = harness(0);
+    await h.poll(0, true);
+    await h.poll(20, true);
+    expect(h.locks).toEqual(['screen-lock']);
+    await h.poll(0, false);
+    await h.poll(0, true);
+    expect(h.locks).toEqual(['screen-lock', 'screen-lock']);
   });
 });

@@ -1,11 +1,12 @@
 import { useRef } from 'react';
 import { Menu, MenuItem, Popover, Separator } from 'react-aria-components';
 
-export type EntryAction = 'open' | 'restore' | 'rename' | 'move' | 'new-folder' | 'delete';
+export type EntryAction = 'open' | 'open-with' | 'restore' | 'rename' | 'move' | 'new-folder' | 'delete';
 
 /** The menu's items in order; '-' draws a line between groups. */
 const ITEMS: readonly (readonly [EntryAction, string] | '-')[] = [
   ['open', 'Open'],
+  ['open-with', 'Open with default app'],
   ['restore', 'Restore to…'],
   '-',
   ['rename', 'Rename'],
@@ -23,16 +24,19 @@ interface EntryMenuProps {
   readonly count: number;
   /** The one selected entry is a folder. */
   readonly folder: boolean;
+  /** The host can open a file with another app. */
+  readonly canOpenWith: boolean;
   readonly onAction: (action: EntryAction) => void;
   readonly onClose: () => void;
 }
 
 /** The context menu of the selection (React Aria: arrow keys, type-ahead, Esc closes). */
-export function EntryMenu({ x, y, count, folder, onAction, onClose }: EntryMenuProps) {
+export function EntryMenu({ x, y, count, folder, canOpenWith, onAction, onClose }: EntryMenuProps) {
   const anchor = useRef<HTMLDivElement>(null);
   const disabled: EntryAction[] = [];
   if (count !== 1) disabled.push('rename');
   if (count !== 1 || !folder) disabled.push('open');
+  if (count !== 1 || folder || !canOpenWith) disabled.push('open-with');
   if (count === 0) disabled.push('restore', 'move', 'delete');
   return (
     <>

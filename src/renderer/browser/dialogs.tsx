@@ -18,7 +18,7 @@ import type { FolderTree, VaultEntry } from '../../shared/contract.js';
 import { plural } from '../store.js';
 import { flattenTree, isWithin } from './entries.js';
 
-function Frame({
+export function Frame({
   title,
   onCancel,
   children,
@@ -49,7 +49,7 @@ function Frame({
 }
 
 /** Cancel, then the dialog's own button (focused first: Enter confirms, Esc cancels). */
-function Actions({
+export function Actions({
   label,
   kind = 'primary',
   disabled = false,

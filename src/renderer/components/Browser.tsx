@@ -25,6 +25,8 @@ import { FileTable } from '../browser/FileTable.js';
 import { FolderTree } from '../browser/FolderTree.js';
 import { crumbs, formatSize, parentOf } from '../format.js';
 import { lockVault, useLockShortcut } from '../lock.js';
+import { useCapabilities } from '../host.js';
+import { useOpenWithApp } from '../open-with.js';
 import { plural, setSelection, showFolder, useCoffer } from '../store.js';
 import { ErrorText } from './ErrorText.js';
 import { JobsPanel } from './JobsPanel.js';
@@ -234,6 +236,9 @@ export function Browser({ vault }: { vault: VaultSummary }) {
       await call('job.restore', { vaultId, paths, destination, overwrite });
     });
 
+  const openWith = useOpenWithApp(vaultId, setError);
+  const capabilities = useCapabilities();
+
   const lock = (): Promise<void> => run(() => lockVault(vaultId));
   useLockShortcut(
     useCallback((cause: unknown) => {
@@ -246,6 +251,9 @@ export function Browser({ vault }: { vault: VaultSummary }) {
     switch (action) {
       case 'open':
         if (first) openEntry(first);
+        break;
+      case 'open-with':
+        if (first) openWith.open(first);
         break;
       case 'restore':
         void restoreSelection();
@@ -447,11 +455,25 @@ export function Browser({ vault }: { vault: VaultSummary }) {
           {vaultBytes !== null && ` · vault ${formatSize(vaultBytes)}`}
         </span>
       </footer>
-      <JobsPanel jobs={jobs} />
+      <JobsPanel
+        jobs={jobs}
+        onShowInFolder={
+          capabilities.showInFolder
+            ? (jobId) => void run(() => call('job.showInFolder', { jobId }))
+            : undefined
+        }
+      />
       {previewing && (
         <PreviewDialog
           vaultId={vaultId}
           entry={previewing}
+          onOpenWith={
+            openWith.available
+              ? () => {
+                  openWith.open(previewing);
+                }
+              : undefined
+          }
           onClose={() => {
             setPreviewing(null);
           }}
@@ -478,12 +500,14 @@ export function Browser({ vault }: { vault: VaultSummary }) {
           y={menu.y}
           count={selected.length}
           folder={selected[0]?.type === 'folder'}
+          canOpenWith={openWith.available}
           onAction={onMenuAction}
           onClose={() => {
             setMenu(null);
           }}
         />
       )}
+      {openWith.notice}
       {dialog?.kind === 'delete' && (
         <DeleteDialog
           entries={dialog.entries}

@@ -22,7 +22,13 @@ function runningText(job: JobView, now: number): string {
   return `${VERBS[job.kind]} · ${parts.join(' · ')}`;
 }
 
-function JobRow({ job }: { job: JobView }) {
+function JobRow({
+  job,
+  onShowInFolder,
+}: {
+  job: JobView;
+  onShowInFolder?: ((jobId: string) => void) | undefined;
+}) {
   const running = job.status === 'running';
   const label = `${NOUNS[job.kind]} job`;
   return (
@@ -42,16 +48,29 @@ function JobRow({ job }: { job: JobView }) {
             Cancel
           </button>
         ) : (
-          <button
-            type="button"
-            className="icon-button"
-            aria-label={`Dismiss ${label.toLowerCase()}`}
-            onClick={() => {
-              dismissJob(job.jobId);
-            }}
-          >
-            <X size={16} aria-hidden="true" />
-          </button>
+          <>
+            {onShowInFolder && job.kind === 'restore' && job.status === 'done' && (
+              <button
+                type="button"
+                className="small"
+                onClick={() => {
+                  onShowInFolder(job.jobId);
+                }}
+              >
+                Show in folder
+              </button>
+            )}
+            <button
+              type="button"
+              className="icon-button"
+              aria-label={`Dismiss ${label.toLowerCase()}`}
+              onClick={() => {
+                dismissJob(job.jobId);
+              }}
+            >
+              <X size={16} aria-hidden="true" />
+            </button>
+          </>
         )}
       </div>
       {running && (
@@ -80,15 +99,23 @@ function JobRow({ job }: { job: JobView }) {
 
 /**
  * Every add, restore and check of this vault, several at once: a bar with files, bytes, speed and time left and a
- * Cancel button while running; then what happened and each problem (path, what, what to do) until dismissed.
+ * Cancel button while running; then what happened and each problem (path, what, what to do) until dismissed, and
+ * for a finished restore "Show in folder".
  */
-export function JobsPanel({ jobs }: { jobs: readonly JobView[] }) {
+export function JobsPanel({
+  jobs,
+  onShowInFolder,
+}: {
+  jobs: readonly JobView[];
+  /** Shows a finished restore's files in the file manager; absent where the host cannot. */
+  onShowInFolder?: ((jobId: string) => void) | undefined;
+}) {
   if (jobs.length === 0) return null;
   return (
     <section className="jobs-panel" aria-label="Jobs">
       <ul className="jobs">
         {jobs.map((job) => (
-          <JobRow key={job.jobId} job={job} />
+          <JobRow key={job.jobId} job={job} onShowInFolder={onShowInFolder} />
         ))}
       </ul>
     </section>

@@ -55,10 +55,13 @@ async function readStart(
 export function PreviewDialog({
   vaultId,
   entry,
+  onOpenWith,
   onClose,
 }: {
   vaultId: string;
   entry: VaultEntry;
+  /** Opens the file with the default app; absent where the host cannot. */
+  onOpenWith?: (() => void) | undefined;
   onClose: () => void;
 }) {
   const [shown, setShown] = useState<Shown>({ state: 'loading' });
@@ -100,7 +103,16 @@ export function PreviewDialog({
     <PanelDialog
       title={entry.name}
       label={`Preview of ${entry.name}`}
-      aside={<span className="muted">{formatSize(entry.size)}</span>}
+      aside={
+        <>
+          <span className="muted">{formatSize(entry.size)}</span>
+          {onOpenWith && (
+            <button type="button" className="small" onClick={onOpenWith}>
+              Open with default app
+            </button>
+          )}
+        </>
+      }
       wide
       onClose={onClose}
     >

@@ -3,17 +3,29 @@ import { useEffect, useId, useState } from 'react';
 import { AUTO_LOCK_MAX_MINUTES, THEMES, type Settings } from '../../shared/contract.js';
 import { call, describeError } from '../api.js';
 import { applyAppearance } from '../appearance.js';
+import { useCapabilities } from '../host.js';
 import { ErrorText } from './ErrorText.js';
 import { PanelDialog } from './PanelDialog.js';
 
 const THEME_LABELS = { system: 'Same as the system', light: 'Light', dark: 'Dark' } as const;
 
-/** Auto-lock minutes, theme and reduced motion; each change is saved and applied at once. */
+/** The on/off settings shown as plain checkboxes, in order. */
+const TOGGLES = [
+  ['reduceMotion', 'Reduce motion'],
+  ['lockOnClose', 'Lock when the window closes'],
+] as const;
+
+/**
+ * Auto-lock minutes and lock on close, theme and reduced motion, and hiding the window from screen capture (where
+ * the host can); each change is saved and applied at once.
+ */
 export function SettingsDialog({ onClose }: { onClose: () => void }) {
   const [settings, setSettings] = useState<Settings | null>(null);
   const [minutes, setMinutes] = useState('');
   const [error, setError] = useState<string | null>(null);
   const minutesHint = useId();
+  const protectionHint = useId();
+  const capabilities = useCapabilities();
 
   useEffect(() => {
     call('settings.get', {}).then(
@@ -100,16 +112,37 @@ export function SettingsDialog({ onClose }: { onClose: () => void }) {
               ))}
             </select>
           </label>
-          <label className="checkbox">
-            <input
-              type="checkbox"
-              checked={settings.reduceMotion}
-              onChange={(event) => {
-                save({ reduceMotion: event.target.checked });
-              }}
-            />
-            Reduce motion
-          </label>
+          {TOGGLES.map(([key, label]) => (
+            <label key={key} className="checkbox">
+              <input
+                type="checkbox"
+                checked={settings[key]}
+                onChange={(event) => {
+                  save({ [key]: event.target.checked });
+                }}
+              />
+              {label}
+            </label>
+          ))}
+          <div className="field">
+            <label className="checkbox">
+              <input
+                type="checkbox"
+                checked={capabilities.contentProtection && settings.contentProtection}
+                disabled={!capabilities.contentProtection}
+                aria-describedby={protectionHint}
+                onChange={(event) => {
+                  save({ contentProtection: event.target.checked });
+                }}
+              />
+              Hide the window from screen capture and screen sharing
+            </label>
+            <span className="hint" id={protectionHint}>
+              {capabilities.contentProtection
+                ? 'Screenshots and shared screens show the window blank. Some capture tools on macOS still see it.'
+                : 'Not available here: only the desktop app on macOS and Windows can keep its window out of a capture.'}
+            </span>
+          </div>
         </form>
       )}
     </PanelDialog>

@@ -1,0 +1,56 @@
+import { join } from 'node:path';
+
+import { describe, expect, it } from 'vitest';
+
+import { tempDir } from '../helpers/vault.js';
+import { addFiles, codeOf, newApp, newVaultIn, pickFolder, recordingShell, type TestApp } from './helpers.js';
+
+async function restore(app: TestApp, vaultId: string, paths: string[], into: string): Promise<string> {
+  const destination = await pickFolder(app, into, { purpose: 'restore-destination', vaultId });
+  const { jobId } = await app.call('job.restore', { vaultId, paths, destination });
+  await app.jobEvents(jobId);
+  return jobId;
+}
+
+describe('showing a finished restore in its folder', () => {
+  it('shows the restored item that the user chose the folder for, by job id only', async () => {
+    const shell = recordingShell();
+    const app = await newApp({ shell });
+    expect(await app.call('app.capabilities', {})).toMatchObject({ showInFolder: true });
+    const { vaultId } = await newVaultIn(app);
+    await addFiles(app, vaultId, { 'a.txt': 'alpha', 'b.txt': 'beta' });
+    const out = tempDir();
+    const jobId = await restore(app, vaultId, ['/b.txt', '/a.txt'], out);
+
+    expect(await app.call('job.showInFolder', { jobId })).toBeNull();
+    expect(shell.opened).toEqual([{ action: 'show', path: join(out, 'b.txt') }]);
+
+    // Everything ("/") has no one item to select: the destination itself is shown.
+    const everything = tempDir();
+    await app.call('job.showInFolder', { jobId: await restore(app, vaultId, ['/'], everything) });
+    expect(shell.opened[1]).toEqual({ action: 'show', path: everything });
+  });
+
+  it('knows only finished restores, and forgets them when the vault locks', async () => {
+    const app = await newApp({ shell: recordingShell() });
+    const { vaultId } = await newVaultIn(app);
+    await addFiles(app, vaultId, { 'a.txt': 'alpha' });
+    const check = await app.call('job.verify', { vaultId });
+    await app.jobEvents(check.jobId);
+    expect(codeOf(await app.raw('job.showInFolder', { jobId: check.jobId }))).toBe('INVALID_ARGUMENT');
+    expect(codeOf(await app.raw('job.showInFolder', { jobId: '/tmp' }))).toBe('INVALID_ARGUMENT');
+
+    const jobId = await restore(app, vaultId, ['/a.txt'], tempDir());
+    await app.call('vault.lock', { vaultId });
+    expect(codeOf(await app.raw('job.showInFolder', { jobId }))).toBe('INVALID_ARGUMENT');
+  });
+
+  it('is NOT_SUPPORTED where the host has no shell', async () => {
+    const app = await newApp();
+    expect(await app.call('app.capabilities', {})).toMatchObject({ showInFolder: false });
+    const { vaultId } = await newVaultIn(app);
+    await addFiles(app, vaultId, { 'a.txt': 'alpha' });
+    const jobId = await restore(app, vaultId, ['/a.txt'], tempDir());
+    expect(codeOf(await app.raw('job.showInFolder', { jobId }))).toBe('NOT_SUPPORTED');
+  });
+});

@@ -6,7 +6,7 @@ import { InvalidArgumentError, NotAVaultError, NotFoundError } from '../core/err
 import { encodePassphrase } from '../core/crypto/kdf.js';
 import { loadSodium, type SodiumBackend } from '../core/crypto/sodium.js';
 import { checkName } from '../core/names.js';
-import { HEADER_FILE } from '../core/vault/layout.js';
+import { HEADER_BACKUP_FILE, HEADER_FILE } from '../core/vault/layout.js';
 import { removeStaleRestoreTemps } from '../core/vault/restore-record.js';
 import { rollbackWarning, SeenStates } from '../core/vault/seen-states.js';
 import { Vault } from '../core/vault/vault.js';
@@ -367,14 +367,14 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
     'recent.list': async () => {
       const out: RecentVault[] = [];
       for (const entry of store.recent) {
-        const missing = !(await exists(join(entry.dir, HEADER_FILE)));
+        const missing = !(await looksLikeVault(entry.dir));
         out.push(recentVault(entry.missing === missing ? entry : store.setMissing(entry.id, missing)));
       }
       return out;
     },
     'recent.add': async (request) => {
       const dir = folderOf(request.folder, 'open-vault');
-      if (!(await exists(join(dir, HEADER_FILE)))) {
+      if (!(await looksLikeVault(dir))) {
         throw new NotAVaultError(`"${dir}" is not a Coffer vault (it has no ${HEADER_FILE}).`);
       }
       return recentVault(store.remember(dir));
@@ -606,6 +606,11 @@ async function restoredItem(destination: string, vaultPath: string): Promise<str
   const name = basename(vaultPath);
   const item = join(destination, name);
   return name !== '' && (await exists(item)) ? item : destination;
+}
+
+/** A vault folder holds its header, or at least the header's backup (FORMAT.md 4.7), which stands in for it. */
+async function looksLikeVault(dir: string): Promise<boolean> {
+  return (await exists(join(dir, HEADER_FILE))) || (await exists(join(dir, HEADER_BACKUP_FILE)));
 }
 
 async function exists(path: string): Promise<boolean> {

@@ -40,19 +40,27 @@ export interface CofferState {
   readonly entries: readonly VaultEntry[];
   readonly selection: ReadonlySet<string>;
   readonly jobs: readonly JobView[];
+  /** What unlocking found that the user must know (damage, a vault gone back to an older copy); until dismissed. */
+  readonly notices: readonly string[];
 }
 
-const EMPTY: Pick<CofferState, 'folder' | 'entries' | 'selection' | 'jobs'> = {
+const EMPTY: Pick<CofferState, 'folder' | 'entries' | 'selection' | 'jobs' | 'notices'> = {
   folder: '/',
   entries: [],
   selection: new Set(),
   jobs: [],
+  notices: [],
 };
 
 export const useCoffer = create<CofferState>()(() => ({ vault: null, ...EMPTY }));
 
 export function showVault(vault: VaultSummary | null): void {
   useCoffer.setState({ vault });
+}
+
+/** Shows what unlocking found (see {@link CofferState.notices}); cleared by lock like everything else. */
+export function showNotices(notices: readonly string[]): void {
+  useCoffer.setState({ notices });
 }
 
 /** Forgets every decrypted name and every job summary (on lock, on close). */

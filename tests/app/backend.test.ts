@@ -216,6 +216,20 @@ describe('vaults', () => {
     expect(await second.call('recent.list', {})).toEqual([]);
   });
 
+  it('opens a vault whose header is lost but whose header backup is there, and says so', async () => {
+    const app = await newApp();
+    const { vaultId, parent } = await newVaultIn(app);
+    await app.call('vault.close', { vaultId });
+    await rm(join(parent, 'vault', 'coffer.header'));
+    const [recent] = await app.call('recent.list', {});
+    expect(recent?.missing).toBe(false);
+    if (!recent) throw new Error('no recent vault');
+    const reopened = await app.call('vault.open', { recentId: recent.recentId });
+    await app.call('vault.unlock', { vaultId: reopened.vaultId, passphrase: PASSPHRASE });
+    const { info } = await app.call('vault.info', { vaultId: reopened.vaultId });
+    expect(info.warnings.join(' ')).toMatch(/its backup \(coffer\.header\.bak\) is used instead/u);
+  });
+
   it('adds a picked vault folder to the recent list only when it is a vault, and marks entries missing', async () => {
     const app = await newApp();
     const { vaultId, parent } = await newVaultIn(app);

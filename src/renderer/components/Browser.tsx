@@ -33,6 +33,7 @@ import { JobsPanel } from './JobsPanel.js';
 import { PreviewDialog } from './PreviewDialog.js';
 import { SettingsDialog } from './SettingsDialog.js';
 import { VaultDetails } from './VaultDetails.js';
+import { VaultNotices } from './VaultNotices.js';
 
 const PANELS = [
   { panel: 'details', label: 'Vault details', Icon: Info },
@@ -287,6 +288,7 @@ export function Browser({ vault }: { vault: VaultSummary }) {
 
   return (
     <div className="browser">
+      <VaultNotices />
       <header className="toolbar">
         <nav className="breadcrumb" aria-label="Folder path">
           <Crumb path="/" name={vault.name} onOpen={(path) => void open(path)} handlers={dropHandlers} />

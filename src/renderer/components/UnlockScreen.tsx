@@ -4,7 +4,8 @@ import { useEffect, useRef, useState, type SyntheticEvent } from 'react';
 import type { VaultSummary } from '../../shared/contract.js';
 import { ApiError, call, describeError } from '../api.js';
 import { formatDuration } from '../format.js';
-import { showVault } from '../store.js';
+import { showNotices, showVault } from '../store.js';
+import { unlockNotices } from '../unlock-notices.js';
 import { unlockDelayMs } from '../unlock-delay.js';
 import { ErrorText } from './ErrorText.js';
 import { PassphraseField } from './PassphraseField.js';
@@ -43,9 +44,10 @@ export function UnlockScreen({ vault }: { vault: VaultSummary }) {
     setBusy(true);
     setError(null);
     try {
-      await call('vault.unlock', { vaultId: vault.vaultId, passphrase });
+      const unlocked = await call('vault.unlock', { vaultId: vault.vaultId, passphrase });
       setPassphrase('');
       showVault({ ...vault, locked: false });
+      showNotices(unlockNotices(unlocked));
     } catch (cause) {
       if (cause instanceof ApiError && cause.code === 'WRONG_PASSPHRASE') {
         const failed = failures + 1;

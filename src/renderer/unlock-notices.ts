@@ -1,0 +1,28 @@
+import type { Problem } from '../shared/contract.js';
+
+/** The path the engine gives problems of the vault index as a whole (FORMAT.md 8.7), rather than of one entry. */
+const INDEX_AS_A_WHOLE = '(index)';
+
+/**
+ * What the window must tell the user after an unlock: the vault went back to an older copy since this computer last
+ * saw it (FORMAT.md 8.8), the index as a whole failed its checks (in the engine's words), and entries that could not
+ * be read and are left out (counted, since each is only an id the user cannot act on).
+ */
+export function unlockNotices(reply: {
+  readonly problems: readonly Problem[];
+  readonly rollbackWarning: string | null;
+}): string[] {
+  const notices: string[] = [];
+  if (reply.rollbackWarning !== null) notices.push(reply.rollbackWarning);
+  const whole = reply.problems.filter((problem) => problem.path === INDEX_AS_A_WHOLE);
+  for (const problem of whole) notices.push(problem.message);
+  const entries = reply.problems.length - whole.length;
+  if (entries > 0) {
+    notices.push(
+      `${entries} ${entries === 1 ? 'entry' : 'entries'} of this vault could not be read and ` +
+        `${entries === 1 ? 'is' : 'are'} left out of the list. Open Vault details and choose "Check vault" to ` +
+        'see what is damaged.',
+    );
+  }
+  return notices;
+}

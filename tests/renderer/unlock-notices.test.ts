@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+
+import { unlockNotices } from '../../src/renderer/unlock-notices.js';
+
+describe('what the window says after an unlock', () => {
+  it('says nothing for a healthy vault seen as it was', () => {
+    expect(unlockNotices({ problems: [], rollbackWarning: null })).toEqual([]);
+  });
+
+  it('says the rollback warning, the index damage in the engine words, and counts unreadable entries', () => {
+    const notices = unlockNotices({
+      rollbackWarning: 'This vault went back to an older copy.',
+      problems: [
+        { path: '(index)', code: 'INTEGRITY', message: 'The vault index was changed outside Coffer.' },
+        { path: '(index row 00)', code: 'INTEGRITY', message: 'x' },
+        { path: '(index row 01)', code: 'INTEGRITY', message: 'y' },
+      ],
+    });
+    expect(notices).toEqual([
+      'This vault went back to an older copy.',
+      'The vault index was changed outside Coffer.',
+      expect.stringMatching(/^2 entries of this vault could not be read and are left out/u) as string,
+    ]);
+  });
+
+  it('speaks of one entry in the singular', () => {
+    const [notice] = unlockNotices({
+      rollbackWarning: null,
+      problems: [{ path: '(index row 00)', code: 'INTEGRITY', message: 'x' }],
+    });
+    expect(notice).toMatch(/^1 entry of this vault could not be read and is left out/u);
+  });
+});

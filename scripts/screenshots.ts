@@ -79,6 +79,15 @@ async function shoot(scheme: 'light' | 'dark', executablePath: string | undefine
     await save('browser-delete');
     await page.keyboard.press('Escape');
 
+    // Dropping names the folder already holds: the one question asked before the add starts.
+    await dropFiles(page, [
+      { name: 'IMG_0412.jpg', size: 10 },
+      { name: 'notes.md', bytes: NOTES },
+    ]);
+    await page.getByRole('alertdialog', { name: '2 names already exist' }).waitFor();
+    await save('browser-existing');
+    await page.keyboard.press('Escape');
+
     await page.getByRole('searchbox').fill('img');
     await page.getByRole('grid', { name: 'Search results' }).waitFor();
     await save('browser-search');

@@ -9,7 +9,6 @@ import { createVaultKeys, parseVaultHeader, unlockVaultKeys } from '../crypto/va
 import {
   AlreadyExistsError,
   CancelledError,
-  IntegrityError,
   InvalidArgumentError,
   NotAVaultError,
   NotFoundError,
@@ -28,9 +27,9 @@ import type {
   VerifyReport,
 } from '../types.js';
 import { VaultActivity } from './activity.js';
-import { addPaths, addStreams, type StreamedFile } from './add.js';
+import { addPaths, addStreams, takenNames, type AddSource, type StreamedFile } from './add.js';
 import { asIoError, writeFileAtomic } from './durable.js';
-import { IndexDb, type Intent } from './index-db.js';
+import { IndexDb } from './index-db.js';
 import {
   BLOB_DIR,
   checkVaultFolder,
@@ -41,8 +40,8 @@ import {
   TEMP_DIR,
   VAULT_READ_FLAGS,
 } from './layout.js';
-import { recoverFromCrash, settleIntents } from './leftovers.js';
-import { reclaimPacks } from './packs.js';
+import { recoverFromCrash } from './leftovers.js';
+import { releasedBy, settleReleased } from './release.js';
 import { checkRange, plaintextChunks, type ByteRange } from './read.js';
 import { restorePaths } from './restore.js';
 import { Session } from './session.js';
@@ -500,43 +499,29 @@ export class Vault {
       for (const at of session.tree.subtree(node)) doomed.set(at.id, at);
     }
     const nodes = [...doomed.values()];
-    // The blob files and packs these nodes' rows name: once the rows are gone, removing whichever no row names is
-    // provably safe, and their intents let the next open finish that if this process does not.
-    const released: Intent[] = [];
-    const packs = new Map<string, Buffer>();
-    for (const { fileId: hex } of nodes) {
-      if (hex === undefined) continue;
-      const id = Buffer.from(hex, 'hex');
-      let location;
-      try {
-        location = this.#db.blobOf(id);
-      } catch (error) {
-        // A damaged contents row goes with its entry; what it pointed at is left alone.
-        if (error instanceof IntegrityError) continue;
-        throw error;
-      }
-      if (location?.kind === 'pack') packs.set(location.packId.toString('hex'), location.packId);
-      if (location?.kind === 'file') released.push({ kind: 'blob', id });
-    }
-    for (const id of packs.values()) released.push({ kind: 'pack', id });
+    // Once the rows are gone, removing the files they named that no row names any more is provably safe, and the
+    // intents let the next open finish that if this process does not.
+    const released = releasedBy(this.#db, nodes);
     try {
       this.#db.transaction(() => {
         this.#db.deleteNodes(nodes.map((node) => Buffer.from(node.id, 'hex')));
-        this.#db.recordIntents(released);
+        this.#db.recordIntents(released.intents);
       });
     } catch (error) {
       throw asIoError(error, 'Could not delete');
     }
     for (const node of nodes) session.tree.remove(node.id);
-    for (const id of packs.values()) session.packs.forget(id);
-    try {
-      await settleIntents(this.dir, this.#db, released);
-      await reclaimPacks(session, packs.values());
-    } catch {
-      // The delete itself is done and durable; the next open removes what is left (through the intents), and
-      // `verify` reclaims space a failed compaction left.
-    }
+    await settleReleased(session, released);
     return nodes.length;
+  }
+
+  /**
+   * The vault paths already taken that adding `sources` into a folder would meet: what to ask the user about
+   * before an add with {@link AddOptions.onExisting}. See {@link takenNames}.
+   * @throws {@link NotFoundError}, {@link InvalidArgumentError} when the folder is missing or is a file.
+   */
+  async takenNames(sources: readonly AddSource[], destinationFolder = '/'): Promise<string[]> {
+    return takenNames(this.#unlocked(), sources, destinationFolder);
   }
 
   /**

@@ -49,7 +49,7 @@ test('dropping names that exist asks once per batch: keep both, skip, replace', 
   await expect(row(page, 'report.pdf').getByRole('gridcell').nth(1)).toHaveText(
     formatSize(replacement.length),
   );
-  await expect(page.getByRole('row')).toHaveCount(4); // the header and three files
+  await expect(page.getByRole('grid').getByRole('row')).toHaveCount(4); // the header and three files
 
   await row(page, 'report.pdf').click();
   await row(page, 'Report (2).PDF').click({ modifiers: ['ControlOrMeta'] });

@@ -172,13 +172,21 @@ try {
       ),
     );
     await page.keyboard.press('Alt+ArrowUp');
-    if (!(await page.getByRole('row', { name: /folder-0/ }).isVisible())) {
+    if (
+      !(await page
+        .getByRole('grid')
+        .getByRole('row', { name: /folder-0/ })
+        .isVisible())
+    ) {
       await page
         .getByRole('button', { name: /^(Vault|Personal|vault|\/)$/ })
         .first()
         .click();
     }
-    await page.getByRole('row', { name: /folder-0/ }).waitFor();
+    await page
+      .getByRole('grid')
+      .getByRole('row', { name: /folder-0/ })
+      .waitFor();
   }
 
   const search = page.locator('input[type=search], [role=searchbox]').first();

@@ -65,7 +65,10 @@ async function shoot(scheme: 'light' | 'dark', executablePath: string | undefine
       await page.getByRole('button', { name: 'New folder' }).click();
       await page.getByLabel('New name for New folder').fill(folder);
       await page.keyboard.press('Enter');
-      await page.getByRole('row', { name: new RegExp(folder) }).waitFor();
+      await page
+        .getByRole('grid')
+        .getByRole('row', { name: new RegExp(folder) })
+        .waitFor();
     }
     await page.getByRole('row', { name: /IMG_0412/ }).click();
     await page.getByRole('row', { name: /IMG_0413/ }).click({ modifiers: ['Shift'] });

@@ -3,7 +3,13 @@ import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import { CancelledError, SMALL_FILE_LIMIT, type Vault } from '../../src/core/index.js';
+import {
+  CancelledError,
+  SMALL_FILE_LIMIT,
+  type AddReport,
+  type OnExisting,
+  type Vault,
+} from '../../src/core/index.js';
 import { freeNumberedName, numberedName } from '../../src/core/vault/numbered-name.js';
 import { collect, leftBehind, newVault, writeTree } from '../helpers/vault.js';
 
@@ -36,6 +42,18 @@ describe('numbered names for "keep both"', () => {
   });
 });
 
+/** A vault holding folder "Photos" and file "notes"; then file "Photos" and folder "notes" added onto them. */
+async function addTypeClashes(onExisting: OnExisting): Promise<{ vault: Vault; report: AddReport }> {
+  const { vault, root } = await newVault();
+  await writeTree(join(root, 'old'), { 'Photos/x.jpg': 'x', notes: 'a file' });
+  await writeTree(join(root, 'new'), { Photos: 'now a file', 'notes/inner.txt': 'inner' });
+  await vault.add([join(root, 'old', 'Photos'), join(root, 'old', 'notes')]);
+  const report = await vault.add([join(root, 'new', 'Photos'), join(root, 'new', 'notes')], '/', {
+    onExisting,
+  });
+  return { vault, report };
+}
+
 describe('adding a name that already exists', () => {
   it('fails by default: the old file stays and the clash is a problem', async () => {
     const { vault, root } = await newVault();
@@ -61,13 +79,7 @@ describe('adding a name that already exists', () => {
   });
 
   it('keep both: a file onto a folder and a folder onto a file get numbered names too', async () => {
-    const { vault, root } = await newVault();
-    await writeTree(join(root, 'old'), { 'Photos/x.jpg': 'x', notes: 'a file' });
-    await writeTree(join(root, 'new'), { Photos: 'now a file', 'notes/inner.txt': 'inner' });
-    await vault.add([join(root, 'old', 'Photos'), join(root, 'old', 'notes')]);
-    const report = await vault.add([join(root, 'new', 'Photos'), join(root, 'new', 'notes')], '/', {
-      onExisting: 'keep-both',
-    });
+    const { vault, report } = await addTypeClashes('keep-both');
     expect(report.problems).toEqual([]);
     expect(namesIn(vault).sort()).toEqual(['Photos', 'Photos (2)', 'notes', 'notes (2)']);
     expect(await read(vault, '/Photos (2)')).toBe('now a file');
@@ -130,13 +142,7 @@ describe('adding a name that already exists', () => {
   });
 
   it('replace never replaces a folder by a file or a file by a folder: each is a problem, nothing changes', async () => {
-    const { vault, root } = await newVault();
-    await writeTree(join(root, 'old'), { 'Photos/x.jpg': 'x', notes: 'a file' });
-    await writeTree(join(root, 'new'), { Photos: 'now a file', 'notes/inner.txt': 'inner' });
-    await vault.add([join(root, 'old', 'Photos'), join(root, 'old', 'notes')]);
-    const report = await vault.add([join(root, 'new', 'Photos'), join(root, 'new', 'notes')], '/', {
-      onExisting: 'replace',
-    });
+    const { vault, report } = await addTypeClashes('replace');
     expect(report.problems.map((problem) => problem.code)).toEqual(['ALREADY_EXISTS', 'ALREADY_EXISTS']);
     expect(report.problems[0]?.message).toMatch(/only a file replaces a file/);
     expect(await read(vault, '/Photos/x.jpg')).toBe('x');

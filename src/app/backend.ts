@@ -203,7 +203,7 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
   const folderTree = (vault: Vault, path: string, depth: number): FolderTree => {
     const entry = vault.stat(path);
     if (entry.type !== 'folder') throw new InvalidArgumentError(`"${path}" is not a folder.`);
-    const folders = vault.list(entry.path).filter((child) => child.type === 'folder');
+    const folders = vault.listFolders(entry.path);
     return {
       path: entry.path,
       name: entry.name,

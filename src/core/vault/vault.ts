@@ -327,6 +327,19 @@ export class Vault {
     return sortNodes(session.tree.childrenOf(folder?.id ?? null)).map((node) => session.entry(node));
   }
 
+  /**
+   * The folders (only) in a folder, by name: what a folder tree shows, without building an entry for every file.
+   * @throws {@link NotFoundError} when the path does not exist; {@link InvalidArgumentError} when it is a file.
+   */
+  listFolders(folderPath = '/'): VaultEntry[] {
+    const session = this.#unlocked();
+    const folder = session.resolveFolder(folderPath);
+    const folders: TreeNode[] = [];
+    for (const node of session.tree.children(folder?.id ?? null))
+      if (node.type === 'folder') folders.push(node);
+    return sortNodes(folders).map((node) => session.entry(node));
+  }
+
   /** Every entry below a folder, depth first. */
   listRecursive(folderPath = '/'): VaultEntry[] {
     const session = this.#unlocked();

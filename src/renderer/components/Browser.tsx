@@ -95,15 +95,17 @@ export function Browser({ vault }: { vault: VaultSummary }) {
   const load = useCallback(
     (path: string, select: readonly string[] = []): Promise<void> =>
       run(async () => {
-        const [listed, folders, details] = await Promise.all([
-          call('entries.list', { vaultId, path }),
-          call('entries.tree', { vaultId }),
-          call('vault.info', { vaultId }),
-        ]);
-        showFolder(path, listed);
+        // Asked together, but the rows are shown as soon as they come: the tree and the vault's size (a walk of
+        // every folder, and of the vault folder on disk) must not hold back the first rows after an unlock.
+        const listed = call('entries.list', { vaultId, path });
+        const folders = call('entries.tree', { vaultId });
+        const details = call('vault.info', { vaultId });
+        // Awaited below, unless the rows fail first: then their failures are the same news, already shown.
+        for (const pending of [folders, details]) pending.catch(() => undefined);
+        showFolder(path, await listed);
         if (select.length > 0) setSelection(new Set(select));
-        setTree(folders);
-        setVaultBytes(details.info.totalBytes ?? null);
+        setTree(await folders);
+        setVaultBytes((await details).info.totalBytes ?? null);
       }),
     [run, vaultId],
   );

@@ -54,6 +54,11 @@ for (const colorScheme of ['light', 'dark'] as const) {
     await page.getByRole('row', { name: /notes\.md/ }).click();
     await check('browser (files, one selected, a finished job)');
 
+    await dropFiles(page, [{ name: 'notes.md', size: 10 }]);
+    await expect(page.getByRole('alertdialog', { name: '“notes.md” already exists' })).toBeVisible();
+    await check('add (a name that already exists)');
+    await page.keyboard.press('Escape');
+
     await page.getByRole('button', { name: 'Lock vault' }).click();
     const field = page.getByLabel('Passphrase');
     await field.fill('wrong');

@@ -38,7 +38,7 @@ test('flow 2: adds a folder tree through "Add folder…", browses it, and restor
   await expect(row(page, 'budget.csv')).toBeVisible();
   // The sidebar shows the tree down to the folder open here.
   const sidebar = page.getByRole('navigation', { name: 'Folders' });
-  await sidebar.getByRole('button', { name: 'Summer' }).click();
+  await sidebar.getByRole('row', { name: 'Summer' }).click();
   await expect(row(page, 'beach.raw')).toBeVisible();
 
   await page

@@ -41,6 +41,7 @@ export async function openAndUnlock(coffer: CofferApp, page: Page, dir: string):
 /** The table row whose name is exactly `name`. */
 export function row(page: Page, name: string) {
   return page
+    .getByRole('grid')
     .getByRole('row')
     .filter({ has: page.getByRole('gridcell').first().getByText(name, { exact: true }) });
 }

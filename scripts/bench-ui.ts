@@ -113,6 +113,12 @@ const timedSync = (fn: () => unknown): number[] =>
     return performance.now() - start;
   });
 const engineList = median(timedSync(() => engine.list('/big')));
+// What the window asks for besides the rows after an unlock: the folder tree (entries.tree walks every folder) and
+// the vault's details (counts every entry and sizes the vault folder on disk).
+const folderWalk = (path: string): number =>
+  engine.listFolders(path).reduce((sum, folder) => sum + folderWalk(folder.path), 1);
+const engineTree = median(timedSync(() => folderWalk('/')));
+const engineInfo = median(await Promise.all(Array.from({ length: RUNS }, () => timed(() => engine.info()))));
 const engineSearch = median(timedSync(() => engine.search(searchTerm)));
 engine.mkdir('/engine-drop');
 const engineAdd = await timed(() => engine.addStreams(dropped('engine'), '/engine-drop'));
@@ -142,8 +148,11 @@ async function inPage(page: Page, start: string, selector: string, text: string)
 const preview = await startPreview(join(work, 'data'));
 const executablePath = chromiumExecutable();
 const browser = await chromium.launch(executablePath === undefined ? {} : { executablePath });
-const rows = 'tbody tr, [role=row]';
+// The file grid's rows (the folder tree's rows are role=row too).
+const rows = '[role=grid] [role=row]';
 const shown = { firstRows: [] as number[], folder: [] as number[], search: [] as number[], add: NaN };
+/** Round trips from the page (request, back end, JSON both ways), and the size of each answer. */
+const trips: { channel: string; ms: number; bytes: number }[] = [];
 let searchNote = '';
 try {
   const page = await browser.newPage({ viewport: { width: 1200, height: 800 } });
@@ -161,6 +170,38 @@ try {
     }
   }
 
+  for (const [channel, request] of [
+    ['entries.list', { path: '/' }],
+    ['entries.tree', {}],
+    ['vault.info', {}],
+  ] as const) {
+    // The page's own fetch, as the preview bridge sends requests (the bridge itself is not reachable from here).
+    const script = `(async () => {
+      const token = new URLSearchParams(location.hash.slice(1)).get('token');
+      const invoke = async (channel, request) => {
+        const response = await fetch('/api/invoke/' + channel, {
+          method: 'POST',
+          headers: { Authorization: 'Bearer ' + token, 'Content-Type': 'application/json' },
+          body: JSON.stringify(request),
+        });
+        const text = await response.text();
+        return { text, answer: JSON.parse(text) };
+      };
+      const [{ vaultId }] = (await invoke('vault.listOpen', {})).answer.value;
+      const times = [];
+      let bytes = 0;
+      for (let i = 0; i < ${RUNS}; i++) {
+        const began = performance.now();
+        const { text } = await invoke(${JSON.stringify(channel)}, { vaultId, ...${JSON.stringify(request)} });
+        times.push(performance.now() - began);
+        bytes = text.length;
+      }
+      times.sort((a, b) => a - b);
+      return { ms: times[Math.floor(times.length / 2)], bytes };
+    })()`;
+    trips.push({ channel, ...(await page.evaluate<{ ms: number; bytes: number }>(script)) });
+  }
+
   for (let i = 0; i < RUNS; i++) {
     shown.folder.push(
       await inPage(
@@ -172,13 +213,21 @@ try {
       ),
     );
     await page.keyboard.press('Alt+ArrowUp');
-    if (!(await page.getByRole('row', { name: /folder-0/ }).isVisible())) {
+    if (
+      !(await page
+        .getByRole('grid')
+        .getByRole('row', { name: /folder-0/ })
+        .isVisible())
+    ) {
       await page
         .getByRole('button', { name: /^(Vault|Personal|vault|\/)$/ })
         .first()
         .click();
     }
-    await page.getByRole('row', { name: /folder-0/ }).waitFor();
+    await page
+      .getByRole('grid')
+      .getByRole('row', { name: /folder-0/ })
+      .waitFor();
   }
 
   const search = page.locator('input[type=search], [role=searchbox]').first();
@@ -251,8 +300,14 @@ console.log('| measure | window ms | engine ms | target |\n|---|---|---|---|');
 for (const row of table) {
   console.log(`| ${row.measure} | ${ms(row.window)} | ${ms(row.engine)} | ${row.target} |`);
 }
+console.log(
+  `\nAfter an unlock the window also asks for the folder tree (engine walk ${ms(engineTree)} ms) and the vault's ` +
+    `details (engine ${ms(engineInfo)} ms). Round trips from the page, medians of ${RUNS}:`,
+);
+for (const trip of trips)
+  console.log(`- ${trip.channel}: ${ms(trip.ms)} ms, ${trip.bytes.toLocaleString()} bytes of JSON`);
 mkdirSync(join(import.meta.dirname, '..', 'bench-results'), { recursive: true });
 writeFileSync(
   join(import.meta.dirname, '..', 'bench-results', `bench-ui-${new Date().toISOString().slice(0, 10)}.json`),
-  `${JSON.stringify({ date: new Date().toISOString(), entries: TOTAL, engineKdf, table }, null, 2)}\n`,
+  `${JSON.stringify({ date: new Date().toISOString(), entries: TOTAL, engineKdf, table, engineTree, engineInfo, trips }, null, 2)}\n`,
 );

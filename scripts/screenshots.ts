@@ -65,7 +65,10 @@ async function shoot(scheme: 'light' | 'dark', executablePath: string | undefine
       await page.getByRole('button', { name: 'New folder' }).click();
       await page.getByLabel('New name for New folder').fill(folder);
       await page.keyboard.press('Enter');
-      await page.getByRole('row', { name: new RegExp(folder) }).waitFor();
+      await page
+        .getByRole('grid')
+        .getByRole('row', { name: new RegExp(folder) })
+        .waitFor();
     }
     await page.getByRole('row', { name: /IMG_0412/ }).click();
     await page.getByRole('row', { name: /IMG_0413/ }).click({ modifiers: ['Shift'] });
@@ -77,6 +80,15 @@ async function shoot(scheme: 'light' | 'dark', executablePath: string | undefine
     await page.getByRole('menuitem', { name: 'Delete…' }).click();
     await page.getByRole('alertdialog').waitFor();
     await save('browser-delete');
+    await page.keyboard.press('Escape');
+
+    // Dropping names the folder already holds: the one question asked before the add starts.
+    await dropFiles(page, [
+      { name: 'IMG_0412.jpg', size: 10 },
+      { name: 'notes.md', bytes: NOTES },
+    ]);
+    await page.getByRole('alertdialog', { name: '2 names already exist' }).waitFor();
+    await save('browser-existing');
     await page.keyboard.press('Escape');
 
     await page.getByRole('searchbox').fill('img');

@@ -10,9 +10,11 @@ import { HEADER_BACKUP_FILE, HEADER_FILE } from '../core/vault/layout.js';
 import { removeStaleRestoreTemps } from '../core/vault/restore-record.js';
 import { rollbackWarning, SeenStates } from '../core/vault/seen-states.js';
 import { Vault } from '../core/vault/vault.js';
+import type { OnExisting } from '../core/types.js';
 import {
   isChannel,
   requestSchemas,
+  TAKEN_NAMES_SHOWN,
   type Channel,
   type EventName,
   type EventPayloads,
@@ -27,7 +29,7 @@ import {
   type VaultSummary,
 } from '../shared/contract.js';
 import { collectDroppedBytes, type DroppedFileInput } from './dropped.js';
-import { HandleRegistry, wipeDropped, type HandleTarget } from './handles.js';
+import { HandleRegistry, wipeDropped, type HandleTarget, type HandleUse } from './handles.js';
 import { JobRegistry } from './jobs.js';
 import { estimateKdf, type KdfEstimate } from './kdf-estimate.js';
 import { OpenCopies } from './open-copies.js';
@@ -109,6 +111,9 @@ type Handlers = { [C in Channel]: (request: ParsedRequestOf<C>) => Promise<Respo
 
 /** Most paths one drop may carry. */
 const DROP_MAX_ITEMS = 10_000;
+
+/** What `job.add` (and `job.takenNames`) accept as what to add. */
+const ADD_SOURCES: readonly HandleUse[] = ['add-files', 'add-folder', 'dropped-paths', 'dropped-bytes'];
 
 /** Names schema issues by field and kind only: a payload may carry a passphrase, which must never be echoed. */
 function describeIssues(channel: string, issues: readonly { path: PropertyKey[]; code: string }[]): string {
@@ -254,7 +259,7 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
   const folderTree = (vault: Vault, path: string, depth: number): FolderTree => {
     const entry = vault.stat(path);
     if (entry.type !== 'folder') throw new InvalidArgumentError(`"${path}" is not a folder.`);
-    const folders = vault.list(entry.path).filter((child) => child.type === 'folder');
+    const folders = vault.listFolders(entry.path);
     return {
       path: entry.path,
       name: entry.name,
@@ -264,7 +269,12 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
     };
   };
 
-  const startAdd = (entry: OpenVault, target: HandleTarget, destination: string): string => {
+  const startAdd = (
+    entry: OpenVault,
+    target: HandleTarget,
+    destination: string,
+    onExisting: OnExisting,
+  ): string => {
     const { vault } = entry;
     if (target.kind === 'dropped-bytes') {
       const files = target.files.map(({ name, size, mtime, chunks }) => ({
@@ -278,7 +288,12 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
         'add',
         async ({ signal, onProgress, onItem }) => ({
           kind: 'add',
-          report: await vault.addStreams(files, destination, { signal, onProgress, onAdded: onItem }),
+          report: await vault.addStreams(files, destination, {
+            signal,
+            onProgress,
+            onAdded: onItem,
+            onExisting,
+          }),
         }),
         () => {
           wipeDropped(target);
@@ -288,7 +303,7 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
     const paths = target.kind === 'folder' ? [target.path] : target.paths;
     return jobs.start(entry.vaultId, 'add', async ({ signal, onProgress, onItem }) => ({
       kind: 'add',
-      report: await vault.add(paths, destination, { signal, onProgress, onAdded: onItem }),
+      report: await vault.add(paths, destination, { signal, onProgress, onAdded: onItem, onExisting }),
     }));
   };
 
@@ -400,12 +415,20 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
       const destination = entry.vault.stat(request.destination);
       if (destination.type !== 'folder')
         throw new InvalidArgumentError(`"${request.destination}" is not a folder.`);
-      const target = handles.take(
-        request.source,
-        ['add-files', 'add-folder', 'dropped-paths', 'dropped-bytes'],
-        request.vaultId,
-      );
-      return { jobId: startAdd(entry, target, destination.path) };
+      const target = handles.take(request.source, ADD_SOURCES, request.vaultId);
+      return { jobId: startAdd(entry, target, destination.path, request.onExisting) };
+    },
+    'job.takenNames': async (request) => {
+      const { vault } = openVault(request.vaultId);
+      const target = handles.peek(request.source, ADD_SOURCES, request.vaultId);
+      const sources =
+        target.kind === 'dropped-bytes'
+          ? target.files.map(({ name }) => ({ name }))
+          : target.kind === 'folder'
+            ? [target.path]
+            : target.paths;
+      const taken = await vault.takenNames(sources, request.destination);
+      return { count: taken.length, paths: taken.slice(0, TAKEN_NAMES_SHOWN) };
     },
     'job.restore': (request) => {
       const entry = openVault(request.vaultId);

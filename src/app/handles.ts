@@ -69,6 +69,22 @@ export class HandleRegistry {
    * @throws {@link InvalidArgumentError} for an unknown or expired handle, another purpose or another vault.
    */
   take(handle: string, uses: readonly HandleUse[], vaultId: string | undefined): HandleTarget {
+    const entry = this.#usable(handle, uses, vaultId);
+    entry.vaultId = vaultId;
+    if (entry.target.kind.startsWith('dropped')) this.#entries.delete(handle);
+    return entry.target;
+  }
+
+  /**
+   * The target of a handle, checked as {@link take} does, without using it up or tying it to a vault: to look at
+   * what a choice holds before acting on it.
+   * @throws {@link InvalidArgumentError} as {@link take} does.
+   */
+  peek(handle: string, uses: readonly HandleUse[], vaultId: string | undefined): HandleTarget {
+    return this.#usable(handle, uses, vaultId).target;
+  }
+
+  #usable(handle: string, uses: readonly HandleUse[], vaultId: string | undefined): Entry {
     this.#sweep();
     const entry = this.#entries.get(handle);
     if (!entry) {
@@ -85,9 +101,7 @@ export class HandleRegistry {
     if (entry.vaultId !== undefined && entry.vaultId !== vaultId) {
       throw new InvalidArgumentError('That choice was made for another vault; choose again for this one.');
     }
-    entry.vaultId = vaultId;
-    if (entry.target.kind.startsWith('dropped')) this.#entries.delete(handle);
-    return entry.target;
+    return entry;
   }
 
   /** Forgets (and wipes) every handle of a vault: after a lock or close, its choices must be made again. */

@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 // Not from core/index.js, which loads the whole engine: --help and --version load this module too.
 import { DEFAULT_KDF_PRESET, KDF_PRESETS } from '../core/crypto/kdf.js';
 import { CONTENT_PADDINGS, DEFAULT_CONTENT_PADDING } from '../core/crypto/padding.js';
+import { ON_EXISTING_CHOICES } from '../core/types.js';
 import { UsageError } from './errors.js';
 
 /** The commands, in the order help lists them. */
@@ -106,6 +107,14 @@ export const COMMANDS: Readonly<Record<CommandName, CommandSpec>> = {
         type: 'string',
         valueName: 'vault-folder',
         description: 'Vault folder to add into, created if missing (default /).',
+      },
+      'on-existing': {
+        type: 'string',
+        valueName: 'choice',
+        choices: ON_EXISTING_CHOICES,
+        description:
+          'When a name is already in the vault: fail (default: not added, a warning), skip, keep-both (a ' +
+          'numbered name, "report (2).pdf") or replace (a file by a file). A folder onto a folder merges.',
       },
     },
   },

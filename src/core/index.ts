@@ -1,6 +1,6 @@
 /** The Coffer engine: everything the CLI and the Electron main process use. No Electron imports here. */
 export { Vault, type CreateOptions, type OpenOptions } from './vault/vault.js';
-export type { StreamedFile } from './vault/add.js';
+export type { AddSource, StreamedFile } from './vault/add.js';
 export * from './types.js';
 export * from './errors.js';
 export { encodePassphrase, KDF_PRESETS, DEFAULT_KDF_PRESET, type KdfPreset } from './crypto/kdf.js';

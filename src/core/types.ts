@@ -36,15 +36,35 @@ export interface Problem {
   readonly message: string;
 }
 
+/**
+ * What an add does with an item whose name (ignoring case) is already taken in its vault folder. A folder added
+ * onto a folder always merges: its contents go into the existing folder, and this choice applies to each of them.
+ * - `fail`: the item is not added and is reported as a problem (`ALREADY_EXISTS`).
+ * - `skip`: the item is not added; counted in {@link AddReport.skipped}, not a problem.
+ * - `keep-both`: the item is added under a numbered name ("report (2).pdf").
+ * - `replace`: a file replaces the file of that name (its contents are committed before the old ones go); a file
+ *   onto a folder or a folder onto a file is not replaced but reported as a problem.
+ */
+export type OnExisting = 'fail' | 'skip' | 'keep-both' | 'replace';
+
+export const ON_EXISTING_CHOICES: readonly OnExisting[] = ['fail', 'skip', 'keep-both', 'replace'];
+
 export interface AddOptions extends JobOptions {
   /** Called after each file or folder is durably committed to the vault. */
   readonly onAdded?: (entry: VaultEntry) => void;
+  /** What to do when a name is already taken; `fail` when not given. */
+  readonly onExisting?: OnExisting;
 }
 
 export interface AddReport {
+  /** Files stored, including those that replaced a file or took a numbered name. */
   readonly filesAdded: number;
   readonly foldersAdded: number;
   readonly bytesAdded: number;
+  /** Files among `filesAdded` that replaced a file of the same name. */
+  readonly replaced: number;
+  /** Items not added because their name was taken and `skip` was asked for. */
+  readonly skipped: number;
   /** Unreadable files, symlinks and special files, names that cannot be stored, files changed while read. */
   readonly problems: readonly Problem[];
 }

@@ -95,8 +95,15 @@ function summarize(event: Extract<JobEvent, { type: 'ended' }>): string {
   if (event.status === 'failed') return event.message;
   const { result } = event;
   switch (result.kind) {
-    case 'add':
-      return `Added ${plural(result.report.filesAdded, 'file')}.`;
+    case 'add': {
+      const { filesAdded, replaced, skipped } = result.report;
+      return (
+        `Added ${plural(filesAdded, 'file')}` +
+        (replaced > 0 ? ` (${replaced.toLocaleString()} replaced)` : '') +
+        (skipped > 0 ? `; skipped ${plural(skipped, 'existing name')}` : '') +
+        '.'
+      );
+    }
     case 'restore':
       return `Restored ${plural(result.report.filesRestored, 'file')}.`;
     case 'verify':

@@ -32,6 +32,9 @@ export const PREVIEW_MAX_BYTES = 4 * 1024 * 1024;
 /** Longest passphrase accepted (in UTF-16 code units); a longer one is refused before it reaches the KDF. */
 export const PASSPHRASE_MAX_LENGTH = 1024;
 
+/** Most taken paths `job.takenNames` names (it counts them all). */
+export const TAKEN_NAMES_SHOWN = 5;
+
 /** Most vault paths one request may name (move, remove, restore). */
 export const PATHS_MAX = 10_000;
 
@@ -159,7 +162,18 @@ export const requestSchemas = {
    * Adds into vault folder `destination` what a handle names: picked files ('add-files'), a picked folder
    * ('add-folder') or dropped files (from registerDroppedFiles). A dropped-files handle is used up by its job.
    */
-  'job.add': z.strictObject({ ...vaultRef, source: id, destination: z._default(vaultPath, '/') }),
+  'job.add': z.strictObject({
+    ...vaultRef,
+    source: id,
+    destination: z._default(vaultPath, '/'),
+    /** What to do with a name already in the folder (see the engine's `OnExisting`); folders merge. */
+    onExisting: z._default(z.enum(['fail', 'skip', 'keep-both', 'replace']), 'fail'),
+  }),
+  /**
+   * The vault paths already taken that adding what a handle names into `destination` would meet, so the window
+   * can ask once, before `job.add`, what to do with them. Does not use up a drop's handle.
+   */
+  'job.takenNames': z.strictObject({ ...vaultRef, source: id, destination: z._default(vaultPath, '/') }),
   /** Restores vault paths into a picked folder (handle of purpose 'restore-destination'). */
   'job.restore': z.strictObject({
     ...vaultRef,
@@ -350,6 +364,8 @@ export interface Responses {
   'entries.move': readonly VaultEntry[];
   'entries.remove': { readonly removed: number };
   'job.add': { readonly jobId: string };
+  /** How many paths are taken, and the first few of them ({@link TAKEN_NAMES_SHOWN}). */
+  'job.takenNames': { readonly count: number; readonly paths: readonly string[] };
   'job.restore': { readonly jobId: string };
   'job.verify': { readonly jobId: string };
   'job.cancel': null;

@@ -366,6 +366,49 @@ describe('jobs', () => {
     );
   });
 
+  it('names the taken paths of a drop without using it up, then keeps both, skips or replaces as asked', async () => {
+    const app = await newApp();
+    const { vaultId } = await newVaultIn(app);
+    const drop = async (text: string): Promise<string> => {
+      const dropped = await app.backend.registerDroppedBytes([
+        { name: 'Memo.txt', size: text.length, mtime: 1_600_000_000_000, bytes: Buffer.from(text) },
+        { name: 'fresh.txt', size: 1, mtime: 1_600_000_000_000, bytes: Buffer.from('f') },
+      ]);
+      if (!dropped.ok) throw new Error(dropped.message);
+      return dropped.value.handle;
+    };
+    const add = async (source: string, onExisting: 'skip' | 'keep-both' | 'replace'): Promise<void> => {
+      const { jobId } = await app.call('job.add', { vaultId, source, onExisting });
+      expect((await app.jobEvents(jobId)).at(-1)).toMatchObject({ status: 'done' });
+    };
+    const read = async (path: string): Promise<string> =>
+      Buffer.from(
+        (await app.call('preview.read', { vaultId, path, offset: 0, length: 100 })).bytes,
+      ).toString();
+    const first = await drop('one');
+    expect(await app.call('job.takenNames', { vaultId, source: first })).toEqual({ count: 0, paths: [] });
+    await add(first, 'skip');
+
+    const second = await drop('two!');
+    expect(await app.call('job.takenNames', { vaultId, source: second })).toEqual({
+      count: 2,
+      paths: ['/Memo.txt', '/fresh.txt'],
+    });
+    await add(second, 'keep-both'); // the same handle still works: looking did not use it up
+    expect(
+      (await app.call('entries.list', { vaultId, path: '/' })).map((entry) => entry.name).sort(),
+    ).toEqual(['Memo (2).txt', 'Memo.txt', 'fresh (2).txt', 'fresh.txt']);
+
+    await add(await drop('three'), 'skip');
+    expect(await read('/Memo.txt')).toBe('one');
+    await add(await drop('four!'), 'replace');
+    expect(await read('/Memo.txt')).toBe('four!');
+    expect(await read('/Memo (2).txt')).toBe('two!');
+    expect(codeOf(await app.raw('job.add', { vaultId, source: first, onExisting: 'merge' }))).toBe(
+      'INVALID_ARGUMENT',
+    );
+  });
+
   it('refuses a drop that is incomplete, larger than announced, empty or malformed', async () => {
     const app = await newApp();
     expect(codeOf(await app.backend.registerDroppedBytes([]))).toBe('INVALID_ARGUMENT');

@@ -14,7 +14,10 @@ const added = (problems: (typeof problem)[] = []): JobEvent => ({
   ...base,
   type: 'ended',
   status: 'done',
-  result: { kind: 'add', report: { filesAdded: 1200, foldersAdded: 3, bytesAdded: 1, problems } },
+  result: {
+    kind: 'add',
+    report: { filesAdded: 1200, foldersAdded: 3, bytesAdded: 1, replaced: 0, skipped: 0, problems },
+  },
 });
 
 /** Runs started → ended with `ms` between them; returns the notice. */

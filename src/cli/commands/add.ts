@@ -1,15 +1,17 @@
 import { lstatSync } from 'node:fs';
 
-import { SMALL_FILE_LIMIT, startWorkers } from '../../core/index.js';
+import { SMALL_FILE_LIMIT, startWorkers, type OnExisting } from '../../core/index.js';
 import type { Context } from '../context.js';
 import { toVaultPath } from '../context.js';
 import { EXIT } from '../errors.js';
 import { formatBytes } from '../format.js';
 
-/** `coffer add <vault-dir> <path>... [--to <vault-folder>]` */
+/** `coffer add <vault-dir> <path>... [--to <vault-folder>] [--on-existing <choice>]` */
 export async function add(ctx: Context): Promise<number> {
   const [dir = '', ...sources] = ctx.args;
   const destination = toVaultPath(ctx.string('to') ?? '/');
+  // args.ts accepts only ON_EXISTING_CHOICES.
+  const onExisting = (ctx.string('on-existing') ?? 'fail') as OnExisting;
   // Worker threads start while the key is derived (measured: a tenth of a second off adding a large file); not for
   // a few small files, which do not use them.
   if (sources.some(isBulk)) startWorkers();
@@ -22,6 +24,7 @@ export async function add(ctx: Context): Promise<number> {
       (job) =>
         vault.add(sources, destination, {
           ...job,
+          onExisting,
           // The engine calls this only once the item is committed: a crash after this line cannot lose it.
           onAdded: ctx.flags.verbose
             ? (entry) => {
@@ -34,6 +37,8 @@ export async function add(ctx: Context): Promise<number> {
     ctx.print(
       `Done: ${plural(report.filesAdded, 'file')} and ${plural(report.foldersAdded, 'folder')} added ` +
         `(${formatBytes(report.bytesAdded)})` +
+        (report.replaced > 0 ? `, ${plural(report.replaced, 'file')} replaced` : '') +
+        (report.skipped > 0 ? `, ${plural(report.skipped, 'existing name')} skipped as asked` : '') +
         (report.problems.length > 0 ? `, ${plural(report.problems.length, 'item')} skipped.` : '.') +
         ctx.damageNote(),
     );

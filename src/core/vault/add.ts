@@ -11,7 +11,7 @@ import { CancelledError, CofferError, InvalidArgumentError, SourceChangedError }
 import { fileChanged } from '../file-stat.js';
 import { checkName } from '../names.js';
 import { writeFileAtomicSync } from '../publish.js';
-import type { AddOptions, AddReport, Problem, Progress, VaultEntry } from '../types.js';
+import type { AddOptions, AddReport, OnExisting, Problem, Progress, VaultEntry } from '../types.js';
 import { smallFilesNeedPool, SmallFileSealer, type NewPack, type SmallFileToSeal } from './add-small.js';
 import { fileSource, sealIntoBlob, streamSource, type ByteSource } from './blob-io.js';
 import { asIoError, fsyncDirectory } from './durable.js';
@@ -19,7 +19,9 @@ import type { ContentRow, Intent, NodeRow } from './index-db.js';
 import { blobPaths, packPaths, PRIVATE_FOLDER_MODE, SMALL_FILE_LIMIT } from './layout.js';
 import { settleIntents } from './leftovers.js';
 import { refuseAddingVault } from './outside.js';
+import { freeNumberedName } from './numbered-name.js';
 import { ByteSteps } from './progress.js';
+import { releasedBy, settleReleased, type ReleasedContents } from './release.js';
 import type { Session } from './session.js';
 import type { TreeNode } from './tree.js';
 
@@ -163,7 +165,6 @@ interface NewContent {
 interface QueuedSmallFile extends SmallFileToSeal {
   readonly item: PlannedItem;
   readonly parent: TreeNode | null;
-  readonly name: string;
   readonly fileId: Buffer;
 }
 
@@ -171,6 +172,14 @@ interface QueuedSmallFile extends SmallFileToSeal {
 interface PendingRow {
   readonly node: NodeRow & { node: TreeNode };
   readonly content?: ContentRow | { readonly fileId: Buffer; readonly blob: Buffer };
+  /** The committed file this row replaces: its row goes in the same transaction. */
+  readonly replaces?: TreeNode;
+}
+
+/** Where a new item's row goes: the name it takes in its folder, and the committed file it replaces, if any. */
+interface Placement {
+  readonly name: string;
+  readonly replaces?: TreeNode;
 }
 
 /** Adds files and folders; see {@link Vault.add}. */
@@ -184,6 +193,14 @@ class AddJob {
   #filesAdded = 0;
   #foldersAdded = 0;
   #bytesAdded = 0;
+  #replaced = 0;
+  #skipped = 0;
+  readonly #onExisting: OnExisting;
+  /**
+   * What the rows of replaced files named: settled when the add ends, not at once, because a pack this add is
+   * still filling must not be compacted under it.
+   */
+  readonly #released: ReleasedContents[] = [];
   /** Vault folder for each planned folder path (parts joined by "/"); absent when that folder was skipped. */
   readonly #folders = new Map<string, TreeNode | null>();
   /** Seals small files on the worker pool, when this add has enough of them. */
@@ -194,6 +211,7 @@ class AddJob {
   constructor(session: Session, destination: TreeNode | null, options: AddOptions) {
     this.#session = session;
     this.#options = options;
+    this.#onExisting = options.onExisting ?? 'fail';
     this.#folders.set('', destination);
   }
 
@@ -236,11 +254,14 @@ class AddJob {
       throw error;
     } finally {
       await this.#discard([...this.#unnamedPacks.values()].map((id) => ({ kind: 'pack' as const, id })));
+      for (const released of this.#released) await settleReleased(this.#session, released);
     }
     return {
       filesAdded: this.#filesAdded,
       foldersAdded: this.#foldersAdded,
       bytesAdded: this.#bytesAdded,
+      replaced: this.#replaced,
+      skipped: this.#skipped,
       problems: this.#problems,
     };
   }
@@ -265,22 +286,17 @@ class AddJob {
 
   #addFolder(item: PlannedItem, parent: TreeNode | null): void {
     const session = this.#session;
-    const name = item.parts[item.parts.length - 1] ?? '';
-    const existing = session.tree.child(parent?.id ?? null, name);
-    if (existing) {
-      if (existing.type === 'folder') this.#folders.set(item.parts.join('/'), existing);
-      else {
-        this.#problems.push({
-          path: item.source,
-          code: 'ALREADY_EXISTS',
-          message: `Skipped folder "${item.source}": a file named "${session.tree.pathOf(existing)}" is already in the vault.`,
-        });
-      }
+    const existing = session.tree.child(parent?.id ?? null, item.parts[item.parts.length - 1] ?? '');
+    // A folder onto a folder merges, as file managers do: what is in it meets the choice one by one.
+    if (existing?.type === 'folder') {
+      this.#folders.set(item.parts.join('/'), existing);
       return;
     }
+    const placed = this.#place(item, parent);
+    if (!placed) return;
     const row = session.seal(session.newId(), {
       type: 'folder',
-      name,
+      name: placed.name,
       parent: parent?.id ?? null,
       size: 0,
       mtime: item.mtime,
@@ -291,12 +307,13 @@ class AddJob {
   }
 
   async #addFile(item: PlannedItem, parent: TreeNode | null): Promise<void> {
-    const name = item.parts[item.parts.length - 1] ?? '';
-    if (this.#alreadyInVault(item, parent, name)) return;
+    // Decided early so a skipped file is not read; decided again when its row is made, since a file of the same
+    // name may have been added meanwhile.
+    if (!this.#placeFile(item, parent)) return;
     this.#report({ current: item.source });
     try {
-      if (item.size <= SMALL_FILE_LIMIT) await this.#addSmallFile(item, parent, name);
-      else await this.#addLargeFile(item, parent, name);
+      if (item.size <= SMALL_FILE_LIMIT) await this.#addSmallFile(item, parent);
+      else await this.#addLargeFile(item, parent);
     } catch (error) {
       if (!(error instanceof SourceReadError) && !(error instanceof SourceChangedError)) throw error;
       this.#problems.push(problemOf(item.source, error));
@@ -304,23 +321,71 @@ class AddJob {
     }
   }
 
-  /** Reports and skips a file whose name is taken in its vault folder. */
-  #alreadyInVault(item: PlannedItem, parent: TreeNode | null, name: string): boolean {
-    if (!this.#nameTaken(item, parent, name)) return false;
-    this.#fileDone(item.size);
-    return true;
+  /** `#place` for a file: one that is not to be added counts as done. */
+  #placeFile(item: PlannedItem, parent: TreeNode | null): Placement | undefined {
+    const placed = this.#place(item, parent);
+    if (!placed) this.#fileDone(item.size);
+    return placed;
   }
 
-  /** Whether a file's name is taken in its vault folder; if so, reports it. */
-  #nameTaken(item: PlannedItem, parent: TreeNode | null, name: string): boolean {
-    const existing = this.#session.tree.child(parent?.id ?? null, name);
-    if (!existing) return false;
+  /**
+   * Where an item's row goes in its vault folder, as {@link AddOptions.onExisting} says when its name is taken;
+   * undefined when it is not to be added (then reported as a problem, or counted as skipped).
+   */
+  #place(item: PlannedItem, parent: TreeNode | null): Placement | undefined {
+    const tree = this.#session.tree;
+    const folderId = parent?.id ?? null;
+    const name = item.parts[item.parts.length - 1] ?? '';
+    const existing = tree.child(folderId, name);
+    if (!existing) return { name };
+    switch (this.#onExisting) {
+      case 'keep-both':
+        return { name: freeNumberedName(name, (candidate) => tree.child(folderId, candidate) !== undefined) };
+      case 'skip':
+        this.#skipped++;
+        return undefined;
+      case 'replace':
+        if (item.kind === 'file' && existing.type === 'file') return { name, replaces: existing };
+        break;
+      case 'fail':
+        break;
+    }
+    const path = tree.pathOf(existing);
+    const what = item.kind === 'folder' ? 'folder ' : '';
     this.#problems.push({
       path: item.source,
       code: 'ALREADY_EXISTS',
-      message: `Skipped "${item.source}": "${this.#session.tree.pathOf(existing)}" is already in the vault. Delete or rename it first to replace it.`,
+      message:
+        this.#onExisting === 'replace'
+          ? `Skipped ${what}"${item.source}": "${path}" in the vault is a ${existing.type}, and only a file replaces a file. Rename one of them and add it again.`
+          : `Skipped ${what}"${item.source}": "${path}" is already in the vault. Add it again choosing to keep both or to replace, or delete or rename one of them first.`,
     });
-    return true;
+    return undefined;
+  }
+
+  /**
+   * Puts a row into the in-memory tree, in place of the file it replaces, and returns the committed file whose row
+   * its transaction must delete. A replaced row this add has not committed yet is dropped instead (the later of
+   * two same-named sources wins), handing on what it replaced.
+   */
+  #enter(row: PendingRow['node'], placed: Placement): TreeNode | undefined {
+    const { replaces } = placed;
+    if (replaces) this.#session.tree.remove(replaces.id);
+    this.#session.tree.insert(row.node);
+    if (!replaces) return undefined;
+    const uncommitted = this.#pending.findIndex((pending) => pending.node.node.id === replaces.id);
+    if (uncommitted < 0) return replaces;
+    const [dropped] = this.#pending.splice(uncommitted, 1);
+    if (dropped?.content && 'blob' in dropped.content) this.#pendingBytes -= dropped.content.blob.length;
+    return dropped?.replaces;
+  }
+
+  /** Takes rows out of the in-memory tree, putting back the files they would have replaced. */
+  #unenter(rows: readonly PendingRow[]): void {
+    for (const { node, replaces } of [...rows].reverse()) {
+      this.#session.tree.remove(node.node.id);
+      if (replaces) this.#session.tree.insert(replaces);
+    }
   }
 
   #fileDone(bytes: number): void {
@@ -397,22 +462,26 @@ class AddJob {
   }
 
   /** Queues a file's committed-to-be row; commits when the batch is full. */
-  #queueSmallFile(row: ReturnType<Session['seal']>, content: NonNullable<PendingRow['content']>): void {
-    this.#session.tree.insert(row.node);
-    this.#pending.push({ node: row, content });
+  #queueSmallFile(
+    row: ReturnType<Session['seal']>,
+    placed: Placement,
+    content: NonNullable<PendingRow['content']>,
+  ): void {
+    const replaces = this.#enter(row, placed);
+    this.#pending.push({ node: row, content, ...(replaces ? { replaces } : {}) });
     if ('blob' in content) this.#pendingBytes += content.blob.length;
     this.#fileDone(row.node.size);
     if (this.#pending.length >= BATCH_MAX_ITEMS || this.#pendingBytes >= BATCH_MAX_BYTES) this.#commit();
   }
 
-  async #addSmallFile(item: PlannedItem, parent: TreeNode | null, name: string): Promise<void> {
+  async #addSmallFile(item: PlannedItem, parent: TreeNode | null): Promise<void> {
     if (!this.#sealer || item.stream) {
-      await this.#addSmallFileHere(item, parent, name);
+      await this.#addSmallFileHere(item, parent);
       return;
     }
     const { fileId, key, binding, header } = this.#newContent();
     const cipher = new ChunkCipher(this.#session.sodium, key, binding, header);
-    await this.#sealer.add({ path: item.source, size: item.size, cipher, item, parent, name, fileId });
+    await this.#sealer.add({ path: item.source, size: item.size, cipher, item, parent, fileId });
     this.#throwIfCancelled();
   }
 
@@ -429,7 +498,7 @@ class AddJob {
   ): void {
     // A cancelled add keeps what was committed before the cancel, and nothing that arrives after it.
     if (this.#options.signal?.aborted) return;
-    batch.forEach(({ item, parent, name, fileId }, index) => {
+    batch.forEach(({ item, parent, fileId }, index) => {
       const outcome = outcomes[index];
       if (!outcome?.ok) {
         const code = outcome?.code ?? 'EIO';
@@ -442,10 +511,11 @@ class AddJob {
         return;
       }
       // Another file of the same name (differing in case, say) may have been added while this one was out.
-      if (this.#alreadyInVault(item, parent, name)) return;
-      const row = this.#fileRow(parent, name, item.size, outcome.mtimeMs, fileId);
+      const placed = this.#placeFile(item, parent);
+      if (!placed) return;
+      const row = this.#fileRow(parent, placed.name, item.size, outcome.mtimeMs, fileId);
       const { offset, length } = outcome;
-      this.#queueSmallFile(row, {
+      this.#queueSmallFile(row, placed, {
         file_id: fileId,
         node_id: row.id,
         location: { kind: 'pack', packId, offset, length },
@@ -454,7 +524,7 @@ class AddJob {
   }
 
   /** The small-file path without the worker: read and seal in this thread. */
-  async #addSmallFileHere(item: PlannedItem, parent: TreeNode | null, name: string): Promise<void> {
+  async #addSmallFileHere(item: PlannedItem, parent: TreeNode | null): Promise<void> {
     const { plaintext, mtimeMs } = item.stream
       ? await readStreamedFile(item, item.stream)
       : await readSmallFile(item);
@@ -468,8 +538,10 @@ class AddJob {
     const blob: Buffer[] = [];
     encryptor.push(padded, (bytes) => blob.push(bytes));
     encryptor.finish((bytes) => blob.push(bytes));
-    const row = this.#fileRow(parent, name, plaintext.length, mtimeMs, fileId);
-    this.#queueSmallFile(row, { fileId, blob: Buffer.concat(blob) });
+    const placed = this.#placeFile(item, parent);
+    if (!placed) return;
+    const row = this.#fileRow(parent, placed.name, plaintext.length, mtimeMs, fileId);
+    this.#queueSmallFile(row, placed, { fileId, blob: Buffer.concat(blob) });
   }
 
   /**
@@ -477,7 +549,7 @@ class AddJob {
    * the index row. A crash before the row leaves a blob that the next open removes (its intent says this add wrote
    * it); never a row without data.
    */
-  async #addLargeFile(item: PlannedItem, parent: TreeNode | null, name: string): Promise<void> {
+  async #addLargeFile(item: PlannedItem, parent: TreeNode | null): Promise<void> {
     // Rows of this file's folders must be durable before the file's row can be (they are committed with it at the
     // latest); committing them now also reports them before a long file. Small files still out on the workers or
     // waiting for a pack carry on: cutting their batches here made a pack per file between large files.
@@ -485,7 +557,6 @@ class AddJob {
     const session = this.#session;
     const opened = await this.#openSource(item);
     const { fileId, header, key, binding } = this.#newContent();
-    const row = this.#fileRow(parent, name, opened.size, opened.mtimeMs, fileId);
     const cipher = new ChunkCipher(session.sodium, key, binding, header);
     const { temp, target } = blobPaths(session.dir, fileId);
     const steps = new ByteSteps((bytes) => {
@@ -524,12 +595,15 @@ class AddJob {
       await opened.close();
     }
     // A small file of the same name (differing in case, say) may have been accepted while this one was written.
-    if (this.#nameTaken(item, parent, name)) await this.#discard([intent]);
+    const placed = this.#place(item, parent);
+    if (!placed) await this.#discard([intent]);
     else {
-      session.tree.insert(row.node);
+      const row = this.#fileRow(parent, placed.name, opened.size, opened.mtimeMs, fileId);
+      const replaces = this.#enter(row, placed);
       this.#pending.push({
         node: row,
         content: { file_id: fileId, node_id: row.id, location: { kind: 'file' } },
+        ...(replaces ? { replaces } : {}),
       });
       try {
         this.#commit(false);
@@ -553,7 +627,9 @@ class AddJob {
     if (batch.length === 0) return;
     if (blobsToo) this.#pendingBytes = 0;
     const db = this.#session.db;
+    const replaced = batch.flatMap(({ replaces }) => (replaces ? [replaces] : []));
     try {
+      const released = releasedBy(db, replaced);
       const contents = this.#packBlobs(batch);
       const settled = contents.flatMap((content): Intent[] => {
         if (!content) return [];
@@ -565,6 +641,10 @@ class AddJob {
         ];
       });
       db.transaction(() => {
+        // The replaced files' rows go in the transaction that commits their successors, whose contents are durable
+        // already: at no point is a name without its data, or without either version.
+        db.deleteNodes(replaced.map((node) => Buffer.from(node.id, 'hex')));
+        db.recordIntents(released.intents);
         batch.forEach(({ node }, i) => {
           db.putNode(node);
           const content = contents[i];
@@ -574,10 +654,12 @@ class AddJob {
         db.clearIntents(settled);
       });
       for (const { kind, id } of settled) if (kind === 'pack') this.#unnamedPacks.delete(id.toString('hex'));
+      this.#released.push(released);
     } catch (error) {
-      for (const { node } of batch) this.#session.tree.remove(node.node.id);
+      this.#unenter(batch);
       throw asIoError(error, 'Could not update the vault index');
     }
+    this.#replaced += replaced.length;
     for (const { node } of batch) {
       if (node.node.type === 'file') {
         this.#filesAdded++;
@@ -622,7 +704,7 @@ class AddJob {
 
   /** Forgets rows never committed: a cancelled or failed add leaves the vault as if they were never added. */
   #discardPending(): void {
-    for (const { node } of this.#pending.splice(0).reverse()) this.#session.tree.remove(node.node.id);
+    this.#unenter(this.#pending.splice(0));
     this.#pendingBytes = 0;
   }
 }
@@ -671,6 +753,57 @@ function sourceChanged(source: string): SourceChangedError {
   return new SourceChangedError(
     `Skipped "${source}": it changed while it was being added, so it was not stored. Add it again when nothing is writing to it.`,
   );
+}
+
+/** Something about to be added: a path on disk, or a file with no path (a streamed one), by its name. */
+export type AddSource = string | { readonly name: string };
+
+/**
+ * The vault paths that adding `sources` into `destinationFolder` would meet already taken (ignoring case), so a
+ * caller can ask what to do before the add starts. A folder onto a folder merges, so only what is inside is
+ * compared there; names that cannot be stored and sources that cannot be read are left for the add to report.
+ * @throws {@link NotFoundError} or {@link InvalidArgumentError} when `destinationFolder` is not a folder.
+ */
+export async function takenNames(
+  session: Session,
+  sources: readonly AddSource[],
+  destinationFolder: string,
+): Promise<string[]> {
+  const tree = session.tree;
+  const taken: string[] = [];
+  const compare = async (
+    folder: TreeNode | null,
+    name: string,
+    source: string | undefined,
+  ): Promise<void> => {
+    await yieldNow();
+    let existing: TreeNode | undefined;
+    try {
+      existing = tree.child(folder?.id ?? null, checkName(name));
+    } catch {
+      return;
+    }
+    if (!existing) return;
+    if (existing.type === 'folder' && source !== undefined) {
+      let names: string[] | undefined;
+      try {
+        names = lstatSync(source).isDirectory() ? readdirSync(source) : undefined;
+      } catch {
+        return;
+      }
+      if (names) {
+        for (const child of names) await compare(existing, child, join(source, child));
+        return;
+      }
+    }
+    taken.push(tree.pathOf(existing));
+  };
+  const destination = session.resolveFolder(destinationFolder);
+  for (const source of sources) {
+    if (typeof source === 'string') await compare(destination, basename(resolve(source)), resolve(source));
+    else await compare(destination, source.name, undefined);
+  }
+  return taken;
 }
 
 /**

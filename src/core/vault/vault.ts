@@ -56,14 +56,14 @@ import {
   type ActivityLogReport,
 } from './activity-log.js';
 import type { ActivityEvent, ActivityKind } from './log-entry.js';
-import { addPaths, addStreams, type StreamedFile } from './add.js';
+import { addPaths, addStreams, takenNames, type AddSource, type StreamedFile } from './add.js';
 import { asIoError } from './durable.js';
 import { loadVaultHeader, repairVaultHeader, replaceVaultHeader, writeVaultHeader } from './header-file.js';
-import { IndexDb, type Intent } from './index-db.js';
+import { IndexDb } from './index-db.js';
 import { openIndex } from './index-open.js';
 import { BLOB_DIR, checkVaultFolder, INDEX_FILE, PACK_DIR, PRIVATE_FOLDER_MODE, TEMP_DIR } from './layout.js';
-import { recoverFromCrash, settleIntents } from './leftovers.js';
-import { reclaimPacks } from './packs.js';
+import { recoverFromCrash } from './leftovers.js';
+import { releasedBy, settleReleased } from './release.js';
 import { checkRange, plaintextChunks, type ByteRange } from './read.js';
 import { restorePaths } from './restore.js';
 import type { IndexState } from './seen-states.js';
@@ -652,6 +652,19 @@ export class Vault {
     return sortNodes(session.tree.childrenOf(folder?.id ?? null)).map((node) => session.entry(node));
   }
 
+  /**
+   * The folders (only) in a folder, by name: what a folder tree shows, without building an entry for every file.
+   * @throws {@link NotFoundError} when the path does not exist; {@link InvalidArgumentError} when it is a file.
+   */
+  listFolders(folderPath = '/'): VaultEntry[] {
+    const session = this.#unlocked();
+    const folder = session.resolveFolder(folderPath);
+    const folders: TreeNode[] = [];
+    for (const node of session.tree.children(folder?.id ?? null))
+      if (node.type === 'folder') folders.push(node);
+    return sortNodes(folders).map((node) => session.entry(node));
+  }
+
   /** Every entry below a folder, depth first. */
   listRecursive(folderPath = '/'): VaultEntry[] {
     const session = this.#unlocked();
@@ -829,44 +842,30 @@ export class Vault {
       for (const at of session.tree.subtree(node)) doomed.set(at.id, at);
     }
     const nodes = [...doomed.values()];
-    // The blob files and packs these nodes' rows name: once the rows are gone, removing whichever no row names is
-    // provably safe, and their intents let the next open finish that if this process does not.
-    const released: Intent[] = [];
-    const packs = new Map<string, Buffer>();
-    for (const { fileId: hex } of nodes) {
-      if (hex === undefined) continue;
-      const id = Buffer.from(hex, 'hex');
-      let location;
-      try {
-        location = this.#db.blobOf(id);
-      } catch (error) {
-        // A damaged contents row goes with its entry; what it pointed at is left alone.
-        if (error instanceof IntegrityError) continue;
-        throw error;
-      }
-      if (location?.kind === 'pack') packs.set(location.packId.toString('hex'), location.packId);
-      if (location?.kind === 'file') released.push({ kind: 'blob', id });
-    }
-    for (const id of packs.values()) released.push({ kind: 'pack', id });
+    // Once the rows are gone, removing the files they named that no row names any more is provably safe, and the
+    // intents let the next open finish that if this process does not.
+    const released = releasedBy(this.#db, nodes);
     try {
       this.#db.transaction(() => {
         this.#db.deleteNodes(nodes.map((node) => Buffer.from(node.id, 'hex')));
-        this.#db.recordIntents(released);
+        this.#db.recordIntents(released.intents);
       });
     } catch (error) {
       throw asIoError(error, 'Could not delete');
     }
     for (const node of nodes) session.tree.remove(node.id);
-    for (const id of packs.values()) session.packs.forget(id);
     this.#record({ kind: 'delete', counts: { entries: nodes.length } });
-    try {
-      await settleIntents(this.dir, this.#db, released);
-      await reclaimPacks(session, packs.values());
-    } catch {
-      // The delete itself is done and durable; the next open removes what is left (through the intents), and
-      // `verify` reclaims space a failed compaction left.
-    }
+    await settleReleased(session, released);
     return nodes.length;
+  }
+
+  /**
+   * The vault paths already taken that adding `sources` into a folder would meet: what to ask the user about
+   * before an add with {@link AddOptions.onExisting}. See {@link takenNames}.
+   * @throws {@link NotFoundError}, {@link InvalidArgumentError} when the folder is missing or is a file.
+   */
+  async takenNames(sources: readonly AddSource[], destinationFolder = '/'): Promise<string[]> {
+    return takenNames(this.#unlocked(), sources, destinationFolder);
   }
 
   /**

@@ -1,79 +1,149 @@
-import { ChevronDown, ChevronRight, Folder, FolderOpen } from 'lucide-react';
-import { useState } from 'react';
+import { ChevronRight, Folder, FolderOpen } from 'lucide-react';
+import { useEffect, useState, type KeyboardEvent } from 'react';
+import { Button, Collection, Tree, TreeItem, TreeItemContent, type Key } from 'react-aria-components';
 
-import type { FolderTree as Tree } from '../../shared/contract.js';
+import type { FolderTree as FolderNode } from '../../shared/contract.js';
+import { parentOf } from '../format.js';
 import { useFolderDrop, type FolderDropHandlers } from './drag.js';
-import { isWithin } from './entries.js';
 
 interface FolderTreeProps extends FolderDropHandlers {
-  readonly tree: Tree;
+  readonly tree: FolderNode;
   readonly vaultName: string;
-  /** The folder shown: it and the folders above it are open and it is marked. */
+  /** The folder shown: it and the folders above it are open and it is selected ('' while searching: none). */
   readonly current: string;
   readonly onOpen: (path: string) => void;
 }
 
-/** The vault's folders in the sidebar; each one opens on click and takes dropped rows. */
+/** A folder as the tree's collection wants it: keyed by its path. */
+interface TreeNode {
+  readonly id: string;
+  readonly name: string;
+  readonly children: readonly TreeNode[];
+}
+
+function toNodes(folder: FolderNode, name: string): TreeNode {
+  return {
+    id: folder.path,
+    name,
+    children: folder.children.map((child) => toNodes(child, child.name)),
+  };
+}
+
+/** `path` and every folder above it. */
+function foldersUpTo(path: string): string[] {
+  if (path === '') return [];
+  const out = [path];
+  for (let at = path; at !== '/'; at = parentOf(at)) out.push(parentOf(at));
+  return out;
+}
+
+/**
+ * The vault's folders in the sidebar, as a React Aria tree (ARIA treegrid: levels, set sizes and positions, the
+ * WAI-ARIA keyboard model: arrows move and open or close, Home/End, type to find). Selecting a folder (click,
+ * Enter or Space) opens it, so arrows only move focus and never load a folder per keystroke. Each row takes
+ * dropped rows and files.
+ */
 export function FolderTree(props: FolderTreeProps) {
+  const { tree, vaultName, current, onOpen } = props;
+  const [expanded, setExpanded] = useState<ReadonlySet<Key>>(() => new Set(foldersUpTo(current)));
+  // Folders on the way to the one shown open; the user may open or close any.
+  useEffect(() => {
+    setExpanded((before) => {
+      const missing = foldersUpTo(current).filter((path) => !before.has(path));
+      return missing.length === 0 ? before : new Set([...before, ...missing]);
+    });
+  }, [current]);
   return (
-    <nav className="sidebar" aria-label="Folders">
-      <h2 className="section-title">Folders</h2>
-      <ul className="tree">
-        <TreeItem {...props} node={props.tree} label={props.vaultName} />
-      </ul>
+    <nav className="sidebar" aria-label="Folders" onKeyDownCapture={toFirstChild}>
+      <h2 className="section-title" id="folder-tree-title">
+        Folders
+      </h2>
+      <Tree
+        aria-labelledby="folder-tree-title"
+        className="tree"
+        items={[toNodes(tree, vaultName)]}
+        selectionMode="single"
+        selectionBehavior="toggle"
+        disallowEmptySelection
+        selectedKeys={current === '' ? [] : [current]}
+        onSelectionChange={(keys) => {
+          const [key] = keys === 'all' ? [] : [...keys];
+          if (typeof key === 'string' && key !== current) onOpen(key);
+        }}
+        expandedKeys={expanded}
+        onExpandedChange={setExpanded}
+      >
+        {function renderItem(node: TreeNode) {
+          return (
+            <TreeItem id={node.id} textValue={node.name} className="tree-item">
+              <TreeItemContent>
+                {({ hasChildItems, isExpanded, isSelected }) => (
+                  <FolderRow
+                    path={node.id}
+                    name={node.name}
+                    toggle={hasChildItems}
+                    expanded={isExpanded}
+                    selected={isSelected}
+                    handlers={props}
+                  />
+                )}
+              </TreeItemContent>
+              <Collection items={node.children}>{renderItem}</Collection>
+            </TreeItem>
+          );
+        }}
+      </Tree>
     </nav>
   );
 }
 
-function TreeItem(props: FolderTreeProps & { node: Tree; label: string }) {
-  const { node, current } = props;
-  // Folders on the way to the current one start open; the user may open or close any.
-  const [open, setOpen] = useState<boolean | null>(null);
-  const expanded = open ?? isWithin(current, node.path);
-  const drop = useFolderDrop(node.path, props);
-  const here = current === node.path;
-  const hasChildren = node.children.length > 0;
+/**
+ * The WAI-ARIA tree's Right on an open folder: to its first child. React Aria's treegrid would move focus into
+ * the row, onto the chevron button, which is there for the mouse.
+ */
+function toFirstChild(event: KeyboardEvent): void {
+  const row = event.target;
+  if (event.key !== 'ArrowRight' || !(row instanceof HTMLElement)) return;
+  if (row.getAttribute('role') !== 'row' || row.getAttribute('aria-expanded') !== 'true') return;
+  const child = row.nextElementSibling;
+  const level = Number(row.getAttribute('aria-level'));
+  if (!(child instanceof HTMLElement) || Number(child.getAttribute('aria-level')) !== level + 1) return;
+  event.preventDefault();
+  event.stopPropagation();
+  child.focus();
+}
+
+function FolderRow({
+  path,
+  name,
+  toggle,
+  expanded,
+  selected,
+  handlers,
+}: {
+  path: string;
+  name: string;
+  toggle: boolean;
+  expanded: boolean;
+  selected: boolean;
+  handlers: FolderDropHandlers;
+}) {
+  const drop = useFolderDrop(path, handlers);
+  const Icon = selected ? FolderOpen : Folder;
   return (
-    <li>
-      <div className={drop.over ? 'tree-row drop-target' : 'tree-row'} {...drop.props}>
-        {hasChildren ? (
-          <button
-            type="button"
-            className="tree-toggle"
-            aria-expanded={expanded}
-            aria-label={`${expanded ? 'Close' : 'Open'} ${props.label}`}
-            onClick={() => {
-              setOpen(!expanded);
-            }}
-          >
-            {expanded ? (
-              <ChevronDown size={14} aria-hidden="true" />
-            ) : (
-              <ChevronRight size={14} aria-hidden="true" />
-            )}
-          </button>
-        ) : (
-          <span className="tree-toggle" />
-        )}
-        <button
-          type="button"
-          className={here ? 'tree-folder current' : 'tree-folder'}
-          aria-current={here ? 'page' : undefined}
-          onClick={() => {
-            props.onOpen(node.path);
-          }}
-        >
-          {here ? <FolderOpen size={16} aria-hidden="true" /> : <Folder size={16} aria-hidden="true" />}
-          <span className="name">{props.label}</span>
-        </button>
-      </div>
-      {expanded && hasChildren && (
-        <ul>
-          {node.children.map((child) => (
-            <TreeItem {...props} key={child.path} node={child} label={child.name} />
-          ))}
-        </ul>
+    <div className={drop.over ? 'tree-row drop-target' : 'tree-row'} {...drop.props}>
+      {toggle ? (
+        // Not in the tab order: the tree's own keys (Right, Left) open and close; this is for the mouse.
+        <Button slot="chevron" className="tree-toggle" aria-label={`${expanded ? 'Close' : 'Open'} ${name}`}>
+          <ChevronRight size={14} aria-hidden="true" className={expanded ? 'chevron open' : 'chevron'} />
+        </Button>
+      ) : (
+        <span className="tree-toggle" />
       )}
-    </li>
+      <span className="tree-folder">
+        <Icon size={16} aria-hidden="true" />
+        <span className="name">{name}</span>
+      </span>
+    </div>
   );
 }

@@ -168,6 +168,78 @@ export function MoveDialog({
   );
 }
 
+/** What an add does with names already in its folder (the engine's choices but `fail`). */
+export type ExistingChoice = 'keep-both' | 'skip' | 'replace';
+
+/**
+ * Asked once per add, before it starts, when names it brings are already in the folder: one choice for the batch,
+ * as a file manager asks. Keep both is the default (nothing is lost); Replace is marked as the one that discards.
+ */
+export function ExistingNamesDialog({
+  count,
+  paths,
+  folderLabel,
+  onConfirm,
+  onCancel,
+}: {
+  count: number;
+  paths: readonly string[];
+  folderLabel: string;
+  onConfirm: (choice: ExistingChoice) => void;
+  onCancel: () => void;
+}) {
+  const [first] = paths;
+  const title =
+    count === 1 && first !== undefined
+      ? `“${first.slice(first.lastIndexOf('/') + 1)}” already exists`
+      : `${plural(count, 'name')} already exist`;
+  const rest = count - paths.length;
+  return (
+    <Frame title={title} onCancel={onCancel} role="alertdialog">
+      <p>
+        In <span className="location">{folderLabel}</span>, what you are adding meets:
+      </p>
+      <ul className="dialog-list">
+        {paths.map((path) => (
+          <li key={path}>{path}</li>
+        ))}
+        {rest > 0 && <li className="muted">and {plural(rest, 'more')}</li>}
+      </ul>
+      <p className="muted">
+        Keep both adds them under numbered names, such as “report (2).pdf”. Replace puts the new file in place
+        of the old one, which is then deleted from the vault. Folders of the same name are merged.
+      </p>
+      <div className="actions">
+        <Button onPress={onCancel}>Cancel</Button>
+        <Button
+          onPress={() => {
+            onConfirm('skip');
+          }}
+        >
+          Skip
+        </Button>
+        <Button
+          className="danger"
+          onPress={() => {
+            onConfirm('replace');
+          }}
+        >
+          Replace
+        </Button>
+        <Button
+          className="primary"
+          autoFocus
+          onPress={() => {
+            onConfirm('keep-both');
+          }}
+        >
+          Keep both
+        </Button>
+      </div>
+    </Frame>
+  );
+}
+
 /** After the destination is picked: what to do with files that already exist there. */
 export function RestoreDialog({
   entries,

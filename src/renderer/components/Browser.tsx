@@ -18,7 +18,13 @@ import { useCallback, useEffect, useMemo, useRef, useState, type DragEvent } fro
 import type { FolderTree as Tree, VaultEntry, VaultSummary } from '../../shared/contract.js';
 import { call, describeError, registerDroppedFiles } from '../api.js';
 import { isMoveDrag, useFolderDrop, type FolderDropHandlers } from '../browser/drag.js';
-import { DeleteDialog, MoveDialog, RestoreDialog } from '../browser/dialogs.js';
+import {
+  DeleteDialog,
+  ExistingNamesDialog,
+  MoveDialog,
+  RestoreDialog,
+  type ExistingChoice,
+} from '../browser/dialogs.js';
 import { EntryMenu, type EntryAction } from '../browser/EntryMenu.js';
 import { freeName, sortEntries, type SortOrder } from '../browser/entries.js';
 import { FileTable } from '../browser/FileTable.js';
@@ -46,7 +52,8 @@ const SEARCH_LIMIT = 1000;
 type DialogState =
   | { kind: 'delete'; entries: readonly VaultEntry[] }
   | { kind: 'move'; entries: readonly VaultEntry[] }
-  | { kind: 'restore'; entries: readonly VaultEntry[]; handle: string; label: string };
+  | { kind: 'restore'; entries: readonly VaultEntry[]; handle: string; label: string }
+  | { kind: 'existing'; source: string; destination: string; count: number; paths: readonly string[] };
 
 const childPath = (folder: string, name: string): string =>
   folder === '/' ? `/${name}` : `${folder}/${name}`;
@@ -91,15 +98,17 @@ export function Browser({ vault }: { vault: VaultSummary }) {
   const load = useCallback(
     (path: string, select: readonly string[] = []): Promise<void> =>
       run(async () => {
-        const [listed, folders, details] = await Promise.all([
-          call('entries.list', { vaultId, path }),
-          call('entries.tree', { vaultId }),
-          call('vault.info', { vaultId }),
-        ]);
-        showFolder(path, listed);
+        // Asked together, but the rows are shown as soon as they come: the tree and the vault's size (a walk of
+        // every folder, and of the vault folder on disk) must not hold back the first rows after an unlock.
+        const listed = call('entries.list', { vaultId, path });
+        const folders = call('entries.tree', { vaultId });
+        const details = call('vault.info', { vaultId });
+        // Awaited below, unless the rows fail first: then their failures are the same news, already shown.
+        for (const pending of [folders, details]) pending.catch(() => undefined);
+        showFolder(path, await listed);
         if (select.length > 0) setSelection(new Set(select));
-        setTree(folders);
-        setVaultBytes(details.info.totalBytes ?? null);
+        setTree(await folders);
+        setVaultBytes((await details).info.totalBytes ?? null);
       }),
     [run, vaultId],
   );
@@ -173,11 +182,24 @@ export function Browser({ vault }: { vault: VaultSummary }) {
       await load(folder);
     });
 
+  /** Starts adding what `source` names, first asking what to do if names it brings are taken. */
+  const startAdd = async (source: string, destination: string): Promise<void> => {
+    const taken = await call('job.takenNames', { vaultId, source, destination });
+    if (taken.count === 0) await call('job.add', { vaultId, source, destination });
+    else setDialog({ kind: 'existing', source, destination, ...taken });
+  };
+
+  const addAnyway = (source: string, destination: string, onExisting: ExistingChoice): Promise<void> =>
+    run(async () => {
+      setDialog(null);
+      await call('job.add', { vaultId, source, destination, onExisting });
+    });
+
   const addFiles = (files: readonly File[], destination: string): Promise<void> =>
     run(async () => {
       if (files.length === 0) return;
       const { handle } = await registerDroppedFiles(files);
-      await call('job.add', { vaultId, source: handle, destination });
+      await startAdd(handle, destination);
     });
 
   const dropHandlers: FolderDropHandlers = {
@@ -213,13 +235,13 @@ export function Browser({ vault }: { vault: VaultSummary }) {
   const addPicked = (): Promise<void> =>
     run(async () => {
       const picked = await call('dialog.pickFiles', { purpose: 'add-files', vaultId });
-      if (picked !== null) await call('job.add', { vaultId, source: picked.handle, destination: folder });
+      if (picked !== null) await startAdd(picked.handle, folder);
     });
 
   const addFolder = (): Promise<void> =>
     run(async () => {
       const picked = await call('dialog.pickFolder', { purpose: 'add-folder', vaultId });
-      if (picked !== null) await call('job.add', { vaultId, source: picked.handle, destination: folder });
+      if (picked !== null) await startAdd(picked.handle, folder);
     });
 
   const restoreSelection = (): Promise<void> =>
@@ -530,6 +552,17 @@ export function Browser({ vault }: { vault: VaultSummary }) {
               destination,
             )
           }
+          onCancel={() => {
+            setDialog(null);
+          }}
+        />
+      )}
+      {dialog?.kind === 'existing' && (
+        <ExistingNamesDialog
+          count={dialog.count}
+          paths={dialog.paths}
+          folderLabel={dialog.destination === '/' ? vault.name : dialog.destination}
+          onConfirm={(choice) => void addAnyway(dialog.source, dialog.destination, choice)}
           onCancel={() => {
             setDialog(null);
           }}

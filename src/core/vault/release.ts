@@ -1,0 +1,53 @@
+import { IntegrityError } from '../errors.js';
+import type { IndexDb, Intent } from './index-db.js';
+import { settleIntents } from './leftovers.js';
+import { reclaimPacks } from './packs.js';
+import type { Session } from './session.js';
+import type { TreeNode } from './tree.js';
+
+/** The blob files and packs that rows about to be deleted name (FORMAT.md 8.5, "Delete"). */
+export interface ReleasedContents {
+  /** To record in the transaction that deletes the rows, so the next open finishes removing them if we do not. */
+  readonly intents: readonly Intent[];
+  readonly packs: readonly Buffer[];
+}
+
+/**
+ * What deleting these nodes' rows stops naming. A damaged contents row goes with its entry; what it pointed at is
+ * left alone.
+ * @throws the index's error when a contents row cannot be read.
+ */
+export function releasedBy(db: IndexDb, nodes: Iterable<TreeNode>): ReleasedContents {
+  const intents: Intent[] = [];
+  const packs = new Map<string, Buffer>();
+  for (const { fileId: hex } of nodes) {
+    if (hex === undefined) continue;
+    const id = Buffer.from(hex, 'hex');
+    let location;
+    try {
+      location = db.blobOf(id);
+    } catch (error) {
+      if (error instanceof IntegrityError) continue;
+      throw error;
+    }
+    if (location?.kind === 'pack') packs.set(location.packId.toString('hex'), location.packId);
+    if (location?.kind === 'file') intents.push({ kind: 'blob', id });
+  }
+  for (const id of packs.values()) intents.push({ kind: 'pack', id });
+  return { intents, packs: [...packs.values()] };
+}
+
+/**
+ * After the transaction that deleted the rows committed: removes the blob files and packs no row names any more and
+ * reclaims the packs' space. Never throws: the deletion itself is done and durable; the next open removes what is
+ * left (through the intents), and `verify` reclaims space a failed compaction left.
+ */
+export async function settleReleased(session: Session, released: ReleasedContents): Promise<void> {
+  for (const id of released.packs) session.packs.forget(id);
+  try {
+    await settleIntents(session.dir, session.db, released.intents);
+    await reclaimPacks(session, released.packs);
+  } catch {
+    // See above: nothing is lost by stopping here.
+  }
+}

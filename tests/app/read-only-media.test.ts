@@ -43,7 +43,10 @@ describe('a vault left by a crash mid-commit, on read-only media, in the app', (
     const summary = await app.call('vault.open', { folder });
     expect(summary.readOnly).toBe(true);
     const { vaultId } = summary;
-    expect(await app.call('vault.unlock', { vaultId, passphrase: PASSPHRASE })).toEqual({ problems: [], rollbackWarning: null });
+    expect(await app.call('vault.unlock', { vaultId, passphrase: PASSPHRASE })).toEqual({
+      problems: [],
+      rollbackWarning: null,
+    });
     expect((await app.call('entries.list', { vaultId, path: '/' })).map((entry) => entry.name)).toEqual([
       'a.txt',
       'b.txt',

@@ -27,7 +27,6 @@ import {
   AlreadyExistsError,
   CancelledError,
   CofferError,
-  IntegrityError,
   InvalidArgumentError,
   NotAVaultError,
   NotFoundError,
@@ -1032,12 +1031,12 @@ export class Vault {
       let keyId = 0;
       try {
         // Through the one way headers change: atomically, with its backup, after any change before it.
-        await this.#changeHeader(async (current, headerBytes) => {
+        await this.#changeHeader((current, headerBytes) => {
           keyId = nextKeyId(parseVaultHeader(this.#sodium, headerBytes).deks.map((wrapped) => wrapped.keyId));
-          return {
+          return Promise.resolve({
             headerBytes: addDekToHeader(this.#sodium, current.keys, headerBytes, keyId, dek),
             openedSlotSalt: current.keys.openedSlotSalt,
-          };
+          });
         });
       } catch (error) {
         dek.wipe();

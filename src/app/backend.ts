@@ -10,7 +10,7 @@ import { HEADER_BACKUP_FILE, HEADER_FILE } from '../core/vault/layout.js';
 import { removeStaleRestoreTemps } from '../core/vault/restore-record.js';
 import { rollbackWarning, SeenStates } from '../core/vault/seen-states.js';
 import { Vault } from '../core/vault/vault.js';
-import type { OnExisting } from '../core/types.js';
+import type { OnExisting, Problem } from '../core/types.js';
 import {
   isChannel,
   requestSchemas,
@@ -25,6 +25,7 @@ import {
   type RecentVault,
   type ResponseOf,
   type Result,
+  type UnlockResult,
   type Settings,
   type VaultSummary,
 } from '../shared/contract.js';
@@ -148,6 +149,21 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
     } catch (error) {
       console.warn(`coffer: could not remember the vault's state: ${(error as Error).message}`);
     }
+  };
+  /**
+   * The reply to an unlock: what it found, and whether the vault went back since this computer last saw it. Said
+   * once: from here on the state found now is what the next unlock compares with.
+   */
+  const afterUnlock = (vault: Vault, problems: readonly Problem[]): UnlockResult => {
+    const now = vault.indexState();
+    let rollback: string | null;
+    try {
+      rollback = rollbackWarning(seen.recall(now.vaultId), now) ?? null;
+    } catch (error) {
+      rollback = `Could not check whether this vault was put back to an older copy: ${(error as Error).message}`;
+    }
+    rememberState(vault);
+    return { problems, rollbackWarning: rollback };
   };
   let sodium: SodiumBackend | undefined = options.sodium;
   const getSodium = async (): Promise<SodiumBackend> => (sodium ??= await loadSodium());
@@ -355,16 +371,11 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
     'vault.unlock': async (request) => {
       const { vault } = openVault(request.vaultId);
       const problems = await withPassphrase(request.passphrase, (passphrase) => vault.unlock(passphrase));
-      const now = vault.indexState();
-      let rollback: string | null;
-      try {
-        rollback = rollbackWarning(seen.recall(now.vaultId), now) ?? null;
-      } catch (error) {
-        rollback = `Could not check whether this vault was put back to an older copy: ${(error as Error).message}`;
-      }
-      // Shown once: from here on the state found now is what the next unlock compares with.
-      rememberState(vault);
-      return { problems, rollbackWarning: rollback };
+      return afterUnlock(vault, problems);
+    },
+    'vault.unlockWithRecoveryKey': async (request) => {
+      const { vault } = openVault(request.vaultId);
+      return afterUnlock(vault, await vault.unlockWithRecoveryKey(request.recoveryKey));
     },
     'vault.lock': async (request) => {
       await lock(openVault(request.vaultId), 'user');

@@ -56,6 +56,8 @@ const vaultPath = z.string().check(z.minLength(1), z.maxLength(4096));
 const vaultPaths = z.array(vaultPath).check(z.minLength(1), z.maxLength(PATHS_MAX));
 const vaultRef = { vaultId: id };
 const passphrase = boundedString(PASSPHRASE_MAX_LENGTH);
+/** A printed recovery key is 47 characters; room for spaces and a pasted line break. */
+const RECOVERY_KEY_MAX_LENGTH = 200;
 
 export const KDF_PRESET_NAMES = ['interactive', 'moderate', 'sensitive'] as const;
 export const THEMES = ['system', 'light', 'dark'] as const;
@@ -119,6 +121,14 @@ export const requestSchemas = {
   /** Opens (locked) a picked folder (handle of purpose 'open-vault') or a recent vault. */
   'vault.open': z.union([z.strictObject({ folder: id }), z.strictObject({ recentId: id })]),
   'vault.unlock': z.strictObject({ ...vaultRef, passphrase }),
+  /**
+   * Unlocks with the vault's recovery key as printed (groups of five, any case, spaces or dashes). A typo is
+   * INVALID_ARGUMENT (its checksum fails), a key that opens nothing here WRONG_PASSPHRASE.
+   */
+  'vault.unlockWithRecoveryKey': z.strictObject({
+    ...vaultRef,
+    recoveryKey: boundedString(RECOVERY_KEY_MAX_LENGTH),
+  }),
   /** Stops the vault's jobs, wipes its keys; the vault stays open. Emits `locked` with reason 'user'. */
   'vault.lock': z.strictObject(vaultRef),
   /** Locks and releases the vault; its vaultId is no longer valid. Emits `closed`. */
@@ -335,6 +345,12 @@ export type JobEvent = JobEventBase &
   );
 
 /** Response types per channel (types only; the back end produces them). */
+/** What an unlock found: entries left out or index damage, and a warning when the vault went back (FORMAT 8.8). */
+export interface UnlockResult {
+  readonly problems: readonly Problem[];
+  readonly rollbackWarning: string | null;
+}
+
 export interface Responses {
   /** null when the user cancelled the dialog. */
   'dialog.pickFolder': PickedHandle | null;
@@ -346,7 +362,8 @@ export interface Responses {
    * warning for the user to acknowledge when the vault went backwards since this computer last saw it (a whole
    * folder put back from an older copy, or another copy changed separately), else null.
    */
-  'vault.unlock': { readonly problems: readonly Problem[]; readonly rollbackWarning: string | null };
+  'vault.unlock': UnlockResult;
+  'vault.unlockWithRecoveryKey': UnlockResult;
   'vault.lock': null;
   'vault.close': null;
   'vault.info': VaultSummary & { readonly info: VaultInfo };
@@ -407,7 +424,11 @@ export const channels = Object.keys(requestSchemas) as readonly Channel[];
 export const eventNames: readonly EventName[] = ['job', 'locked', 'closed'];
 
 /** Channels whose request carries a passphrase: never log their payloads. */
-export const SECRET_CHANNELS: readonly Channel[] = ['vault.create', 'vault.unlock'];
+export const SECRET_CHANNELS: readonly Channel[] = [
+  'vault.create',
+  'vault.unlock',
+  'vault.unlockWithRecoveryKey',
+];
 
 export function isChannel(name: string): name is Channel {
   return Object.hasOwn(requestSchemas, name);

@@ -11,6 +11,12 @@ import { ErrorText } from './ErrorText.js';
 import { PassphraseField } from './PassphraseField.js';
 
 const WRONG_PASSPHRASE = 'Wrong passphrase. Check Caps Lock and the keyboard layout.';
+const WRONG_RECOVERY_KEY =
+  'This recovery key does not open this vault: it may be an older one (making a new key revokes the old) or ' +
+  "another vault's.";
+
+/** What unlocks: the passphrase, or the recovery key printed when it was made. */
+type Secret = 'passphrase' | 'recovery-key';
 
 /** The seconds left until `until` (a Date.now() time), ticking once a second; 0 once it has passed. */
 function useSecondsLeft(until: number): number {
@@ -31,6 +37,7 @@ function useSecondsLeft(until: number): number {
 /** A locked vault: the passphrase field, Unlock, and the way back to the start screen. */
 export function UnlockScreen({ vault }: { vault: VaultSummary }) {
   const [passphrase, setPassphrase] = useState('');
+  const [secret, setSecret] = useState<Secret>('passphrase');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [failures, setFailures] = useState(0);
@@ -44,12 +51,24 @@ export function UnlockScreen({ vault }: { vault: VaultSummary }) {
     setBusy(true);
     setError(null);
     try {
-      const unlocked = await call('vault.unlock', { vaultId: vault.vaultId, passphrase });
+      const unlocked =
+        secret === 'passphrase'
+          ? await call('vault.unlock', { vaultId: vault.vaultId, passphrase })
+          : await call('vault.unlockWithRecoveryKey', { vaultId: vault.vaultId, recoveryKey: passphrase });
       setPassphrase('');
       showVault({ ...vault, locked: false });
       showNotices(unlockNotices(unlocked));
     } catch (cause) {
-      if (cause instanceof ApiError && cause.code === 'WRONG_PASSPHRASE') {
+      if (secret === 'recovery-key' && cause instanceof ApiError) {
+        // A typo is told apart from a wrong key by the key's checksum: the engine's words say which group.
+        setError(
+          cause.code === 'WRONG_PASSPHRASE'
+            ? WRONG_RECOVERY_KEY
+            : cause.code === 'INVALID_ARGUMENT'
+              ? cause.message
+              : describeError(cause),
+        );
+      } else if (cause instanceof ApiError && cause.code === 'WRONG_PASSPHRASE') {
         const failed = failures + 1;
         const delay = unlockDelayMs(failed);
         setFailures(failed);
@@ -100,7 +119,8 @@ export function UnlockScreen({ vault }: { vault: VaultSummary }) {
           </div>
         </header>
         <PassphraseField
-          label="Passphrase"
+          key={secret}
+          label={secret === 'passphrase' ? 'Passphrase' : 'Recovery key'}
           inputRef={input}
           value={passphrase}
           onValue={setPassphrase}
@@ -114,9 +134,23 @@ export function UnlockScreen({ vault }: { vault: VaultSummary }) {
         {busy && (
           <p className="busy hint muted" role="status">
             <LoaderCircle size={14} aria-hidden="true" className="spin" />
-            Deriving the key from the passphrase. This takes a moment by design.
+            {secret === 'passphrase'
+              ? 'Deriving the key from the passphrase. This takes a moment by design.'
+              : 'Opening the vault with the recovery key.'}
           </p>
         )}
+        <button
+          type="button"
+          className="link"
+          disabled={busy}
+          onClick={() => {
+            setSecret(secret === 'passphrase' ? 'recovery-key' : 'passphrase');
+            setPassphrase('');
+            setError(null);
+          }}
+        >
+          {secret === 'passphrase' ? 'Use the recovery key instead' : 'Use the passphrase instead'}
+        </button>
         <div className="actions">
           <button type="button" className="link" onClick={() => void close()} disabled={busy}>
             Choose another vault

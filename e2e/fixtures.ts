@@ -82,7 +82,11 @@ export const test = base.extend<HostOptions & { coffer: CofferApp }>({
           });
         } finally {
           await browser.close();
+          // Closing the page locks its vaults (lock on close), and stopping the server locks the rest: both write
+          // to the vault and the data folder, so the work folder is removed only once the server has exited.
+          const exited = preview.child.exitCode === null ? once(preview.child, 'exit') : Promise.resolve();
           preview.stop();
+          await exited;
         }
       } else {
         const binary = findElectronBinary();

@@ -104,11 +104,13 @@ describe('format 1.0 vaults', () => {
     db.close();
 
     const vault = track(await Vault.open(dir, { sodium: nativeSodium }));
-    expect(await vault.unlock(passphrase())).toEqual([
-      expect.objectContaining({ code: 'INTEGRITY', path: `(index row ${row.id.toString('hex')})` }),
-    ]);
+    // The row is any of the vault's: when it is a folder's, what it holds is left out with it (no valid parent).
+    const damagedPath = `(index row ${row.id.toString('hex')})`;
+    const damaged = await vault.unlock(passphrase());
+    expect(damaged).toContainEqual(expect.objectContaining({ code: 'INTEGRITY', path: damagedPath }));
+    expect(damaged.every((problem) => problem.code === 'INTEGRITY')).toBe(true);
     expect(await vault.info()).toMatchObject({ format: '1.1' });
     const report = await vault.verify();
-    expect(report.problems.map((problem) => problem.path)).toEqual([`(index row ${row.id.toString('hex')})`]);
+    expect(report.problems.map((problem) => problem.path)).toContain(damagedPath);
   });
 });

@@ -41,6 +41,10 @@ interface RawResponse {
 }
 
 /** A request with full control of the path and headers (fetch cannot set Host or send `..`). */
+function isReset(error: NodeJS.ErrnoException): boolean {
+  return error.code === 'ECONNRESET' || error.code === 'EPIPE';
+}
+
 function raw(
   server: PreviewServer,
   options: { method?: string; path: string; headers?: Record<string, string>; body?: string | Buffer },
@@ -57,19 +61,31 @@ function raw(
       },
       (response) => {
         const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => {
+        const answered = (): void => {
           resolve({
             status: response.statusCode ?? 0,
             headers: response.headers,
             body: Buffer.concat(chunks).toString(),
           });
+        };
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', answered);
+        // The reset of an early answer can also reach the response once it has arrived: it has been answered.
+        response.on('error', (error: NodeJS.ErrnoException) => {
+          if (isReset(error)) answered();
+          else reject(error);
         });
       },
     );
-    // A server that answers early (413) may reset the connection while the body is still being written.
+    // A server that answers early (413, 404) may reset the connection while the body is still being written.
     sent.on('error', (error: NodeJS.ErrnoException) => {
-      if (error.code !== 'ECONNRESET' && error.code !== 'EPIPE') reject(error);
+      if (!isReset(error)) reject(error);
+    });
+    // ... or reach the socket itself once the answer has been read and the request let go of it.
+    sent.on('socket', (socket) => {
+      socket.on('error', (error: NodeJS.ErrnoException) => {
+        if (!isReset(error)) reject(error);
+      });
     });
     sent.end(options.body);
   });

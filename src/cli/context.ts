@@ -3,6 +3,7 @@ import type { Writable } from 'node:stream';
 import {
   CancelledError,
   defaultStateDir,
+  INDEX_PROBLEM_PATH,
   InvalidArgumentError,
   loadSodium,
   RecoveryKey,
@@ -30,9 +31,6 @@ import {
 } from './passphrase.js';
 import type { OutputWatch } from './output.js';
 import { ProgressBar } from './progress.js';
-
-/** The path the engine gives problems of the index as a whole (FORMAT.md 8.7). */
-const INDEX_AS_A_WHOLE = '(index)';
 
 /**
  * Everything the CLI touches outside itself. {@link main} takes it as an argument so tests can run commands
@@ -258,7 +256,7 @@ export class Context {
               ? await opened.unlock(secret.passphrase)
               : await opened.unlockWithRecoveryKey(secret.recoveryKey);
           // Damage of the index as a whole is said as it is; it is not an entry left out.
-          const whole = damaged.filter((problem) => problem.path === INDEX_AS_A_WHOLE);
+          const whole = damaged.filter((problem) => problem.path === INDEX_PROBLEM_PATH);
           this.#indexDamaged = whole.length > 0;
           this.#damagedEntries = damaged.length - whole.length;
           if (this.#damagedEntries > 0) {

@@ -28,6 +28,12 @@ export interface JobOptions {
   readonly onProgress?: (progress: Progress) => void;
 }
 
+/**
+ * The path of a {@link Problem} with the vault index as a whole (its commitment, its snapshot, SQLite's own check),
+ * not with one entry: readers tell the two apart by it (FORMAT.md 8.7).
+ */
+export const INDEX_PROBLEM_PATH = '(index)';
+
 /** Something skipped or failed during a long operation that carried on with the rest. */
 export interface Problem {
   /** Source path (add) or vault path (restore, verify). */

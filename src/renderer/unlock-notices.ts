@@ -1,7 +1,4 @@
-import type { Problem } from '../shared/contract.js';
-
-/** The path the engine gives problems of the vault index as a whole (FORMAT.md 8.7), rather than of one entry. */
-const INDEX_AS_A_WHOLE = '(index)';
+import { INDEX_PROBLEM_PATH, type Problem } from '../shared/contract.js';
 
 /**
  * What the window must tell the user after an unlock: the vault went back to an older copy since this computer last
@@ -14,7 +11,7 @@ export function unlockNotices(reply: {
 }): string[] {
   const notices: string[] = [];
   if (reply.rollbackWarning !== null) notices.push(reply.rollbackWarning);
-  const whole = reply.problems.filter((problem) => problem.path === INDEX_AS_A_WHOLE);
+  const whole = reply.problems.filter((problem) => problem.path === INDEX_PROBLEM_PATH);
   for (const problem of whole) notices.push(problem.message);
   const entries = reply.problems.length - whole.length;
   if (entries > 0) {

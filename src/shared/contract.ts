@@ -59,6 +59,9 @@ const passphrase = boundedString(PASSPHRASE_MAX_LENGTH);
 /** A printed recovery key is 47 characters; room for spaces and a pasted line break. */
 const RECOVERY_KEY_MAX_LENGTH = 200;
 
+/** The path of a problem with the vault index as a whole, not one entry (the engine's, re-exported for the window). */
+export { INDEX_PROBLEM_PATH } from '../core/types.js';
+
 export const KDF_PRESET_NAMES = ['interactive', 'moderate', 'sensitive'] as const;
 export const THEMES = ['system', 'light', 'dark'] as const;
 export const LOCK_REASONS = ['user', 'idle', 'suspend', 'screen-lock', 'quit', 'window-closed'] as const;

@@ -13,7 +13,7 @@ import {
   ReadOnlyVaultError,
 } from '../errors.js';
 import { checkName, parseVaultPath } from '../names.js';
-import type { Problem, VaultEntry } from '../types.js';
+import { INDEX_PROBLEM_PATH, type Problem, type VaultEntry } from '../types.js';
 import { isNotRegular } from './layout.js';
 import { PackReader } from './pack-reader.js';
 import type { IndexDb, NodeRow } from './index-db.js';
@@ -22,7 +22,7 @@ import { decodeRecord, encodeRecord, Tree, type NodeRecord, type TreeNode } from
 
 /** Damage of the index as a whole, as reported at unlock and by verify. */
 function indexProblem(error: IntegrityError): Problem {
-  return { path: '(index)', code: error.code, message: error.message };
+  return { path: INDEX_PROBLEM_PATH, code: error.code, message: error.message };
 }
 
 /** Nodes that do not hang from the root: every healthy entry is reached once by a walk down from it. */
@@ -211,7 +211,7 @@ export class Session {
     this.#snapshotProblem = undefined;
     if (fromSnapshot && !sameNodes(before, this.tree)) {
       problems.push({
-        path: '(index)',
+        path: INDEX_PROBLEM_PATH,
         code: 'INTEGRITY',
         message:
           'The cached tree in the index did not match its rows; it has been discarded and will be rebuilt.',
@@ -281,7 +281,7 @@ export class Session {
       if (!(error instanceof CofferError)) throw error;
       // Not a loss of data (the rows are read instead), but verify reports it: a current snapshot that does not
       // open was damaged or forged.
-      this.#snapshotProblem = { path: '(index)', code: error.code, message: error.message };
+      this.#snapshotProblem = { path: INDEX_PROBLEM_PATH, code: error.code, message: error.message };
       return false;
     }
     this.#snapshotGeneration = generation;

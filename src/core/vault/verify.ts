@@ -1,5 +1,12 @@
 import { CancelledError, CofferError, IntegrityError, VaultLockedError } from '../errors.js';
-import type { Problem, StoredFile, VaultEntry, VerifyOptions, VerifyReport } from '../types.js';
+import {
+  INDEX_PROBLEM_PATH,
+  type Problem,
+  type StoredFile,
+  type VaultEntry,
+  type VerifyOptions,
+  type VerifyReport,
+} from '../types.js';
 import type { PackedBlob } from './index-db.js';
 import { PACK_DIR, readStoredFile } from './layout.js';
 import { findUnreferenced, removeStoredFiles, settleIntents } from './leftovers.js';
@@ -27,7 +34,11 @@ export async function verifyVault(session: Session, options: VerifyOptions): Pro
   if (options.repair === true && session.commitmentDamaged) session.recommit();
   for (const line of session.db.integrityCheck()) {
     if (line !== 'ok')
-      problems.push({ path: '(index)', code: 'INTEGRITY', message: `SQLite integrity check: ${line}` });
+      problems.push({
+        path: INDEX_PROBLEM_PATH,
+        code: 'INTEGRITY',
+        message: `SQLite integrity check: ${line}`,
+      });
   }
   const { unreferenced, recovered, deleted } = await unreferencedFiles(session, options);
   const files = [...session.tree.values()].filter((node) => node.type === 'file');

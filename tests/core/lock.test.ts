@@ -1,4 +1,4 @@
-import { readdirSync } from 'node:fs';
+import { readdirSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 
@@ -78,6 +78,17 @@ function lockMidway(vault: Vault, keys: readonly Uint8Array[]) {
   return { onProgress, seen };
 }
 
+/** The file descriptors of this process open on `path` (Linux: read from /proc/self/fd). */
+function openDescriptorsOf(path: string): string[] {
+  return readdirSync('/proc/self/fd').filter((fd) => {
+    try {
+      return readlinkSync(join('/proc/self/fd', fd)) === path;
+    } catch {
+      return false; // closed while listed (the listing's own descriptor, say)
+    }
+  });
+}
+
 function errorOf(stream: Readable): Promise<unknown> {
   return new Promise((resolve) => stream.once('error', resolve));
 }
@@ -123,6 +134,32 @@ describe('locking', () => {
     await vault.unlock(passphrase());
     expect(vault.list('/')).toEqual([]);
   });
+
+  it.runIf(process.platform === 'linux').each(['lock', 'cancel'] as const)(
+    'a %s as a large file is about to be opened leaves none of its source open, and nothing behind',
+    async (stop) => {
+      const root = tempDir();
+      const dir = join(root, 'vault');
+      const vault = track(
+        await Vault.create(dir, passphrase(), { kdf: 'interactive', sodium: nativeSodium }),
+      );
+      const source = join(root, 'src', 'big.bin');
+      await writeTree(join(root, 'src'), { 'big.bin': Buffer.alloc(BIG, 0x44) });
+      const controller = new AbortController();
+      // The add announces the file it starts on, then opens it: the stop lands between the two.
+      const onProgress = (progress: { current?: string }): void => {
+        if (progress.current !== source) return;
+        if (stop === 'lock') vault.lock();
+        else controller.abort();
+      };
+      const adding = vault.add([source], '/', { onProgress, signal: controller.signal });
+      await expect(adding).rejects.toBeInstanceOf(CancelledError);
+      await vault.released();
+      expect(openDescriptorsOf(source)).toEqual([]);
+      expect(readdirSync(join(dir, 'tmp'))).toEqual([]);
+      expect(readdirSync(join(dir, 'blobs'))).toEqual([]);
+    },
+  );
 
   it('stops a restore in flight: its keys are wiped at once, and it leaves no partial file', async () => {
     const { vault, root, keys } = await vaultWithBigFile();

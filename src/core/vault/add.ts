@@ -554,14 +554,54 @@ class AddJob {
     // latest); committing them now also reports them before a long file. Small files still out on the workers or
     // waiting for a pack carry on: cutting their batches here made a pack per file between large files.
     this.#commit(false);
-    const session = this.#session;
-    const opened = await this.#openSource(item);
-    const { fileId, header, key, binding } = this.#newContent();
-    const cipher = new ChunkCipher(session.sodium, key, binding, header);
-    const { temp, target } = blobPaths(session.dir, fileId);
     const steps = new ByteSteps((bytes) => {
       this.#report({ bytesDone: this.#progress.bytesDone + bytes });
     });
+    const opened = await this.#openSource(item);
+    let fileId: Buffer;
+    // Closed whatever happens next: a lock or cancel while it was being opened (the keys wiped, say) would
+    // otherwise leave its handle open until garbage collection.
+    try {
+      this.#throwIfCancelled();
+      fileId = await this.#storeBlob(item, opened, steps);
+    } finally {
+      await opened.close();
+    }
+    const intent: Intent = { kind: 'blob', id: fileId };
+    // A small file of the same name (differing in case, say) may have been accepted while this one was written.
+    const placed = this.#place(item, parent);
+    if (!placed) await this.#discard([intent]);
+    else {
+      const row = this.#fileRow(parent, placed.name, opened.size, opened.mtimeMs, fileId);
+      const replaces = this.#enter(row, placed);
+      this.#pending.push({
+        node: row,
+        content: { file_id: fileId, node_id: row.id, location: { kind: 'file' } },
+        ...(replaces ? { replaces } : {}),
+      });
+      try {
+        this.#commit(false);
+      } catch (error) {
+        // Its row never committed (a full disk, say): the blob goes now, not only at the next open.
+        await this.#discard([intent]);
+        throw error;
+      }
+    }
+    steps.flush();
+    this.#report({ filesDone: this.#progress.filesDone + 1 });
+  }
+
+  /**
+   * Seals an opened source into a new blob file in place (intent, temp file, fsync, rename, fsync the folder).
+   * @returns the blob's file id; its intent stays recorded until a row names it or it is discarded.
+   * @throws {@link SourceChangedError}, a {@link SourceReadError} for the source, {@link CancelledError}; anything
+   * else as an {@link IoError}. Its intent is settled then, removing what was written.
+   */
+  async #storeBlob(item: PlannedItem, opened: OpenedSource, steps: ByteSteps): Promise<Buffer> {
+    const session = this.#session;
+    const { fileId, header, key, binding } = this.#newContent();
+    const cipher = new ChunkCipher(session.sodium, key, binding, header);
+    const { temp, target } = blobPaths(session.dir, fileId);
     const intent: Intent = { kind: 'blob', id: fileId };
     try {
       session.db.recordIntents([intent]);
@@ -592,29 +632,8 @@ class AddJob {
       throw asIoError(error, `Could not store "${item.source}" in the vault`);
     } finally {
       cipher.wipe();
-      await opened.close();
     }
-    // A small file of the same name (differing in case, say) may have been accepted while this one was written.
-    const placed = this.#place(item, parent);
-    if (!placed) await this.#discard([intent]);
-    else {
-      const row = this.#fileRow(parent, placed.name, opened.size, opened.mtimeMs, fileId);
-      const replaces = this.#enter(row, placed);
-      this.#pending.push({
-        node: row,
-        content: { file_id: fileId, node_id: row.id, location: { kind: 'file' } },
-        ...(replaces ? { replaces } : {}),
-      });
-      try {
-        this.#commit(false);
-      } catch (error) {
-        // Its row never committed (a full disk, say): the blob goes now, not only at the next open.
-        await this.#discard([intent]);
-        throw error;
-      }
-    }
-    steps.flush();
-    this.#report({ filesDone: this.#progress.filesDone + 1 });
+    return fileId;
   }
 
   /**

@@ -256,6 +256,43 @@ describe('symbolic links inside the vault folder', () => {
     await expectIntact(victim);
   });
 
+  it('a journal link planted while the vault is open: every writing operation refuses, and SQLite never writes through it', async () => {
+    const { dir, root } = await vaultWithFiles();
+    const vault = await unlocked(dir);
+    const victim = await victimFolder(root);
+    // SQLite keeps the journal while the index is open (exclusive locking mode); a sync service may replace it.
+    await rm(join(dir, 'index.sqlite-journal'), { force: true });
+    await symlink(join(victim.dir, 'keep.txt'), join(dir, 'index.sqlite-journal'));
+    const writes: [string, () => unknown][] = [
+      ['mkdir', () => vault.mkdir('/new folder')],
+      ['rename', () => vault.rename('/a.txt', 'renamed.txt')],
+      ['move', () => vault.move(['/a.txt'], '/')],
+      ['rotate the key', () => vault.rotateKey()],
+      ['add a passphrase', () => vault.addPassphrase(passphrase('another one'))],
+      ['change the passphrase', () => vault.changePassphrase(passphrase('a new one'))],
+      ['make a recovery key', () => vault.createRecoveryKey()],
+    ];
+    for (const [what, operation] of writes) {
+      const error = await failure(() => Promise.resolve().then(operation));
+      expect(error, what).toBeInstanceOf(IntegrityError);
+      expect((error as Error).message, what).toContain('"index.sqlite-journal"');
+      await expectIntact(victim);
+    }
+    expect(vault.list('/').map((entry) => entry.name)).toEqual(['a.txt', 'b.txt', 'big.bin']);
+    expect(vault.keySlots()).toHaveLength(1);
+    // A restore writes nothing into the vault folder but its log entry, which is left out, and said why.
+    const out = join(root, 'restored');
+    await vault.restore(['/a.txt'], out);
+    expect(await readFile(join(out, 'a.txt'), 'utf8')).toBe('small file a');
+    const logProblems = vault.takeLogProblems();
+    expect(logProblems.map((problem) => problem.code)).toEqual(['INTEGRITY']);
+    expect(logProblems[0]?.message).toContain('"index.sqlite-journal"');
+    vault.lock();
+    // Unlocking may write the index, the header and the log: refused too.
+    expect(await failure(() => vault.unlock(passphrase()))).toBeInstanceOf(IntegrityError);
+    await expectIntact(victim);
+  });
+
   it('a pack file that links to a copy outside is never read; deleting its entries leaves the copy', async () => {
     const { dir, root } = await vaultWithFiles();
     const vault = await unlocked(dir);

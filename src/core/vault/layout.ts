@@ -1,5 +1,13 @@
-import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
-import { lstat, readdir } from 'node:fs/promises';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  type Dirent,
+} from 'node:fs';
 import { join } from 'node:path';
 
 import { ID_BYTES } from '../crypto/constants.js';
@@ -116,23 +124,24 @@ const SHARD_NAME = /^[0-9a-f]{2}$/;
 const INDEX_SIDE_FILES = ['-journal', '-wal', '-shm'].map((suffix) => INDEX_FILE + suffix);
 
 /**
- * Checks the rule of FORMAT.md section 8.1 (at open, and again before each add, delete and verify: a sync service
- * may deliver a link while the vault is open): the vault's own files (header, index and SQLite's files beside it)
- * are regular files, its folders (blobs/ and each shard in it, packs/, tmp/) real folders, and blobs/ holds no
- * symbolic link, so nothing Coffer reads, writes or deletes there can be redirected outside the vault folder.
- * Missing ones pass (the caller decides what a missing one means).
+ * Checks the rule of FORMAT.md section 8.1 (at open, and again before every operation that writes to the vault
+ * folder: a sync service may deliver a link while the vault is open): the vault's own files (header, index and
+ * SQLite's files beside it) are regular files, its folders (blobs/ and each shard in it, packs/, tmp/) real
+ * folders, and blobs/ holds no symbolic link, so nothing Coffer reads, writes or deletes there can be redirected
+ * outside the vault folder. Missing ones pass (the caller decides what a missing one means). Synchronous (a few
+ * lstat calls and one listing of blobs/), so that operations that do not wait, such as a rename, check it too.
  * @throws {@link IntegrityError} naming the first one that breaks the rule and saying what to do.
  * @throws {@link IoError} when the folder cannot be read.
  */
-export async function checkVaultFolder(vaultDir: string): Promise<void> {
+export function checkVaultFolder(vaultDir: string): void {
   try {
-    await checkEntries(vaultDir);
+    checkEntries(vaultDir);
   } catch (error) {
     throw asIoError(error, `Could not check the vault folder "${vaultDir}"`);
   }
 }
 
-async function checkEntries(vaultDir: string): Promise<void> {
+function checkEntries(vaultDir: string): void {
   for (const name of [
     HEADER_FILE,
     HEADER_BACKUP_FILE,
@@ -141,24 +150,27 @@ async function checkEntries(vaultDir: string): Promise<void> {
     ACTIVITY_LOG_FILE,
     UNLOCK_FAILURES_FILE,
   ])
-    await expectKind(vaultDir, name, 'file');
-  for (const name of [PACK_DIR, TEMP_DIR, BLOB_DIR]) await expectKind(vaultDir, name, 'folder');
-  const shards = await readdir(join(vaultDir, BLOB_DIR), { withFileTypes: true }).catch((error: unknown) => {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw error;
-  });
+    expectKind(vaultDir, name, 'file');
+  for (const name of [PACK_DIR, TEMP_DIR, BLOB_DIR]) expectKind(vaultDir, name, 'folder');
+  let shards: Dirent[];
+  try {
+    shards = readdirSync(join(vaultDir, BLOB_DIR), { withFileTypes: true });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    shards = [];
+  }
   // Any link here, whatever its name, since a sweep of blobs/ may look inside every folder it lists; other files
   // (a .DS_Store, say) are left alone.
   for (const shard of shards) {
     if (shard.isSymbolicLink() || (SHARD_NAME.test(shard.name) && !shard.isDirectory()))
-      await expectKind(vaultDir, join(BLOB_DIR, shard.name), 'folder');
+      expectKind(vaultDir, join(BLOB_DIR, shard.name), 'folder');
   }
 }
 
-async function expectKind(vaultDir: string, name: string, kind: 'file' | 'folder'): Promise<void> {
+function expectKind(vaultDir: string, name: string, kind: 'file' | 'folder'): void {
   let stats;
   try {
-    stats = await lstat(join(vaultDir, name));
+    stats = lstatSync(join(vaultDir, name));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
     throw error;

@@ -225,7 +225,7 @@ export class Vault {
       throw asIoError(error, `Could not open "${dir}"`);
     }
     // Before anything in the folder is read, written or deleted: nothing of it may lead outside.
-    await checkVaultFolder(dir);
+    checkVaultFolder(dir);
     const header = await loadVaultHeader(dir, sodium);
     const readOnly = options.readOnly === true || !(await isWritable(dir));
     // Refuses a missing, empty or foreign index (IntegrityError) rather than starting a new one; this is also what
@@ -262,6 +262,8 @@ export class Vault {
   async #unlockWith(secret: UnlockSecret): Promise<readonly Problem[]> {
     this.#requireOpen();
     if (this.#session) return this.#session.damaged;
+    // Unlocking a writable vault may write its index, header and log: the folder is checked again first (8.1).
+    if (!this.readOnly) checkVaultFolder(this.dir);
     let keys;
     try {
       // The index's vault id was checked against this header when the vault was opened.
@@ -432,7 +434,7 @@ export class Vault {
     options: { sodium?: SodiumBackend } = {},
   ): Promise<void> {
     const sodium = options.sodium ?? (await loadSodium());
-    await checkVaultFolder(dir);
+    checkVaultFolder(dir);
     const { vaultId } = parseVaultHeader(sodium, headerBytes);
     const db = IndexDb.open(join(dir, INDEX_FILE), { readOnly: false, create: false, vaultId });
     try {
@@ -451,6 +453,7 @@ export class Vault {
     const session = this.#unlocked();
     session.requireWritable();
     const run = this.#headerChanges.then(async () => {
+      checkVaultFolder(this.dir);
       const result = await change(session, this.#headerBytes);
       await replaceVaultHeader(this.dir, this.#sodium, this.#headerBytes, result.headerBytes);
       this.#headerBytes = result.headerBytes;
@@ -489,6 +492,8 @@ export class Vault {
     const log = this.#log;
     if (!log) return false;
     try {
+      // A restore, which checks nothing else in the vault folder, writes here too (and a rewrite goes through tmp/).
+      checkVaultFolder(this.dir);
       log.append(event);
       return true;
     } catch (error) {
@@ -710,6 +715,7 @@ export class Vault {
     const session = this.#unlocked();
     session.requireWritable();
     this.#activity.requireNoChangeRunning();
+    checkVaultFolder(this.dir);
     const parts = parseVaultPath(path);
     if (parts.length === 0) return this.stat('/');
     let parent: TreeNode | null = null;
@@ -757,6 +763,7 @@ export class Vault {
     const session = this.#unlocked();
     session.requireWritable();
     this.#activity.requireNoChangeRunning();
+    checkVaultFolder(this.dir);
     const node = session.resolve(path);
     if (!node) throw new InvalidArgumentError('The root folder cannot be renamed.');
     return this.#rewrite(session, node, { name: checkName(newName), parent: node.parent });
@@ -771,6 +778,7 @@ export class Vault {
     const session = this.#unlocked();
     session.requireWritable();
     this.#activity.requireNoChangeRunning();
+    checkVaultFolder(this.dir);
     const destination = session.resolveFolder(destinationFolder);
     const nodes = paths.map((path) => {
       const node = session.resolve(path);
@@ -827,7 +835,7 @@ export class Vault {
     const session = this.#unlocked();
     session.requireWritable();
     return this.#activity.run('rewrite', 'deleting', undefined, async () => {
-      await checkVaultFolder(this.dir);
+      checkVaultFolder(this.dir);
       return this.#remove(session, paths);
     });
   }
@@ -906,7 +914,7 @@ export class Vault {
       (report) => ({ files: report.filesAdded, folders: report.foldersAdded, bytes: report.bytesAdded }),
       (count) =>
         this.#activity.run('change', 'adding files', options.signal, async (signal) => {
-          await checkVaultFolder(this.dir);
+          checkVaultFolder(this.dir);
           const onAdded = (entry: VaultEntry): void => {
             count(entry);
             options.onAdded?.(entry);
@@ -1024,7 +1032,7 @@ export class Vault {
     // Refused rather than queued behind it: the user asked for a rotation now, not after an add.
     this.#activity.requireNoChangeRunning();
     return this.#activity.run('rewrite', 'rotating the data key', undefined, async () => {
-      await checkVaultFolder(this.dir);
+      checkVaultFolder(this.dir);
       const keyring = session.keys.keyring;
       const previousKeyId = keyring.activeKeyId;
       const dek = SecretKey.generate(this.#sodium);
@@ -1078,7 +1086,7 @@ export class Vault {
     let report: VerifyReport;
     try {
       report = await this.#activity.run('rewrite', 'verifying', options.signal, async (signal) => {
-        await checkVaultFolder(this.dir);
+        checkVaultFolder(this.dir);
         const checked = await verifyVault(session, { ...options, signal });
         const logDamage = this.#activityLogDamage();
         return logDamage.length === 0

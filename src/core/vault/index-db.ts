@@ -20,7 +20,7 @@ import {
   type IntegrityReason,
 } from '../errors.js';
 import { ioError } from './durable.js';
-import { hostRuntime } from '../host-runtime.js';
+import { openSqlite } from '../sqlite.js';
 import { announceWrite } from '../test-hooks.js';
 
 /** Version of the index schema (FORMAT.md section 8.2); bumped with a migration when it changes. */
@@ -233,11 +233,7 @@ function isHotJournal(error: unknown): boolean {
 export function rollBackHotJournal(path: string): void {
   let db: Database.Database | undefined;
   try {
-    db = new Database(path, {
-      fileMustExist: true,
-      timeout: 0,
-      nativeBinding: hostRuntime().sqliteNativeBinding,
-    });
+    db = openSqlite(path);
     db.prepare('SELECT count(*) FROM sqlite_master').pluck().get();
   } catch (error) {
     throw asIndexError(error);
@@ -353,12 +349,7 @@ export class IndexDb {
       } else {
         refuseMissingOrEmpty(path);
       }
-      db = new Database(path, {
-        readonly: options.readOnly,
-        fileMustExist: !options.create,
-        timeout: 0,
-        nativeBinding: hostRuntime().sqliteNativeBinding,
-      });
+      db = openSqlite(path, { readOnly: options.readOnly, create: options.create });
       // Set before the first access, so the lock is taken then and held until close.
       db.pragma('locking_mode = EXCLUSIVE');
       if (!options.create) refuseOtherIndex(db, options.vaultId);

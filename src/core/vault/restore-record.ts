@@ -3,9 +3,9 @@ import { mkdirSync, readdirSync, rmSync, unlinkSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 
-import { hostRuntime } from '../host-runtime.js';
+import { openSqlite } from '../sqlite.js';
 import { asIoError, isTempName, newTempPrefix, tempPathBeside } from './durable.js';
 
 /**
@@ -73,7 +73,7 @@ export class RestoreRecord {
     try {
       mkdirSync(dir, { recursive: true, mode: 0o700 });
       // A cleaner that opened the new file in the moment before it was locked holds it briefly: wait for that.
-      db = new Database(path, { timeout: 5000, nativeBinding: hostRuntime().sqliteNativeBinding });
+      db = openSqlite(path, { create: true, busyTimeoutMs: 5000 });
       db.pragma('locking_mode = EXCLUSIVE');
       db.pragma('journal_mode = WAL');
       // No fsync per folder: a kill loses nothing the kernel has; against a power cut the record is best effort.
@@ -142,11 +142,7 @@ export function removeStaleRestoreTemps(stateDir: string = defaultStateDir()): n
 function cleanUpAfter(path: string): number {
   let db: Database.Database | undefined;
   try {
-    db = new Database(path, {
-      fileMustExist: true,
-      timeout: 0,
-      nativeBinding: hostRuntime().sqliteNativeBinding,
-    });
+    db = openSqlite(path);
     db.pragma('locking_mode = EXCLUSIVE');
     // Fails at once with SQLITE_BUSY while the restore that owns the record runs.
     db.exec('BEGIN EXCLUSIVE');

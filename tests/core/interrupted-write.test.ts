@@ -3,8 +3,11 @@
  * pages may be half-written. A writable open plays the journal back in place; a read-only open (read-only media, or
  * asked for) reads a private, rolled-back copy and says so. Neither ever reads the half-written index.
  */
+import { execFile } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
@@ -74,6 +77,43 @@ describe('a vault left by a write interrupted mid-commit', () => {
     expect(readFileSync(join(dir, 'index.sqlite')).equals(index)).toBe(true);
     expect(readFileSync(join(dir, 'index.sqlite-journal')).equals(journal)).toBe(true);
     expect(copies()).toEqual([]);
+  });
+
+  it('a copy left by a process killed with the vault open goes at the next open; copies in use and strangers stay', async () => {
+    const { dir, root } = await crashedVault();
+    const script = `
+      import('${join(process.cwd(), 'src/core/index.ts')}').then(async ({ Vault }) => {
+        await Vault.open(process.argv[1], { readOnly: true });
+        process.kill(process.pid, 'SIGKILL');
+      });`;
+    const killed = promisify(execFile)(process.execPath, ['--import', 'tsx', '-e', script, dir], {
+      env: { ...process.env, TMPDIR: privateTemp },
+    });
+    await expect(killed).rejects.toMatchObject({ signal: 'SIGKILL' });
+    const [left = '', ...others] = copies();
+    expect(others).toEqual([]);
+    const deadPid = /^coffer-index-([0-9]+)-/u.exec(left)?.[1];
+    expect(Number(deadPid)).not.toBe(process.pid);
+    // Named like a dead process's copy, but a link, or holding something a copy never holds: not removed.
+    const linked = `coffer-index-${deadPid}-linked`;
+    const stranger = `coffer-index-${deadPid}-others`;
+    await writeTree(join(root, 'elsewhere'), { 'index.sqlite': 'not a copy' });
+    await symlink(join(root, 'elsewhere'), join(privateTemp, linked));
+    await mkdir(join(privateTemp, stranger));
+    await writeFile(join(privateTemp, stranger, 'notes.txt'), 'mine');
+
+    const vault = track(await Vault.open(dir, { sodium: nativeSodium, readOnly: true }));
+    const mine = copies().filter((name) => name.startsWith(`coffer-index-${process.pid}-`));
+    expect(mine).toHaveLength(1);
+    expect(copies().sort()).toEqual([...mine, linked, stranger].sort());
+    expect(readFileSync(join(root, 'elsewhere', 'index.sqlite'), 'utf8')).toBe('not a copy');
+    // A second open in this process (another vault) keeps the copy of the one still open here.
+    const other = await newVault();
+    other.vault.close();
+    track(await Vault.open(other.dir, { sodium: nativeSodium })).close();
+    expect(copies()).toContain(mine[0]);
+    vault.close();
+    expect(copies().sort()).toEqual([linked, stranger].sort());
   });
 
   it('opened writable: SQLite rolls it back in place, with no warning and no copy', async () => {

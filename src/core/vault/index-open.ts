@@ -1,4 +1,4 @@
-import { rmSync } from 'node:fs';
+import { lstatSync, readdirSync, rmdirSync, rmSync, unlinkSync } from 'node:fs';
 import { mkdtemp, open, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,10 +19,20 @@ const JOURNAL_SUFFIX = '-journal';
 const COPY_BUFFER_BYTES = 1024 * 1024;
 
 /**
+ * A private copy's folder in the temp folder: `coffer-index-<pid of its process>-<6 random>` (mkdtemp's suffix), so
+ * that a copy whose process died without closing the vault can be told from one in use (FORMAT.md section 8.2).
+ */
+const COPY_FOLDER_PREFIX = 'coffer-index-';
+const COPY_FOLDER_NAME = /^coffer-index-([1-9][0-9]{0,9})-[A-Za-z0-9]{6}$/u;
+/** All a copy's folder ever holds. */
+const COPY_FILES = [INDEX_FILE, INDEX_FILE + JOURNAL_SUFFIX];
+
+/**
  * Opens a vault's index. A write interrupted mid-commit leaves a hot journal beside it (FORMAT.md section 8.2):
  * opened writable, SQLite plays it back in place; opened read-only it cannot, and the index must not be read
  * without it (its pages may be half-written). Then the index and its journal are copied into a private temp folder
  * (0700, files 0600), the journal is played back there, the copy is read and removed when the index is closed.
+ * First removes the copies that processes which died with a vault open left behind.
  * @returns the index, and the warnings the user must see (the interrupted write).
  * @throws what {@link IndexDb.open} throws; {@link VaultInUseError} when the index changed while it was copied.
  */
@@ -31,12 +41,13 @@ export async function openIndex(
   options: { readOnly: boolean; vaultId: Buffer },
 ): Promise<{ db: IndexDb; warnings: string[] }> {
   const path = join(dir, INDEX_FILE);
+  removeStaleIndexCopies();
   try {
     return { db: IndexDb.open(path, { ...options, create: false }), warnings: [] };
   } catch (error) {
     if (!(error instanceof HotJournalError)) throw error;
   }
-  const copy = await mkdtemp(join(tmpdir(), 'coffer-index-'));
+  const copy = await mkdtemp(join(tmpdir(), `${COPY_FOLDER_PREFIX}${process.pid}-`));
   const remove = (): void => {
     rmSync(copy, { recursive: true, force: true });
   };
@@ -89,4 +100,50 @@ function notRegular(path: string): IntegrityError {
   return new IntegrityError('malformed', {
     subject: `vault index file ${path} (a symbolic link or not a regular file, which Coffer does not read)`,
   });
+}
+
+/**
+ * Removes the private index copies that processes which ended without closing their vault (a crash, a kill) left in
+ * the temp folder. Only folders named as {@link openIndex} names them, whose process is gone, that are real folders
+ * of this user holding nothing but a copy's two files; anything else there is left alone. Best effort: what cannot
+ * be removed now is tried again at the next open.
+ */
+export function removeStaleIndexCopies(temp: string = tmpdir()): void {
+  let names: string[];
+  try {
+    names = readdirSync(temp);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = COPY_FOLDER_NAME.exec(name)?.[1];
+    if (pid === undefined || isRunning(Number(pid))) continue;
+    try {
+      removeCopyFolder(join(temp, name));
+    } catch {
+      // Removed meanwhile, or not ours to remove: left as it is.
+    }
+  }
+}
+
+/** Whether a process with this id runs (any user's: one we may not signal runs too). */
+function isRunning(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
+  }
+}
+
+/** Removes a copy's folder if it is exactly what {@link openIndex} makes: never through a link, nothing else in it. */
+function removeCopyFolder(folder: string): void {
+  const stats = lstatSync(folder);
+  const uid = process.getuid?.();
+  if (!stats.isDirectory() || (uid !== undefined && stats.uid !== uid)) return;
+  const entries = readdirSync(folder, { withFileTypes: true });
+  if (!entries.every((entry) => entry.isFile() && COPY_FILES.includes(entry.name))) return;
+  for (const entry of entries) unlinkSync(join(folder, entry.name));
+  rmdirSync(folder);
 }

@@ -255,6 +255,54 @@ describe('content padding', () => {
       expect(verified.ok).toBe(false);
       expect(verified.problems.map((p) => p.code)).toEqual(['INTEGRITY', 'INTEGRITY']);
     });
+
+    it('a size at its end other than the index’s (same bucket): every reader says the sizes differ, and by how much', async () => {
+      const { vault, dir, root } = await newVault();
+      const files = { 's.bin': Buffer.alloc(SMALL, 5), 'l.bin': Buffer.alloc(LARGE, 6) };
+      await writeTree(join(root, 'src'), files);
+      await vault.add([join(root, 'src')]);
+      vault.close();
+      for (const size of [SMALL, LARGE]) {
+        const at = whereIs(dir, size);
+        // Still padding to the same length: only the size at the end tells the blob from its record.
+        await reseal(
+          dir,
+          at.path,
+          at.offset,
+          at.length,
+          (p) => void p.writeBigUInt64LE(BigInt(size - 1), p.length - 8),
+        );
+      }
+      const differs = (size: number): RegExp =>
+        new RegExp(
+          `its size differs from the index: the index says ${size} bytes, its stored contents hold ${size - 1}`,
+          'u',
+        );
+      const reopened = await reopen(dir);
+      const report = await reopened.restore(['/src'], tempDir());
+      expect(report.filesRestored).toBe(0);
+      const byPath = Object.fromEntries(report.problems.map((p) => [p.path, p.message]));
+      expect(byPath['/src/s.bin']).toMatch(differs(SMALL));
+      expect(byPath['/src/l.bin']).toMatch(differs(LARGE));
+      for (const [name, size] of [
+        ['s.bin', SMALL],
+        ['l.bin', LARGE],
+      ] as const) {
+        await expect(collect(reopened.read(`/src/${name}`))).rejects.toThrow(differs(size));
+        // A range read, which opens no chunk of the padding, is refused as well: nothing the record claims beyond
+        // what the blob holds is ever returned as the file's bytes.
+        await expect(
+          collect(reopened.read(`/src/${name}`, { start: size - 1, end: size - 1 })),
+        ).rejects.toThrow(differs(size));
+      }
+      for (const readData of [false, true]) {
+        const verified = await reopened.verify({ readData });
+        expect(verified.problems.map((p) => p.message).sort(), `readData ${readData}`).toEqual([
+          expect.stringMatching(differs(LARGE)),
+          expect.stringMatching(differs(SMALL)),
+        ]);
+      }
+    });
   });
 });
 

@@ -9,7 +9,7 @@ import {
   type BlobLayout,
   type ContentBinding,
 } from '../crypto/content.js';
-import { badPaddingAt, blobPlaintextSize, PADDING_TRAILER_BYTES, trailerSize } from '../crypto/padding.js';
+import { blobPlaintextSize, PADDING_TRAILER_BYTES, trailerSize } from '../crypto/padding.js';
 import { sharedCryptoPool } from '../crypto/pool.js';
 import { CancelledError, IntegrityError, InvalidArgumentError } from '../errors.js';
 import {
@@ -48,11 +48,32 @@ export interface StoredBlob {
 }
 
 /**
- * Opens a file's blob (in a pack, in a blob file, or inline in a schema 1 index) for decryption.
+ * The error for a blob that holds another size than its file's record (FORMAT.md 5.4, 5.7), with both sizes when
+ * the blob's is known (a padded blob's is in its last chunk).
+ */
+function sizeDiffers(bind: ContentBinding, node: TreeNode, stored?: number): IntegrityError {
+  const held = stored === undefined ? '' : `, its stored contents hold ${stored}`;
+  return new IntegrityError('malformed', {
+    subject: `${bind.label ?? ''} (its size differs from the index: the index says ${node.size} bytes${held})`,
+    fileId: node.fileId ?? '',
+    advice:
+      'One of the two was damaged or modified, so this file is not restored or shown. Restore it from a backup, ' +
+      'or delete it from the vault; "coffer verify" lists every file affected.',
+  });
+}
+
+/**
+ * Opens a file's blob (in a pack, in a blob file, or inline in a schema 1 index) for decryption. With `proveSize`,
+ * a padded blob's size (in its last chunk, FORMAT.md 5.7) is also checked against the record's before anything is
+ * read: for readers that do not open every chunk, such as a range read.
  * @throws {@link IntegrityError} when it is missing, belongs to another file, names an unknown key, or its size
  * does not match the size the index records.
  */
-export async function openStoredBlob(session: Session, node: TreeNode): Promise<StoredBlob> {
+export async function openStoredBlob(
+  session: Session,
+  node: TreeNode,
+  options: { proveSize?: boolean } = {},
+): Promise<StoredBlob> {
   const bind = binding(session, node);
   const location = session.db.blobOf(bind.fileId);
   if (location === undefined) throw session.missingContents(node);
@@ -96,10 +117,16 @@ export async function openStoredBlob(session: Session, node: TreeNode): Promise<
     }
     if (layout.plaintextSize !== expected) {
       cipher.wipe();
-      throw new IntegrityError('malformed', {
-        subject: `${bind.label ?? ''} (its size differs from the index)`,
-        fileId: node.fileId ?? '',
-      });
+      throw sizeDiffers(bind, node, cipher.header.padded ? undefined : layout.plaintextSize);
+    }
+    if (options.proveSize === true && cipher.header.padded) {
+      try {
+        const stored = await contentSizeOf({ source, cipher, layout });
+        if (stored !== node.size) throw sizeDiffers(bind, node, stored);
+      } catch (error) {
+        cipher.wipe();
+        throw error;
+      }
     }
     return {
       source,
@@ -176,9 +203,31 @@ export async function decryptFile(
       sink,
       ...options,
     });
+  } catch (error) {
+    throw error instanceof IntegrityError ? await explainDamage(session, node, error) : error;
   } finally {
     await blob.close();
   }
+}
+
+/**
+ * The error to report for a read of a whole file that failed: a padding check that failed (`malformed`) because
+ * the padded blob ends with another size than the record's is said as that (see {@link sizeDiffers}). Readers of
+ * every chunk find the mismatch as they go, so only this failure, not every read, pays for opening the last chunk
+ * again.
+ */
+export async function explainDamage(
+  session: Session,
+  node: TreeNode,
+  error: IntegrityError,
+): Promise<IntegrityError> {
+  if (error.reason !== 'malformed') return error;
+  try {
+    await (await openStoredBlob(session, node, { proveSize: true })).close();
+  } catch (sizeError) {
+    if (sizeError instanceof IntegrityError) return sizeError;
+  }
+  return error;
 }
 
 /**
@@ -280,7 +329,8 @@ async function* rangeChunks(
   end: number,
   signal?: AbortSignal,
 ): AsyncGenerator<Buffer> {
-  const blob = await openStoredBlob(session, node);
+  // A range may not reach the padding, yet bytes the record claims past the blob's own size must never be returned.
+  const blob = await openStoredBlob(session, node, { proveSize: true });
   try {
     for await (const { bytes } of blobRange(blob, start, end, signal)) yield bytes;
   } finally {
@@ -295,19 +345,13 @@ async function* rangeChunks(
  * @throws {@link IntegrityError} when it does not.
  */
 export async function authenticateLastChunk(session: Session, node: TreeNode): Promise<void> {
-  const blob = await openStoredBlob(session, node);
+  // A padded blob's size was proven from the chunks holding its end as it was opened.
+  const blob = await openStoredBlob(session, node, { proveSize: true });
   try {
-    const total = blob.layout.plaintextSize;
-    const from = blob.cipher.header.padded ? total - PADDING_TRAILER_BYTES : Math.max(0, total - 1);
-    for await (const { bytes, at } of blobRange(blob, from, Math.max(0, total - 1))) {
-      const bad = badPaddingAt([bytes], at, node.size, total);
-      if (bad !== undefined) {
-        throw blob.cipher.damaged({
-          index: Math.floor(at / blob.cipher.header.chunkSize),
-          reason: 'malformed',
-        });
-      }
-    }
+    if (blob.cipher.header.padded) return;
+    const last = Math.max(0, blob.layout.plaintextSize - 1);
+    // The range is one chunk: opening it authenticates it; its bytes are not needed.
+    await blobRange(blob, last, last).next();
   } finally {
     await blob.close();
   }

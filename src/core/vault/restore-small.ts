@@ -4,7 +4,7 @@ import type { CryptoPool } from '../crypto/pool.js';
 import { MATERIAL_BYTES, putKeyMaterial } from '../crypto/small-file-protocol.js';
 import { AlreadyExistsError, IntegrityError } from '../errors.js';
 import { asIoError } from './durable.js';
-import { openStoredBlob } from './read.js';
+import { explainDamage, openStoredBlob } from './read.js';
 import type { RestoreRecord } from './restore-record.js';
 import type { Session } from './session.js';
 import type { TreeNode } from './tree.js';
@@ -148,9 +148,7 @@ export class SmallFileRestorer {
       sizes: files.map((file) => file.node.size),
       material: concatAndWipe(files.map((file) => file.material)),
     });
-    const taken = Promise.all([opened, this.#lastTaken]).then(([results]) => {
-      this.#take(files, results);
-    });
+    const taken = Promise.all([opened, this.#lastTaken]).then(([results]) => this.#take(files, results));
     this.#lastTaken = taken.catch(() => undefined);
     taken.catch(() => undefined); // surfaced by the awaits below and in flush
     this.#inFlight.push(taken);
@@ -161,15 +159,19 @@ export class SmallFileRestorer {
    * Reports a batch's results.
    * @throws {@link IoError} when the file system refused a file (the others of the batch are reported first).
    */
-  #take(files: readonly Queued[], results: Awaited<ReturnType<CryptoPool['openSmallFiles']>>): void {
+  async #take(
+    files: readonly Queued[],
+    results: Awaited<ReturnType<CryptoPool['openSmallFiles']>>,
+  ): Promise<void> {
     if (this.#abandoned) return;
     const restored: RestoredFile[] = [];
     let failed: { target: string; code: string; syscall: string } | undefined;
-    files.forEach((file, i) => {
+    for (const [i, file] of files.entries()) {
       const result = results[i];
       if (result?.ok) restored.push(file);
       else if (result && 'failure' in result) {
-        this.#hooks.problem(file.vaultPath, file.cipher.damaged({ index: 0, reason: result.failure }));
+        const damage = file.cipher.damaged({ index: 0, reason: result.failure });
+        this.#hooks.problem(file.vaultPath, await explainDamage(this.#session, file.node, damage));
       } else if (result && 'exists' in result) {
         this.#hooks.problem(
           file.vaultPath,
@@ -180,7 +182,7 @@ export class SmallFileRestorer {
       } else {
         failed ??= { target: file.target, code: result?.code ?? 'EIO', syscall: result?.syscall ?? 'write' };
       }
-    });
+    }
     this.#hooks.restored(restored);
     if (failed) {
       const cause = Object.assign(new Error(`${failed.syscall} ${failed.code}`), failed);

@@ -311,7 +311,7 @@ export class Context {
    * given unlocks it.
    */
   async importHeader(dir: string, headerBytes: Buffer): Promise<void> {
-    await this.#withSecret(
+    const logProblems = await this.#withSecret(
       () => Promise.resolve(),
       (secret, sodium) =>
         Vault.importHeader(
@@ -323,6 +323,8 @@ export class Context {
           },
         ),
     );
+    this.#logProblems += logProblems.length;
+    this.warnProblems(logProblems);
   }
 
   /**

@@ -155,6 +155,15 @@ describe('coffer key commands', () => {
     expect(headers()).toEqual(before);
 
     expect((await cli(['header', 'vault', 'import', 'saved.header'])).code).toBe(0);
+    // The import is in the activity log, sealed under the keys the imported header holds; the refused ones are not.
+    const log = await cli(['log', 'vault', '--json']);
+    expect(log).toMatchObject({ code: 0, stderr: '' });
+    const entries = (JSON.parse(log.stdout) as { entries: { kind: string; counts: object }[] }).entries;
+    expect(entries.filter((entry) => entry.kind === 'header-imported')).toEqual([
+      expect.objectContaining({ counts: { slots: 1 }, outcome: 'done' }),
+    ]);
+    expect(entries.slice(-2).map((entry) => entry.kind)).toEqual(['header-imported', 'unlock']);
+    expect((await cli(['log', 'vault'])).stdout).toMatch(/vault header imported \(1 key slot now\)/u);
     expect(await opensWith(PASSPHRASE)).toBe(0);
     expect(await opensWith('new')).toBe(3);
   });

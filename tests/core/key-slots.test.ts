@@ -327,10 +327,24 @@ describe('header export and import', () => {
     await vault.changePassphrase(passphrase('new'));
     vault.close();
     expect(await opensWith(dir, PASSPHRASE)).toBe('WRONG_PASSPHRASE');
-    await Vault.importHeader(dir, exported, passphrase(), { sodium });
+    expect(await Vault.importHeader(dir, exported, passphrase(), { sodium })).toEqual([]);
     expect(headerFiles(dir)).toEqual([exported, exported]);
     expect(await opensWith(dir, PASSPHRASE)).toBe('ok');
     expect(await opensWith(dir, 'new')).toBe('WRONG_PASSPHRASE');
+  });
+
+  it('an import whose activity-log entry cannot be written is still done, and says why it was not recorded', async () => {
+    const { vault, dir } = await vaultWithFiles();
+    const exported = vault.exportHeader();
+    vault.close();
+    // Not this vault's log any more: nothing may be appended to it (FORMAT.md 10.1).
+    const log = readFileSync(join(dir, 'activity.log'));
+    log[20] = (log[20] ?? 0) ^ 1;
+    writeFileSync(join(dir, 'activity.log'), log);
+    const problems = await Vault.importHeader(dir, exported, passphrase(), { sodium });
+    expect(problems).toEqual([expect.objectContaining({ path: '(activity log)', code: 'INTEGRITY' })]);
+    expect(headerFiles(dir)).toEqual([exported, exported]);
+    expect(readFileSync(join(dir, 'activity.log')).equals(log)).toBe(true);
   });
 
   it("refuses another vault's header, a damaged one, and a wrong passphrase, writing nothing", async () => {

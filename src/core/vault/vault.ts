@@ -422,7 +422,10 @@ export class Vault {
   /**
    * Puts an exported header back into a vault folder whose header is damaged or lost (or to undo slot changes):
    * checks that it is a whole header, of this vault (its index's vault id), and that `secret` unlocks it with its MAC;
-   * only then writes it as the header and its backup. Takes the vault's lock meanwhile.
+   * only then writes it as the header and its backup, and records the import in the activity log (FORMAT.md 10.2,
+   * `header-imported`), sealed under the keys the imported header unlocked. Takes the vault's lock meanwhile.
+   * @returns the problem of an activity-log entry that could not be written (the import itself is done then);
+   * empty when it was recorded.
    * @throws {@link IntegrityError} (`header-damaged`, `truncated`, `malformed`, `wrong-file` for another vault's
    * header, `header-modified`), {@link NotAVaultError}, {@link UnsupportedFormatError}, {@link WrongPassphraseError},
    * {@link KdfLimitError}, {@link VaultInUseError}, {@link IoError}. Nothing is written then.
@@ -432,14 +435,28 @@ export class Vault {
     headerBytes: Buffer,
     secret: UnlockSecret,
     options: { sodium?: SodiumBackend } = {},
-  ): Promise<void> {
+  ): Promise<readonly Problem[]> {
     const sodium = options.sodium ?? (await loadSodium());
     checkVaultFolder(dir);
-    const { vaultId } = parseVaultHeader(sodium, headerBytes);
+    const { vaultId, slots } = parseVaultHeader(sodium, headerBytes);
     const db = IndexDb.open(join(dir, INDEX_FILE), { readOnly: false, create: false, vaultId });
     try {
-      (await unlockVaultKeys(sodium, headerBytes, secret)).wipe();
-      await writeVaultHeader(dir, headerBytes);
+      const keys = await unlockVaultKeys(sodium, headerBytes, secret);
+      try {
+        await writeVaultHeader(dir, headerBytes);
+        // Only once the header is durable: the entry says it was imported.
+        try {
+          new ActivityLog(dir, { sodium, keyring: keys.keyring, vaultId }).append({
+            kind: 'header-imported',
+            counts: { slots: slots.length },
+          });
+          return [];
+        } catch (error) {
+          return [logProblemOf(error)];
+        }
+      } finally {
+        keys.wipe();
+      }
     } finally {
       db.close();
     }
@@ -503,12 +520,7 @@ export class Vault {
   }
 
   #logProblem(error: unknown): void {
-    const cause = asIoError(error, 'Could not write the activity log');
-    this.#logProblems.push({
-      path: '(activity log)',
-      code: cause instanceof CofferError ? cause.code : 'IO',
-      message: cause instanceof Error ? cause.message : String(cause),
-    });
+    this.#logProblems.push(logProblemOf(error));
   }
 
   /**
@@ -1114,6 +1126,16 @@ export class Vault {
     });
     return report;
   }
+}
+
+/** An activity-log entry that could not be written, as the problem to show (the operation itself is done). */
+function logProblemOf(error: unknown): Problem {
+  const cause = asIoError(error, 'Could not write the activity log');
+  return {
+    path: '(activity log)',
+    code: cause instanceof CofferError ? cause.code : 'IO',
+    message: cause instanceof Error ? cause.message : String(cause),
+  };
 }
 
 /** Stores the session's tree snapshot (when asked) and wipes its keys. */

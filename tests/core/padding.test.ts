@@ -224,13 +224,8 @@ describe('content padding', () => {
     const SMALL = 1000;
     const LARGE = 2 * MiB + 7;
 
-    it.each([
-      ['a padding byte is not zero', (p: Buffer, size: number) => void (p[size] = 1)],
-      [
-        'the size at its end is another',
-        (p: Buffer) => void p.writeBigUInt64LE(BigInt(SMALL - 1), p.length - 8),
-      ],
-    ])('%s: restore, read and verify report INTEGRITY, and write nothing', async (_, edit) => {
+    /** A vault holding /src/s.bin (SMALL bytes) and /src/l.bin (LARGE), both blobs resealed with `edit`; reopened. */
+    async function withResealedFiles(edit: (plaintext: Buffer, size: number) => void): Promise<Vault> {
       const { vault, dir, root } = await newVault();
       const files = { 's.bin': Buffer.alloc(SMALL, 5), 'l.bin': Buffer.alloc(LARGE, 6) };
       await writeTree(join(root, 'src'), files);
@@ -242,7 +237,17 @@ describe('content padding', () => {
           edit(p, size);
         });
       }
-      const reopened = await reopen(dir);
+      return reopen(dir);
+    }
+
+    it.each([
+      ['a padding byte is not zero', (p: Buffer, size: number) => void (p[size] = 1)],
+      [
+        'the size at its end is another',
+        (p: Buffer) => void p.writeBigUInt64LE(BigInt(SMALL - 1), p.length - 8),
+      ],
+    ])('%s: restore, read and verify report INTEGRITY, and write nothing', async (_, edit) => {
+      const reopened = await withResealedFiles(edit);
       const out = tempDir();
       const report = await reopened.restore(['/src'], out);
       expect(report.problems.map((p) => [p.path, p.code]).sort()).toEqual([
@@ -257,28 +262,15 @@ describe('content padding', () => {
     });
 
     it('a size at its end other than the index’s (same bucket): every reader says the sizes differ, and by how much', async () => {
-      const { vault, dir, root } = await newVault();
-      const files = { 's.bin': Buffer.alloc(SMALL, 5), 'l.bin': Buffer.alloc(LARGE, 6) };
-      await writeTree(join(root, 'src'), files);
-      await vault.add([join(root, 'src')]);
-      vault.close();
-      for (const size of [SMALL, LARGE]) {
-        const at = whereIs(dir, size);
-        // Still padding to the same length: only the size at the end tells the blob from its record.
-        await reseal(
-          dir,
-          at.path,
-          at.offset,
-          at.length,
-          (p) => void p.writeBigUInt64LE(BigInt(size - 1), p.length - 8),
-        );
-      }
+      // Still padding to the same length: only the size at the end tells the blob from its record.
+      const reopened = await withResealedFiles(
+        (p, size) => void p.writeBigUInt64LE(BigInt(size - 1), p.length - 8),
+      );
       const differs = (size: number): RegExp =>
         new RegExp(
           `its size differs from the index: the index says ${size} bytes, its stored contents hold ${size - 1}`,
           'u',
         );
-      const reopened = await reopen(dir);
       const report = await reopened.restore(['/src'], tempDir());
       expect(report.filesRestored).toBe(0);
       const byPath = Object.fromEntries(report.problems.map((p) => [p.path, p.message]));

@@ -54,3 +54,27 @@ export function addDekToHeader(
   const wrapped = wrapDek(sodium, header.vaultId, keys.kek, keyId, dek);
   return serializeVaultHeader(sodium, { ...header, deks: [...header.deks, wrapped] }, keys.kek);
 }
+
+/**
+ * Removes every DEK but the active (last) one from an unlocked vault's header, once nothing stored names them any
+ * more (FORMAT.md section 11). Costs no key derivation.
+ * @returns the new header bytes, to be written atomically in place of the old.
+ * @throws {@link IntegrityError} if `headerBytes` is not this vault's header or its MAC fails.
+ * @throws {@link InvalidArgumentError} when the header's last DEK is not `activeKeyId` (a header that changed
+ * since the caller decided what to keep).
+ */
+export function keepOnlyActiveDek(
+  sodium: SodiumBackend,
+  keys: UnlockedKeys,
+  headerBytes: Buffer,
+  activeKeyId: number,
+): Buffer {
+  const header = parseVaultHeader(sodium, headerBytes);
+  if (!header.vaultId.equals(keys.vaultId))
+    throw new IntegrityError('wrong-file', { subject: 'vault header' });
+  verifyHeaderMac(sodium, keys.kek, headerBytes);
+  const active = header.deks.at(-1);
+  if (active?.keyId !== activeKeyId)
+    throw new InvalidArgumentError(`The vault header's active data key is not key ${activeKeyId}.`);
+  return serializeVaultHeader(sodium, { ...header, deks: [active] }, keys.kek);
+}

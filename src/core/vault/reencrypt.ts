@@ -42,7 +42,7 @@ export interface ReencryptCounts {
  */
 async function blobKeyId(session: Session, node: TreeNode): Promise<number | undefined> {
   const header = new Uint8Array(BLOB_HEADER_BYTES);
-  let got = 0;
+  let got: number;
   try {
     const location = session.db.blobOf(Buffer.from(node.fileId ?? '', 'hex'));
     if (location === undefined) return undefined;

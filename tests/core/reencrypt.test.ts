@@ -154,6 +154,26 @@ describe('rotate and re-encrypt', () => {
     expect((await reopened.verify({ readData: true })).problems).toEqual([]);
   });
 
+  it('is stopped by a lock as by a cancel, and continued after the next unlock', async () => {
+    const { vault, files } = await vaultUnderKey1();
+    let locked = false;
+    const running = vault.reencrypt({
+      onProgress: (p) => {
+        if (p.filesDone > 0 && !locked) {
+          locked = true;
+          vault.lock();
+        }
+      },
+    });
+    await expect(running).rejects.toBeInstanceOf(CancelledError);
+    await vault.released();
+    await vault.unlock(passphrase());
+    expect((await vault.info()).keyIds).toEqual([1, 2]);
+    await expectContents(vault, files);
+    expect(await vault.reencrypt()).toMatchObject({ keyId: 2, rotated: false, removedKeyIds: [1] });
+    await expectContents(vault, files);
+  });
+
   it('is refused while an add runs, refuses other changes while it runs, and is refused read-only', async () => {
     const { vault, dir, root, files } = await vaultUnderKey1();
     await writeTree(root, { 'a.bin': Buffer.alloc(3 * 1024 * 1024, 7) });

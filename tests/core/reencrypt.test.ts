@@ -84,6 +84,7 @@ describe('rotate and re-encrypt', () => {
       bytesDone: report.bytesReencrypted,
     });
     expect((await vault.info()).keyIds).toEqual([2]);
+    expect(new Set(progress.flatMap((p) => (p.current ? [p.current] : [])))).toContain('/big.bin');
     await expectContents(vault, files);
     // No pack of key 1 is left: the gap of the deleted file went with its pack.
     expect(packFiles(dir).filter((name) => oldPacks.includes(name))).toEqual([]);

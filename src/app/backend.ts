@@ -390,6 +390,7 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
       return { ...summary(entry), info: await entry.vault.info() };
     },
     'vault.listOpen': () => [...open.values()].map(summary),
+    'vault.rotateKey': (request) => openVault(request.vaultId).vault.rotateKey(),
     'recent.list': async () => {
       const out: RecentVault[] = [];
       for (const entry of store.recent) {
@@ -467,6 +468,15 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
       const jobId = jobs.start(entry.vaultId, 'verify', async ({ signal, onProgress }) => ({
         kind: 'verify',
         report: await entry.vault.verify({ signal, onProgress, readData: request.readData }),
+      }));
+      return { jobId };
+    },
+    'job.reencrypt': (request) => {
+      const entry = openVault(request.vaultId);
+      if (entry.vault.locked) entry.vault.list('/'); // throws the engine's VaultLockedError
+      const jobId = jobs.start(entry.vaultId, 'reencrypt', async ({ signal, onProgress }) => ({
+        kind: 'reencrypt',
+        report: await entry.vault.reencrypt({ signal, onProgress }),
       }));
       return { jobId };
     },

@@ -273,10 +273,27 @@ export const COMMANDS: Readonly<Record<CommandName, CommandSpec>> = {
       'Add a new data key: new data is written under it, what is stored keeps its key and still reads.',
     details:
       'Only the vault header is rewritten (atomically); no stored byte is re-encrypted. "coffer info" lists the ' +
-      'key ids, the last one being the key new data is written with.',
+      'key ids, the last one being the key new data is written with.\n\n' +
+      'With --reencrypt, everything stored is then re-encrypted under that key and the older keys are removed ' +
+      'from the header and its backup. A vault that already has several keys (an earlier rotation, or a ' +
+      're-encryption that was stopped) is not rotated again: the re-encryption continues towards its newest key. ' +
+      'It can be stopped (Ctrl-C, exit code 130) or cut off by a crash at any point: every file still reads, ' +
+      'and running it again continues where it stopped. Anything damaged stays under its old key, which is kept ' +
+      '(exit code 4).',
     minArgs: 1,
     maxArgs: 1,
-    options: {},
+    options: {
+      reencrypt: {
+        type: 'boolean',
+        description: 'Re-encrypt everything stored under the new key and remove the older keys.',
+      },
+      json: {
+        type: 'boolean',
+        description:
+          'Print { keyId, previousKeyId } or, with --reencrypt, { keyId, rotated, removedKeyIds, ' +
+          'filesReencrypted, bytesReencrypted, recordsResealed, logEntriesResealed, problems }.',
+      },
+    },
   },
 };
 

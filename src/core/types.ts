@@ -18,7 +18,7 @@ export interface Progress {
   readonly filesTotal: number;
   readonly bytesDone: number;
   readonly bytesTotal: number;
-  /** The item being worked on: a source path for add, a vault path for restore and verify. */
+  /** The item being worked on: a source path for add, a vault path for restore, verify and re-encryption. */
   readonly current?: string;
 }
 
@@ -91,6 +91,23 @@ export interface RestoreReport {
   readonly foldersRestored: number;
   readonly bytesRestored: number;
   /** Damaged or missing contents, existing destinations, unsafe names: the rest was still restored. */
+  readonly problems: readonly Problem[];
+}
+
+/** What {@link Vault.reencrypt} did (FORMAT.md section 11). */
+export interface ReencryptReport {
+  /** The data key everything is now stored under: the active one. */
+  readonly keyId: number;
+  /** Whether this run added that key first (the header held one key), or continued towards the active one. */
+  readonly rotated: boolean;
+  /** Data keys removed from the header; empty when something could not be re-encrypted (see `problems`). */
+  readonly removedKeyIds: readonly number[];
+  readonly filesReencrypted: number;
+  readonly bytesReencrypted: number;
+  /** Folder and other records sealed again under the new key (files' records are sealed with their contents). */
+  readonly recordsResealed: number;
+  readonly logEntriesResealed: number;
+  /** What still names an older key because it could not be read (damage): the older keys then stay. */
   readonly problems: readonly Problem[];
 }
 

@@ -17,6 +17,7 @@ import type {
   AddReport,
   Problem,
   Progress,
+  ReencryptReport,
   RestoreReport,
   VaultEntry,
   VaultInfo,
@@ -25,6 +26,7 @@ import type {
 import type { ErrorCode } from './error-codes.js';
 
 export type { AddReport, Problem, Progress, RestoreReport, VaultEntry, VaultInfo, VerifyReport };
+export type { ReencryptReport };
 
 /** Largest byte range one `preview.read` returns (4 MiB): enough to show an image or a page of text. */
 export const PREVIEW_MAX_BYTES = 4 * 1024 * 1024;
@@ -139,6 +141,11 @@ export const requestSchemas = {
   'vault.info': z.strictObject(vaultRef),
   /** The vaults open in this back end (after a renderer reload, say). */
   'vault.listOpen': z.strictObject({}),
+  /**
+   * Adds a new data key that new data is written with (FORMAT.md 11); nothing stored is re-encrypted. BUSY while
+   * a job changes the vault.
+   */
+  'vault.rotateKey': z.strictObject(vaultRef),
 
   // ── recent vaults (settings store) ──
   /** Recent vaults, most recent first; `missing` is refreshed from disk on each call. */
@@ -196,6 +203,13 @@ export const requestSchemas = {
   }),
   /** Checks the vault's structure, or with `readData` authenticates every stored byte. */
   'job.verify': z.strictObject({ ...vaultRef, readData: z._default(z.boolean(), false) }),
+  /**
+   * Rotate and re-encrypt (FORMAT.md 11): moves everything stored to the active data key (adding one first when
+   * the vault has only one), then removes the older keys. Resumable: a cancelled or interrupted one is continued
+   * by starting it again. Ends 'failed' with BUSY while another job changes the vault, READ_ONLY on a read-only
+   * vault; damage that keeps the older keys comes as 'problem' events and in the report.
+   */
+  'job.reencrypt': z.strictObject(vaultRef),
   /** Cancels a running job; it ends with a `job` event of type 'ended', status 'cancelled'. */
   'job.cancel': z.strictObject({ jobId: id }),
   /** Jobs still running (after a renderer reload, say). */
@@ -303,7 +317,7 @@ export interface FolderTree {
   readonly truncated: boolean;
 }
 
-export type JobKind = 'add' | 'restore' | 'verify';
+export type JobKind = 'add' | 'restore' | 'verify' | 'reencrypt';
 
 export interface JobSummary {
   readonly jobId: string;
@@ -316,7 +330,8 @@ export interface JobSummary {
 export type JobReport =
   | { readonly kind: 'add'; readonly report: AddReport }
   | { readonly kind: 'restore'; readonly report: RestoreReport }
-  | { readonly kind: 'verify'; readonly report: VerifyReport };
+  | { readonly kind: 'verify'; readonly report: VerifyReport }
+  | { readonly kind: 'reencrypt'; readonly report: ReencryptReport };
 
 interface JobEventBase {
   readonly jobId: string;
@@ -371,6 +386,8 @@ export interface Responses {
   'vault.close': null;
   'vault.info': VaultSummary & { readonly info: VaultInfo };
   'vault.listOpen': readonly VaultSummary[];
+  /** The new key's id and the one it replaces as the active key. */
+  'vault.rotateKey': { readonly keyId: number; readonly previousKeyId: number };
   'recent.list': readonly RecentVault[];
   'recent.add': RecentVault;
   'recent.forget': null;
@@ -388,6 +405,7 @@ export interface Responses {
   'job.takenNames': { readonly count: number; readonly paths: readonly string[] };
   'job.restore': { readonly jobId: string };
   'job.verify': { readonly jobId: string };
+  'job.reencrypt': { readonly jobId: string };
   'job.cancel': null;
   'job.list': readonly JobSummary[];
   'job.showInFolder': null;

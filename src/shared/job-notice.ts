@@ -17,7 +17,12 @@ export interface JobNotice {
   readonly body: string;
 }
 
-const NOUNS: Readonly<Record<JobKind, string>> = { add: 'Add', restore: 'Restore', verify: 'Check' };
+const NOUNS: Readonly<Record<JobKind, string>> = {
+  add: 'Add',
+  restore: 'Restore',
+  verify: 'Check',
+  reencrypt: 'Re-encryption',
+};
 
 function count(amount: number, noun: string): string {
   return `${amount.toLocaleString('en')} ${noun}${amount === 1 ? '' : 's'}`;
@@ -44,6 +49,14 @@ function describeDone(event: Extract<JobEvent, { type: 'ended'; status: 'done' }
         body: result.report.ok
           ? `No damage found in ${count(result.report.filesChecked, 'file')}.`
           : `The vault has problems.${tail}`,
+      };
+    case 'reencrypt':
+      return {
+        title: 'Coffer: re-encryption finished',
+        body:
+          result.report.removedKeyIds.length > 0
+            ? `Re-encrypted ${count(result.report.filesReencrypted, 'file')}; the old keys are removed.`
+            : `The old keys were kept.${tail}`,
       };
   }
 }

@@ -113,10 +113,11 @@ describe('coffer log and coffer rotate', () => {
     expect(verified.stderr).toMatch(/\(activity log\): Entry 2 of the activity log does not open/u);
   });
 
-  it('rotate takes no --reencrypt yet, and refuses a wrong passphrase without touching the header', async () => {
+  it('rotate, with or without --reencrypt, refuses a wrong passphrase without touching the header', async () => {
     const header = readFileSync(join(cwd, 'vault', 'coffer.header'));
-    expect((await cli('rotate', 'vault', '--reencrypt')).code).toBe(2);
+    expect((await cli('rotate', 'vault', 'extra')).code).toBe(2);
     expect((await runCli(['rotate', 'vault'], { cwd, passphrase: 'wrong' })).code).toBe(3);
+    expect((await runCli(['rotate', 'vault', '--reencrypt'], { cwd, passphrase: 'wrong' })).code).toBe(3);
     expect(readFileSync(join(cwd, 'vault', 'coffer.header'))).toEqual(header);
   });
 });

@@ -1,43 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 
 import { BusyError, ReadOnlyVaultError, Vault } from '../../src/core/index.js';
 import { nativeSodium } from '../helpers/backends.js';
+import { keyIdsOnDisk } from '../helpers/key-ids.js';
 import { collect, newVault, passphrase, track, writeTree } from '../helpers/vault.js';
-
-/** Offset of the key id in a blob header (FORMAT.md 5.1). */
-const BLOB_KEY_ID_OFFSET = 16;
-
-/** Straight from a closed vault's index: each file's record key id and its blob's key id, by content file id. */
-function keyIdsOnDisk(dir: string): { records: number[]; blobs: number[] } {
-  const db = new Database(join(dir, 'index.sqlite'), { readonly: true });
-  try {
-    const records = db.prepare('SELECT key_id FROM nodes ORDER BY key_id').pluck().all() as number[];
-    const rows = db.prepare('SELECT file_id, pack_id, pack_offset FROM contents').all() as {
-      file_id: Buffer;
-      pack_id: Buffer | null;
-      pack_offset: number | null;
-    }[];
-    const blobs = rows
-      .map((row) => {
-        const hex = row.file_id.toString('hex');
-        const bytes =
-          row.pack_id === null
-            ? readFileSync(join(dir, 'blobs', hex.slice(0, 2), hex))
-            : readFileSync(join(dir, 'packs', `${row.pack_id.toString('hex')}.pack`)).subarray(
-                row.pack_offset ?? 0,
-              );
-        return bytes.readUInt32LE(BLOB_KEY_ID_OFFSET);
-      })
-      .sort();
-    return { records, blobs };
-  } finally {
-    db.close();
-  }
-}
 
 describe('key rotation without re-encryption', () => {
   it('writes new data under the new key, still reads the old, and survives a reopen', async () => {

@@ -50,6 +50,9 @@ function describe(entry: ActivityEntry): string {
       (count('unreferenced') > 0 ? `, ${plural(count('unreferenced'), 'unreferenced stored file')}` : '') +
       (count('recovered') > 0 ? `, ${plural(count('recovered'), 'file')} recovered` : ''),
     rotate: () => `new data key ${count('keyId')} (was ${count('previousKeyId')})`,
+    reencrypt: () =>
+      `re-encrypted ${plural(count('files'), 'file')} and ${plural(count('records'), 'other record')} under key ` +
+      `${count('keyId')}; ${plural(count('keysRemoved'), 'old key')} removed`,
     'passphrase-changed': () => `passphrase changed ${slots}`,
     'slot-added': () => `key slot added ${slots}`,
     'slot-removed': () => `key slot removed ${slots}`,

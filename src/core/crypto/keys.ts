@@ -1,4 +1,4 @@
-import { VaultLockedError } from '../errors.js';
+import { InvalidArgumentError, VaultLockedError } from '../errors.js';
 import { KEY_BYTES } from './constants.js';
 import type { SodiumBackend } from './sodium.js';
 
@@ -133,6 +133,16 @@ export class Keyring {
 
   get keyIds(): number[] {
     return [...this.#keys.keys()];
+  }
+
+  /**
+   * Wipes and forgets a key that nothing names any more (re-encryption retired it, FORMAT.md section 11).
+   * @throws {@link InvalidArgumentError} for the active key: new data is written with it.
+   */
+  remove(keyId: number): void {
+    if (keyId === this.#activeKeyId) throw new InvalidArgumentError('The active data key cannot be removed.');
+    this.#keys.get(keyId)?.wipe();
+    this.#keys.delete(keyId);
   }
 
   /** Wipes every key (and every key derived from one) and empties the ring for good. */

@@ -64,7 +64,8 @@ export class RecordSealer {
 
   #subkey(keyId: number): SecretKey | undefined {
     let subkey = this.#subkeys.get(keyId);
-    if (!subkey) {
+    // A wiped subkey's DEK was retired (Keyring.remove): look again, so its rows read as unknown-key.
+    if (!subkey || subkey.wiped) {
       const dek = this.#keyring.find(keyId);
       if (!dek) return undefined;
       subkey = deriveSubkey(this.#sodium, dek, LABEL.recordKey, this.#vaultId);

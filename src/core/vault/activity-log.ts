@@ -205,6 +205,7 @@ export class ActivityLog {
   readonly #tempDir: string;
   readonly #vaultId: Buffer;
   readonly #sealer: LogSealer;
+  readonly #keyring: LogKeys['keyring'];
   readonly #limits: LogLimits;
 
   constructor(vaultDir: string, keys: LogKeys, limits: LogLimits = DEFAULT_LOG_LIMITS) {
@@ -212,6 +213,7 @@ export class ActivityLog {
     this.#tempDir = join(vaultDir, TEMP_DIR);
     this.#vaultId = keys.vaultId;
     this.#sealer = new LogSealer(keys);
+    this.#keyring = keys.keyring;
     this.#limits = limits;
   }
 
@@ -225,6 +227,48 @@ export class ActivityLog {
     if (bytes === undefined) return { entries: [], dropped: 0, problems: [] };
     checkLogHeader(bytes, this.#vaultId);
     return checkLog(this.#sealer, bytes);
+  }
+
+  /**
+   * Seals every entry under an older key again under the active one, same seq and contents (re-encryption,
+   * FORMAT.md section 11), and writes the file anew as a rewrite does (temp file, fsync, rename). Entries that do
+   * not open stay byte for byte: they are damage, reported as before.
+   * @returns how many entries were sealed again, and how many claiming an older key did not open.
+   * @throws {@link IntegrityError} or {@link UnsupportedFormatError} when the file is not this vault's log.
+   * @throws the file system's error when it cannot be written (the old file stays).
+   */
+  reseal(): { resealed: number; unopened: number } {
+    const bytes = readVaultFile(this.#path, LOG_READ_CAP);
+    if (bytes === undefined) return { resealed: 0, unopened: 0 };
+    checkLogHeader(bytes, this.#vaultId);
+    const { entries } = split(bytes);
+    let resealed = 0;
+    let unopened = 0;
+    const out = entries.map((entry) => {
+      try {
+        const sealed = this.#sealer.reseal(entry);
+        if (sealed !== entry) resealed++;
+        return sealed;
+      } catch (error) {
+        if (!(error instanceof IntegrityError)) throw error;
+        // Counted when it names an older key: one claiming the active key names nothing to retire.
+        if (entry.readUInt32LE(8) !== this.#keyring.activeKeyId) unopened++;
+        return entry;
+      }
+    });
+    if (resealed > 0) {
+      const whole = LOG_HEADER_BYTES + entries.length * LOG_ENTRY_BYTES;
+      this.#replace(Buffer.concat([bytes.subarray(0, LOG_HEADER_BYTES), ...out, bytes.subarray(whole)]));
+    }
+    return { resealed, unopened };
+  }
+
+  /** Writes the whole log file anew: temp file, fsync, rename. */
+  #replace(bytes: Buffer): void {
+    writeFileAtomicSync(
+      { temp: join(this.#tempDir, `${randomBytes(ID_BYTES).toString('hex')}.tmp`), target: this.#path },
+      bytes,
+    );
   }
 
   /**
@@ -310,10 +354,7 @@ export class ActivityLog {
     }
     added.push(event);
     const sealed = added.map((next) => this.#sealer.seal(seq++, next));
-    writeFileAtomicSync(
-      { temp: join(this.#tempDir, `${randomBytes(ID_BYTES).toString('hex')}.tmp`), target: this.#path },
-      Buffer.concat([bytes.subarray(0, LOG_HEADER_BYTES), ...kept, ...sealed]),
-    );
+    this.#replace(Buffer.concat([bytes.subarray(0, LOG_HEADER_BYTES), ...kept, ...sealed]));
   }
 }
 

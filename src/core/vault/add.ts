@@ -426,20 +426,6 @@ class AddJob {
     }
   }
 
-  #newContent(): NewContent {
-    const session = this.#session;
-    const fileId = session.newId();
-    const { keyId, key } = session.keys.keyring.active();
-    const binding = { vaultId: session.keys.vaultId, fileId };
-    const padded = session.db.contentPadding() === 'padme';
-    return {
-      fileId,
-      header: newBlobHeader(session.sodium, keyId, binding, DEFAULT_CHUNK_SIZE, padded),
-      key,
-      binding,
-    };
-  }
-
   #fileRow(parent: TreeNode | null, name: string, size: number, mtime: number, fileId: Buffer) {
     const session = this.#session;
     return session.seal(session.newId(), {
@@ -479,7 +465,7 @@ class AddJob {
       await this.#addSmallFileHere(item, parent);
       return;
     }
-    const { fileId, key, binding, header } = this.#newContent();
+    const { fileId, key, binding, header } = newContent(this.#session);
     const cipher = new ChunkCipher(this.#session.sodium, key, binding, header);
     await this.#sealer.add({ path: item.source, size: item.size, cipher, item, parent, fileId });
     this.#throwIfCancelled();
@@ -529,19 +515,11 @@ class AddJob {
       ? await readStreamedFile(item, item.stream)
       : await readSmallFile(item);
     if (plaintext.length > SMALL_FILE_LIMIT) throw sourceChanged(item.source);
-    const { fileId, header, key, binding } = this.#newContent();
-    const encryptor = new ContentEncryptor(this.#session.sodium, key, binding, header);
-    const total = blobPlaintextSize(plaintext.length, header.padded);
-    const padded = Buffer.alloc(total);
-    plaintext.copy(padded);
-    fillPadding(padded, 0, plaintext.length, total);
-    const blob: Buffer[] = [];
-    encryptor.push(padded, (bytes) => blob.push(bytes));
-    encryptor.finish((bytes) => blob.push(bytes));
+    const { fileId, blob } = sealInMemory(this.#session, plaintext);
     const placed = this.#placeFile(item, parent);
     if (!placed) return;
     const row = this.#fileRow(parent, placed.name, plaintext.length, mtimeMs, fileId);
-    this.#queueSmallFile(row, placed, { fileId, blob: Buffer.concat(blob) });
+    this.#queueSmallFile(row, placed, { fileId, blob });
   }
 
   /**
@@ -599,14 +577,12 @@ class AddJob {
    */
   async #storeBlob(item: PlannedItem, opened: OpenedSource, steps: ByteSteps): Promise<Buffer> {
     const session = this.#session;
-    const { fileId, header, key, binding } = this.#newContent();
+    const { fileId, header, key, binding } = newContent(session);
     const cipher = new ChunkCipher(session.sodium, key, binding, header);
-    const { temp, target } = blobPaths(session.dir, fileId);
     const intent: Intent = { kind: 'blob', id: fileId };
     try {
       session.db.recordIntents([intent]);
-      const out = await open(temp, 'wx', 0o600);
-      try {
+      await writeBlobFile(session.dir, fileId, async (out) => {
         const complete = await sealIntoBlob({
           place: { sodium: session.sodium, executor: await sharedCryptoPool() },
           cipher,
@@ -619,13 +595,7 @@ class AddJob {
           },
         });
         if (!complete || (await opened.changed())) throw sourceChanged(item.source);
-        await out.sync();
-      } finally {
-        await out.close();
-      }
-      await mkdir(dirname(target), { recursive: true, mode: PRIVATE_FOLDER_MODE });
-      await rename(temp, target);
-      await fsyncDirectory(dirname(target));
+      });
     } catch (error) {
       await this.#discard([intent]);
       if (error instanceof SourceReadError || error instanceof CofferError) throw error;
@@ -726,6 +696,58 @@ class AddJob {
     this.#unenter(this.#pending.splice(0));
     this.#pendingBytes = 0;
   }
+}
+
+/** A new file's content id, blob header and key (the active one), chosen before its data is read. */
+export function newContent(session: Session): NewContent {
+  const fileId = session.newId();
+  const { keyId, key } = session.keys.keyring.active();
+  const binding = { vaultId: session.keys.vaultId, fileId };
+  const padded = session.db.contentPadding() === 'padme';
+  return {
+    fileId,
+    header: newBlobHeader(session.sodium, keyId, binding, DEFAULT_CHUNK_SIZE, padded),
+    key,
+    binding,
+  };
+}
+
+/** A small file's whole blob, sealed in this thread under a new file id (padded as the vault pads, FORMAT.md 5.7). */
+export function sealInMemory(session: Session, plaintext: Buffer): { fileId: Buffer; blob: Buffer } {
+  const { fileId, header, key, binding } = newContent(session);
+  const encryptor = new ContentEncryptor(session.sodium, key, binding, header);
+  const total = blobPlaintextSize(plaintext.length, header.padded);
+  const padded = Buffer.alloc(total);
+  plaintext.copy(padded);
+  fillPadding(padded, 0, plaintext.length, total);
+  const blob: Buffer[] = [];
+  encryptor.push(padded, (bytes) => blob.push(bytes));
+  encryptor.finish((bytes) => blob.push(bytes));
+  padded.fill(0);
+  return { fileId, blob: Buffer.concat(blob) };
+}
+
+/**
+ * Writes a new blob file (FORMAT.md 8.5, "Add, large file"): `write` fills `tmp/<file id>.tmp`, which is then
+ * fsynced, renamed to `blobs/xx/<file id>` and its folder fsynced. The caller has recorded the intent, and on a
+ * throw removes what was written through it.
+ */
+export async function writeBlobFile(
+  vaultDir: string,
+  fileId: Buffer,
+  write: (out: FileHandle) => Promise<void>,
+): Promise<void> {
+  const { temp, target } = blobPaths(vaultDir, fileId);
+  const out = await open(temp, 'wx', 0o600);
+  try {
+    await write(out);
+    await out.sync();
+  } finally {
+    await out.close();
+  }
+  await mkdir(dirname(target), { recursive: true, mode: PRIVATE_FOLDER_MODE });
+  await rename(temp, target);
+  await fsyncDirectory(dirname(target));
 }
 
 /** A small file's bytes, read with synchronous calls: for a few KiB, five thread-pool round trips cost more. */

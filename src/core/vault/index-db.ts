@@ -7,6 +7,7 @@ import {
   addInto,
   commitmentKeyId,
   ROW_TABLE,
+  rowsDoNotMatch,
   subtractFrom,
   type IndexCommitter,
   type SqlValue,
@@ -679,6 +680,44 @@ export class IndexDb {
     ];
     this.#sql(`INSERT INTO contents (${CONTENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)`).run(values);
     this.#count(ROW_TABLE.contents, values);
+  }
+
+  /**
+   * Points a file at a new blob: its contents row for `oldFileId` goes and `row` takes its place (re-encryption,
+   * FORMAT.md section 11), inside the caller's transaction.
+   */
+  replaceContent(oldFileId: Buffer, row: ContentRow): void {
+    this.#requireTransaction();
+    const before = this.#exact(`SELECT ${CONTENT_COLUMNS} FROM contents WHERE file_id = ?`)
+      .raw()
+      .get(oldFileId) as SqlValue[] | undefined;
+    if (before) {
+      this.#uncount(ROW_TABLE.contents, before);
+      this.#sql('DELETE FROM contents WHERE file_id = ?').run(oldFileId);
+    }
+    this.putContent(row);
+  }
+
+  /** The ids of the node rows whose records are sealed under another key than `keyId`, whether or not they open. */
+  nodeIdsNotUnder(keyId: number): Buffer[] {
+    return this.#sql('SELECT id FROM nodes WHERE key_id IS NOT ?').pluck().all(keyId).filter(isId);
+  }
+
+  /**
+   * Moves the index commitment to another key (FORMAT.md 8.7, "Key id"), in one write transaction: the sum of the
+   * rows under the old key must equal the sealed one, then the sum under `to` is sealed at the next generation.
+   * @throws {@link IntegrityError} (nothing changed) when the stored commitment does not open or the rows do not
+   * match it: the index was changed behind Coffer's back, which `verify` reports.
+   */
+  rekeyCommitment(from: IndexCommitter, to: IndexCommitter): void {
+    this.#db
+      .transaction(() => {
+        const sealed = this.openCommitment(from);
+        if (!this.computeSum(from).equals(sealed)) throw rowsDoNotMatch();
+        this.#commitAll(to);
+      })
+      .immediate();
+    announceWrite('committed');
   }
 
   /** Deletes nodes and their contents rows. */

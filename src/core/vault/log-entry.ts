@@ -27,6 +27,7 @@ export const ACTIVITY_KINDS = {
   'header-imported': { code: 14, counts: ['slots'] },
   'log-trimmed': { code: 15, counts: ['firstKept', 'dropped'] },
   'log-repaired': { code: 16, counts: ['tornBytes', 'discardedEntries'] },
+  reencrypt: { code: 17, counts: ['keyId', 'files', 'records', 'keysRemoved'] },
 } as const satisfies Record<string, { code: number; counts: readonly string[] }>;
 
 export type ActivityKind = keyof typeof ACTIVITY_KINDS;
@@ -172,14 +173,21 @@ export class LogSealer {
    * @throws {@link VaultLockedError} when the vault's keys have been wiped.
    */
   seal(seq: number, event: ActivityEvent): Buffer {
+    const plaintext = encode(event);
+    try {
+      return this.#sealPlaintext(BigInt(seq), plaintext);
+    } finally {
+      plaintext.fill(0);
+    }
+  }
+
+  #sealPlaintext(seq: bigint, plaintext: Buffer): Buffer {
     const keyId = this.#keys.keyring.activeKeyId;
     const subkey = this.#subkey(keyId);
     if (!subkey) throw new Error('internal error: the active key is not in the keyring');
-    const plaintext = encode(event);
     const nonce = this.#keys.sodium.randomBytes(NONCE_BYTES);
-    const additional = aad(this.#keys, BigInt(seq), keyId);
+    const additional = aad(this.#keys, seq, keyId);
     const sealed = this.#keys.sodium.aeadEncrypt(plaintext, additional, nonce, subkey.bytes);
-    plaintext.fill(0);
     return Buffer.concat([additional.subarray(-ENTRY_PREFIX_BYTES), nonce, sealed]);
   }
 
@@ -189,6 +197,31 @@ export class LogSealer {
    * moved to another sequence number, or from another vault), `malformed` (non-zero reserved bits or unused counts).
    */
   open(stored: Buffer): ActivityEntry {
+    const { seq, keyId, plaintext } = this.#decrypt(stored);
+    try {
+      return decode(plaintext, Number(seq), keyId);
+    } finally {
+      plaintext.fill(0);
+    }
+  }
+
+  /**
+   * The same entry (same seq, same plaintext, a fresh nonce) sealed under the active key, for re-encryption
+   * (FORMAT.md section 11); an entry already under it is returned as it is.
+   * @throws {@link IntegrityError} as {@link LogSealer.open} does when it does not open.
+   */
+  reseal(stored: Buffer): Buffer {
+    const { seq, keyId, plaintext } = this.#decrypt(stored);
+    try {
+      decode(plaintext, Number(seq), keyId);
+      return keyId === this.#keys.keyring.activeKeyId ? stored : this.#sealPlaintext(seq, plaintext);
+    } finally {
+      plaintext.fill(0);
+    }
+  }
+
+  /** An entry's authenticated plaintext (the caller wipes it), sequence number and key id. */
+  #decrypt(stored: Buffer): { seq: bigint; keyId: number; plaintext: Buffer } {
     if (stored.length !== LOG_ENTRY_BYTES) throw new IntegrityError('truncated', { subject: SUBJECT });
     const seq = stored.readBigUInt64LE(0);
     const keyId = stored.readUInt32LE(8);
@@ -201,12 +234,11 @@ export class LogSealer {
       subkey.bytes,
     );
     if (!plaintext) throw new IntegrityError('tampered', { subject: SUBJECT });
-    try {
-      if (seq > BigInt(Number.MAX_SAFE_INTEGER)) throw new IntegrityError('malformed', { subject: SUBJECT });
-      return decode(plaintext, Number(seq), keyId);
-    } finally {
+    if (seq > BigInt(Number.MAX_SAFE_INTEGER)) {
       plaintext.fill(0);
+      throw new IntegrityError('malformed', { subject: SUBJECT });
     }
+    return { seq, keyId, plaintext };
   }
 
   /** The sequence number an entry claims (unauthenticated until opened). */

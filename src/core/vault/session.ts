@@ -192,6 +192,31 @@ export class Session {
   }
 
   /**
+   * Moves the index commitment to the active key, when it is under another (re-encryption, FORMAT.md section 11),
+   * after checking the rows against it under the old one.
+   * @returns whether it was moved.
+   * @throws {@link IntegrityError} (nothing changed) when the commitment is damaged or the rows do not match it.
+   */
+  rekeyCommitment(): boolean {
+    const activeKeyId = this.keys.keyring.activeKeyId;
+    const from = this.#committer;
+    if (!this.db.committed || this.db.commitmentKeyId() === activeKeyId) return false;
+    if (!from)
+      throw new IntegrityError('unknown-key', { subject: 'vault index as a whole (its commitment)' });
+    const to = new IndexCommitter(this.sodium, this.keys.keyring, this.keys.vaultId, activeKeyId);
+    try {
+      this.db.rekeyCommitment(from, to);
+    } catch (error) {
+      to.wipe();
+      throw error;
+    }
+    from.wipe();
+    this.#committer = to;
+    this.db.attachCommitter(to);
+    return true;
+  }
+
+  /**
    * Rebuilds the tree from the index rows alone, for `verify`, which must check every row rather than trust the
    * snapshot.
    * @returns problems with the snapshot: one that failed to open, or one whose tree differs from the rows.
@@ -234,6 +259,18 @@ export class Session {
     if (this.db.committed && !sum) return;
     this.db.putSnapshot(sealSnapshot(this.#snapshotKeys(), [...this.tree.values()], generation, sum));
     this.#snapshotGeneration = generation;
+  }
+
+  /**
+   * Stores the tree snapshot anew under the active key when the stored one is under another (re-encryption); one
+   * that cannot be stored (a damaged tree) is deleted instead, so no snapshot names an older key.
+   */
+  resealSnapshot(): void {
+    const stored = this.db.snapshot();
+    if (!stored || stored.length < 4 || stored.readUInt32LE(0) === this.keys.keyring.activeKeyId) return;
+    this.db.deleteSnapshot();
+    this.#snapshotGeneration = undefined;
+    this.saveSnapshot();
   }
 
   #snapshotKeys(): SnapshotKeys {

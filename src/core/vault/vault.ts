@@ -21,10 +21,11 @@ import {
   unlockVaultKeys,
   type UnlockSecret,
 } from '../crypto/vault-header.js';
-import { addDekToHeader, nextKeyId } from '../crypto/header-dek.js';
+import { addDekToHeader, keepOnlyActiveDek, nextKeyId } from '../crypto/header-dek.js';
 import { SecretKey } from '../crypto/keys.js';
 import {
   AlreadyExistsError,
+  BusyError,
   CancelledError,
   CofferError,
   InvalidArgumentError,
@@ -38,7 +39,9 @@ import type {
   KeySlotInfo,
   AddOptions,
   AddReport,
+  JobOptions,
   Problem,
+  ReencryptReport,
   RestoreOptions,
   RestoreReport,
   VaultEntry,
@@ -62,6 +65,7 @@ import { IndexDb } from './index-db.js';
 import { openIndex } from './index-open.js';
 import { BLOB_DIR, checkVaultFolder, INDEX_FILE, PACK_DIR, PRIVATE_FOLDER_MODE, TEMP_DIR } from './layout.js';
 import { recoverFromCrash } from './leftovers.js';
+import { Reencryption } from './reencrypt.js';
 import { releasedBy, settleReleased } from './release.js';
 import { checkRange, plaintextChunks, type ByteRange } from './read.js';
 import { restorePaths } from './restore.js';
@@ -123,6 +127,8 @@ export class Vault {
   readonly #logProblems: Problem[] = [];
   #closed = false;
   readonly #activity = new VaultActivity();
+  /** Whether a re-encryption runs: it leaves the activity between its batches, but no other may start. */
+  #reencrypting = false;
   /** Settles once the operations a lock or close stopped have ended, the keys are wiped and the index closed. */
   #released: Promise<void> = Promise.resolve();
 
@@ -1042,30 +1048,153 @@ export class Vault {
     const session = this.#unlocked();
     session.requireWritable();
     // Refused rather than queued behind it: the user asked for a rotation now, not after an add.
-    this.#activity.requireNoChangeRunning();
+    this.#requireNoJob();
     return this.#activity.run('rewrite', 'rotating the data key', undefined, async () => {
       checkVaultFolder(this.dir);
-      const keyring = session.keys.keyring;
-      const previousKeyId = keyring.activeKeyId;
-      const dek = SecretKey.generate(this.#sodium);
-      let keyId = 0;
-      try {
-        // Through the one way headers change: atomically, with its backup, after any change before it.
-        await this.#changeHeader((current, headerBytes) => {
-          keyId = nextKeyId(parseVaultHeader(this.#sodium, headerBytes).deks.map((wrapped) => wrapped.keyId));
-          return Promise.resolve({
-            headerBytes: addDekToHeader(this.#sodium, current.keys, headerBytes, keyId, dek),
-            openedSlotSalt: current.keys.openedSlotSalt,
-          });
-        });
-      } catch (error) {
-        dek.wipe();
-        throw error;
-      }
-      keyring.add(keyId, dek);
-      this.#record({ kind: 'rotate', counts: { keyId, previousKeyId } });
-      return { keyId, previousKeyId };
+      return this.#rotate(session);
     });
+  }
+
+  /** Refuses while another change or a re-encryption (between its batches, too) runs. */
+  #requireNoJob(): void {
+    if (this.#reencrypting) throw new BusyError(REENCRYPTING);
+    this.#activity.requireNoChangeRunning();
+  }
+
+  /** Adds a new DEK as the active one (FORMAT.md section 11), under the caller's write access. */
+  async #rotate(session: Session): Promise<{ keyId: number; previousKeyId: number }> {
+    const keyring = session.keys.keyring;
+    const previousKeyId = keyring.activeKeyId;
+    const dek = SecretKey.generate(this.#sodium);
+    let keyId = 0;
+    try {
+      // Through the one way headers change: atomically, with its backup, after any change before it.
+      await this.#changeHeader((current, headerBytes) => {
+        keyId = nextKeyId(parseVaultHeader(this.#sodium, headerBytes).deks.map((wrapped) => wrapped.keyId));
+        return Promise.resolve({
+          headerBytes: addDekToHeader(this.#sodium, current.keys, headerBytes, keyId, dek),
+          openedSlotSalt: current.keys.openedSlotSalt,
+        });
+      });
+    } catch (error) {
+      dek.wipe();
+      throw error;
+    }
+    keyring.add(keyId, dek);
+    this.#record({ kind: 'rotate', counts: { keyId, previousKeyId } });
+    return { keyId, previousKeyId };
+  }
+
+  /**
+   * Rotate and re-encrypt (FORMAT.md section 11): moves every file's contents, every record, the tree snapshot, the
+   * index commitment and the activity log to the active data key, then removes every older key from the header
+   * (and its backup). When the header holds only one key, a new one is added first (as {@link Vault.rotateKey});
+   * when it holds several (a rotation without re-encryption, or a re-encryption that was stopped), this continues
+   * towards the active one. Runs a batch at a time: reads and restores run between batches; every file reads, from
+   * its old blob or its new one, at every moment, also after a crash. Stopped anywhere (a crash, `signal`, a lock),
+   * it is continued by calling it again: nothing records progress, what still names an older key is what is left.
+   * Something that cannot be read (damage) stays under its older key and is reported in `problems`; the older keys
+   * then stay in the header, so that nothing becomes unreadable.
+   * @throws {@link BusyError} while an add, delete, verify, rotation or another re-encryption runs.
+   * @throws {@link CancelledError} when `signal` aborts or the vault is locked (what was done stays done).
+   * @throws {@link ReadOnlyVaultError}; {@link IntegrityError} when the index's rows do not match its commitment;
+   * {@link IoError} when the vault cannot be written.
+   */
+  async reencrypt(options: JobOptions = {}): Promise<ReencryptReport> {
+    const session = this.#unlocked();
+    session.requireWritable();
+    this.#requireNoJob();
+    this.#reencrypting = true;
+    const job = new Reencryption(session, options.onProgress);
+    let rotated = false;
+    const turn = <T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> => {
+      if (this.#session !== session) throw new CancelledError();
+      return this.#activity.run('rewrite', REENCRYPTING, options.signal, work);
+    };
+    try {
+      await turn(async (signal) => {
+        checkVaultFolder(this.dir);
+        if (session.keys.keyring.keyIds.length === 1) {
+          await this.#rotate(session);
+          rotated = true;
+        }
+        await job.plan(signal);
+      });
+      let retired: RetiredKeys | undefined;
+      do {
+        while (await turn((signal) => job.step(signal)));
+        // Planned again in the turn that retires the keys: something may have been written under an older key
+        // between batches (a file recovered by verify --repair, say), and nothing can be while it runs.
+        retired = await turn(async (signal) =>
+          (await job.plan(signal)) ? undefined : this.#retireOldKeys(session, job),
+        );
+      } while (retired === undefined);
+      const problems = [...job.problems, ...retired.problems];
+      this.#record({
+        kind: 'reencrypt',
+        outcome: problems.length > 0 ? 'problems' : 'done',
+        counts: {
+          keyId: session.keys.keyring.activeKeyId,
+          files: job.counts.files,
+          records: job.counts.records,
+          keysRemoved: retired.removedKeyIds.length,
+        },
+      });
+      return {
+        keyId: session.keys.keyring.activeKeyId,
+        rotated,
+        removedKeyIds: retired.removedKeyIds,
+        filesReencrypted: job.counts.files,
+        bytesReencrypted: job.counts.bytes,
+        recordsResealed: job.counts.records,
+        logEntriesResealed: retired.logEntriesResealed,
+        problems,
+      };
+    } catch (error) {
+      this.#record({
+        kind: 'reencrypt',
+        outcome: error instanceof CancelledError ? 'cancelled' : 'failed',
+        counts: { files: job.counts.files, records: job.counts.records },
+      });
+      throw error;
+    } finally {
+      this.#reencrypting = false;
+    }
+  }
+
+  /**
+   * The end of a re-encryption, once nothing in the index names an older key: the index commitment, the tree
+   * snapshot and the activity log move to the active key, and then, unless something could not be (damage), every
+   * older key leaves the header and its backup.
+   */
+  async #retireOldKeys(session: Session, job: Reencryption): Promise<RetiredKeys> {
+    const { keyring } = session.keys;
+    const active = keyring.activeKeyId;
+    session.rekeyCommitment();
+    session.resealSnapshot();
+    const log = this.#log?.reseal() ?? { resealed: 0, unopened: 0 };
+    const problems: Problem[] = [];
+    if (log.unopened > 0) {
+      problems.push({
+        path: '(activity log)',
+        code: 'INTEGRITY',
+        message:
+          `${log.unopened} entries of the activity log under an older key do not open, so they were not sealed ` +
+          'again and the older keys stay. Move activity.log out of the vault folder (keep it as evidence) and run ' +
+          'the re-encryption again.',
+      });
+    }
+    const old = keyring.keyIds.filter((keyId) => keyId !== active);
+    if (job.incomplete || problems.length > 0 || old.length === 0)
+      return { removedKeyIds: [], logEntriesResealed: log.resealed, problems };
+    await this.#changeHeader((current, headerBytes) =>
+      Promise.resolve({
+        headerBytes: keepOnlyActiveDek(this.#sodium, current.keys, headerBytes, active),
+        openedSlotSalt: current.keys.openedSlotSalt,
+      }),
+    );
+    for (const keyId of old) keyring.remove(keyId);
+    return { removedKeyIds: old, logEntriesResealed: log.resealed, problems };
   }
 
   /**
@@ -1136,6 +1265,16 @@ function logProblemOf(error: unknown): Problem {
     code: cause instanceof CofferError ? cause.code : 'IO',
     message: cause instanceof Error ? cause.message : String(cause),
   };
+}
+
+/** What doing {@link Vault.reencrypt} is called in a {@link BusyError}. */
+const REENCRYPTING = 're-encrypting the vault';
+
+/** The end of a re-encryption: the keys removed from the header, and why none were. */
+interface RetiredKeys {
+  readonly removedKeyIds: readonly number[];
+  readonly logEntriesResealed: number;
+  readonly problems: readonly Problem[];
 }
 
 /** Stores the session's tree snapshot (when asked) and wipes its keys. */

@@ -109,6 +109,32 @@ test('settings: content protection is shown as not available in the preview; clo
     .toMatchObject([{ name: 'Personal', locked: true }]);
 });
 
+test('settings: locking on sleep and on screen lock is on by default, and turning it off is kept', async ({
+  coffer,
+}) => {
+  const { page } = coffer;
+  const preview = previewOf(coffer);
+  await createVault(coffer);
+  await page.getByRole('button', { name: 'Settings' }).click();
+  const settings = page.getByRole('dialog', { name: 'Settings' });
+  const group = settings.getByRole('group', { name: 'Also lock' });
+  const onSleep = group.getByRole('checkbox', { name: 'Lock when the computer goes to sleep' });
+  const onScreenLock = group.getByRole('checkbox', { name: 'Lock when the screen locks' });
+  await expect(onSleep).toBeChecked();
+  await expect(onScreenLock).toBeChecked();
+  await expect(onSleep).toHaveAccessibleDescription(/^Sleep and screen lock: the desktop app hears of these/);
+
+  await onSleep.uncheck();
+  await expect
+    .poll(() => preview.invoke('settings.get', {}))
+    .toMatchObject({ lockOnSuspend: false, lockOnScreenLock: true });
+  await page.keyboard.press('Escape');
+  await expect(settings).toBeHidden();
+  await page.getByRole('button', { name: 'Settings' }).click();
+  await expect(onSleep).not.toBeChecked();
+  await expect(onScreenLock).toBeChecked();
+});
+
 /**
  * Stands in for the parts of the browser a notification test needs to control, before the app's own code runs:
  * the Notification API (records instead of showing; permission granted), whether the page is in the background,

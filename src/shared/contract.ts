@@ -84,6 +84,10 @@ const settingsShape = {
   reduceMotion: z.boolean(),
   /** Lock every vault when the window closes (in the preview: when the page is closed or left). */
   lockOnClose: z.boolean(),
+  /** Lock every vault when the computer suspends (Electron; a browser cannot tell). */
+  lockOnSuspend: z.boolean(),
+  /** Lock every vault when the system's screen locks (Electron; a browser cannot tell). */
+  lockOnScreenLock: z.boolean(),
   /**
    * Hide the window's contents from screen capture and screen sharing (Electron's setContentProtection, on macOS
    * and Windows; see {@link HostCapabilities.contentProtection}).

@@ -54,6 +54,17 @@ for (const colorScheme of ['light', 'dark'] as const) {
     await page.getByRole('row', { name: /notes\.md/ }).click();
     await check('browser (files, one selected, a finished job)');
 
+    // The one-time notice before the first "Open with default app"; cancelled, so it is still the first next time.
+    await page.getByRole('button', { name: 'Preview' }).click();
+    await page.getByRole('button', { name: 'Open with default app' }).click();
+    const notice = page.getByRole('dialog', { name: 'Open a decrypted copy?' });
+    await expect(notice).toBeVisible();
+    await check('open a copy (the one-time notice)');
+    await page.keyboard.press('Escape');
+    await expect(notice).toBeHidden();
+    await page.keyboard.press('Escape');
+    await expect(page.getByRole('dialog')).toHaveCount(0);
+
     await dropFiles(page, [{ name: 'notes.md', size: 10 }]);
     await expect(page.getByRole('alertdialog', { name: '“notes.md” already exists' })).toBeVisible();
     await check('add (a name that already exists)');

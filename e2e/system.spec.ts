@@ -85,14 +85,21 @@ test('show in folder after a restore: the window names the job, the back end sho
     .toEqual([{ action: 'show', path: join(coffer.restoreDir, 'photo.jpg') }]);
 });
 
+/** Creates a vault and opens the Settings dialog. */
+async function settingsOfNewVault(coffer: CofferApp) {
+  await createVault(coffer);
+  await coffer.page.getByRole('button', { name: 'Settings' }).click();
+  return {
+    page: coffer.page,
+    preview: previewOf(coffer),
+    settings: coffer.page.getByRole('dialog', { name: 'Settings' }),
+  };
+}
+
 test('settings: content protection is shown as not available in the preview; closing the page locks the vaults', async ({
   coffer,
 }) => {
-  const { page } = coffer;
-  const preview = previewOf(coffer);
-  await createVault(coffer);
-  await page.getByRole('button', { name: 'Settings' }).click();
-  const settings = page.getByRole('dialog', { name: 'Settings' });
+  const { page, preview, settings } = await settingsOfNewVault(coffer);
   const protection = settings.getByRole('checkbox', {
     name: 'Hide the window from screen capture and screen sharing',
   });
@@ -107,6 +114,28 @@ test('settings: content protection is shown as not available in the preview; clo
   await expect
     .poll(() => preview.invoke('vault.listOpen', {}))
     .toMatchObject([{ name: 'Personal', locked: true }]);
+});
+
+test('settings: locking on sleep and on screen lock is on by default, and turning it off is kept', async ({
+  coffer,
+}) => {
+  const { page, preview, settings } = await settingsOfNewVault(coffer);
+  const group = settings.getByRole('group', { name: 'Also lock' });
+  const onSleep = group.getByRole('checkbox', { name: 'Lock when the computer goes to sleep' });
+  const onScreenLock = group.getByRole('checkbox', { name: 'Lock when the screen locks' });
+  await expect(onSleep).toBeChecked();
+  await expect(onScreenLock).toBeChecked();
+  await expect(onSleep).toHaveAccessibleDescription(/^Sleep and screen lock: the desktop app hears of these/);
+
+  await onSleep.uncheck();
+  await expect
+    .poll(() => preview.invoke('settings.get', {}))
+    .toMatchObject({ lockOnSuspend: false, lockOnScreenLock: true });
+  await page.keyboard.press('Escape');
+  await expect(settings).toBeHidden();
+  await page.getByRole('button', { name: 'Settings' }).click();
+  await expect(onSleep).not.toBeChecked();
+  await expect(onScreenLock).toBeChecked();
 });
 
 /**

@@ -1,4 +1,7 @@
-import type { LockReason } from '../../src/shared/contract.js';
+import type { LockReason, Settings } from '../../src/shared/contract.js';
+
+/** The settings the auto-lock follows. */
+export type AutoLockSettings = Pick<Settings, 'autoLockMinutes' | 'lockOnSuspend' | 'lockOnScreenLock'>;
 
 /** The slice of Electron's powerMonitor the auto-lock uses (structural, so tests can drive it). */
 export interface PowerMonitorLike {
@@ -11,8 +14,11 @@ export interface PowerMonitorLike {
 
 export interface AutoLockOptions {
   readonly powerMonitor: PowerMonitorLike;
-  /** The auto-lock setting in minutes; 0 = off. Read at every poll, so a change applies at once. */
-  readonly autoLockMinutes: () => Promise<number>;
+  /**
+   * The auto-lock settings (minutes, 0 = off; whether suspend and screen lock lock). Read at every poll and every
+   * suspend or screen lock, so a change applies at once.
+   */
+  readonly settings: () => Promise<AutoLockSettings>;
   readonly lockAll: (reason: LockReason) => Promise<void>;
   /** How often the idle time is read. */
   readonly pollMs?: number;
@@ -22,14 +28,14 @@ export interface AutoLockOptions {
 
 /**
  * Locks every vault when the system has been idle (no keyboard or mouse anywhere) for the configured minutes,
- * and at once on suspend and on screen lock. Polls the system idle time rather than watching the window, so
+ * and at once on suspend and on screen lock (each where its setting is on). Polls the system idle time rather than watching the window, so
  * working in another program while a vault is open also counts as Coffer being unused. After an idle lock it
  * waits for the user to come back before it can lock for idleness again. Electron emits 'lock-screen' on macOS and
  * Windows only, so each poll also asks whether the screen is locked (how Linux's lock is seen, within a poll),
  * whatever the idle minutes, and locks once per screen lock. Returns a function that stops it.
  */
 export function startAutoLock(options: AutoLockOptions): () => void {
-  const { powerMonitor, autoLockMinutes, lockAll } = options;
+  const { powerMonitor, settings, lockAll } = options;
   const schedule = options.setInterval ?? ((callback, ms) => setInterval(callback, ms));
   const cancel =
     options.clearInterval ??
@@ -44,13 +50,13 @@ export function startAutoLock(options: AutoLockOptions): () => void {
     if (polling) return;
     polling = true;
     try {
+      const { autoLockMinutes: minutes, lockOnScreenLock } = await settings();
       const screenLocked = powerMonitor.getSystemIdleState(1) === 'locked';
       if (!screenLocked) lockedThisScreenLock = false;
-      else if (!lockedThisScreenLock) {
+      else if (!lockedThisScreenLock && lockOnScreenLock) {
         lockedThisScreenLock = true;
         await lockAll('screen-lock');
       }
-      const minutes = await autoLockMinutes();
       const idleSeconds = powerMonitor.getSystemIdleTime();
       if (minutes <= 0 || idleSeconds < minutes * 60) {
         lockedThisIdle = false;
@@ -63,10 +69,10 @@ export function startAutoLock(options: AutoLockOptions): () => void {
     }
   };
   const onSuspend = (): void => {
-    void lockAll('suspend');
+    void settings().then((current) => (current.lockOnSuspend ? lockAll('suspend') : undefined));
   };
   const onScreenLock = (): void => {
-    void lockAll('screen-lock');
+    void settings().then((current) => (current.lockOnScreenLock ? lockAll('screen-lock') : undefined));
   };
 
   powerMonitor.on('suspend', onSuspend);

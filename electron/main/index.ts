@@ -25,7 +25,7 @@ import { installMenu } from './menu.js';
 import { findElectronSqliteBinding } from './native-binding.js';
 import { windowOptions } from './window-options.js';
 
-/** Used when the settings cannot be read: lock after ten idle minutes rather than never. */
+/** Used when the settings cannot be read: lock after ten idle minutes rather than never (and on suspend and screen lock). */
 const FALLBACK_AUTO_LOCK_MINUTES = 10;
 
 // Both must happen before `ready`.
@@ -144,9 +144,11 @@ async function launch(): Promise<void> {
   const stopAutoLock = startAutoLock({
     powerMonitor,
     lockAll,
-    autoLockMinutes: async () => {
+    settings: async () => {
       const settings = await backend.handle('settings.get', {});
-      return settings.ok ? (settings.value as Settings).autoLockMinutes : FALLBACK_AUTO_LOCK_MINUTES;
+      return settings.ok
+        ? (settings.value as Settings)
+        : { autoLockMinutes: FALLBACK_AUTO_LOCK_MINUTES, lockOnSuspend: true, lockOnScreenLock: true };
     },
   });
   window = createWindow(backend);

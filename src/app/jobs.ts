@@ -16,25 +16,31 @@ export interface JobContext {
 }
 
 /**
- * Passes progress on at most once per interval: the first at once, later ones at the end of their interval, and
- * always the latest (a burst of a thousand files becomes one or two events, never a stale one).
+ * Passes what a job reports on at most once per interval: the first at once, later ones at the end of their
+ * interval, folded together by `merge` (by default the latest replaces what was pending: a burst of a thousand
+ * progress reports becomes one or two events, never a stale one).
  */
-export class ProgressCoalescer {
-  readonly #send: (progress: Progress) => void;
+export class EventCoalescer<T> {
+  readonly #send: (value: T) => void;
+  readonly #merge: (pending: T, next: T) => T;
   readonly #intervalMs: number;
   readonly #now: () => number;
   #lastSentAt = Number.NEGATIVE_INFINITY;
-  #pending: Progress | undefined;
+  #pending: T | undefined;
   #timer: ReturnType<typeof setTimeout> | undefined;
 
-  constructor(send: (progress: Progress) => void, options: { intervalMs?: number; now?: () => number } = {}) {
+  constructor(
+    send: (value: T) => void,
+    options: { intervalMs?: number; now?: () => number; merge?: (pending: T, next: T) => T } = {},
+  ) {
     this.#send = send;
+    this.#merge = options.merge ?? ((_, next) => next);
     this.#intervalMs = options.intervalMs ?? 1000 / PROGRESS_EVENTS_PER_SECOND;
     this.#now = options.now ?? (() => performance.now());
   }
 
-  push(progress: Progress): void {
-    this.#pending = progress;
+  push(value: T): void {
+    this.#pending = this.#pending === undefined ? value : this.#merge(this.#pending, value);
     const wait = this.#lastSentAt + this.#intervalMs - this.#now();
     if (wait <= 0) this.flush();
     else
@@ -47,11 +53,11 @@ export class ProgressCoalescer {
   flush(): void {
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#timer = undefined;
-    const progress = this.#pending;
-    if (!progress) return;
+    const value = this.#pending;
+    if (value === undefined) return;
     this.#pending = undefined;
     this.#lastSentAt = this.#now();
-    this.#send(progress);
+    this.#send(value);
   }
 }
 
@@ -63,7 +69,7 @@ interface RunningJob {
 
 /**
  * The jobs running in the back end: one AbortController each, events in the contract's order ('started',
- * 'progress'/'item', 'problem' per problem of the report, exactly one 'ended').
+ * 'progress'/'items', 'problem' per problem of the report, exactly one 'ended').
  */
 export class JobRegistry {
   readonly #jobs = new Map<string, RunningJob>();
@@ -88,9 +94,28 @@ export class JobRegistry {
     const controller = new AbortController();
     const base = { jobId, vaultId, kind };
     const summary: RunningJob['summary'] = { ...base };
-    const progress = new ProgressCoalescer((latest) => {
+    const progress = new EventCoalescer<Progress>((latest) => {
       this.#emit({ ...base, type: 'progress', progress: latest });
     }, this.#coalescing);
+    // Items go out in batches at the same pace as progress: one event per file cost the preview server a
+    // WebSocket frame each (and Electron an IPC message each), about a third of the time of adding 1,000 small files.
+    const items = new EventCoalescer<VaultEntry[]>(
+      (entries) => {
+        this.#emit({ ...base, type: 'items', entries });
+      },
+      {
+        ...this.#coalescing,
+        // The pending list is this coalescer's own (each push brings a new one), so it may grow in place.
+        merge: (pending, next) => {
+          pending.push(...next);
+          return pending;
+        },
+      },
+    );
+    const flush = (): void => {
+      items.flush();
+      progress.flush();
+    };
     const context: JobContext = {
       signal: controller.signal,
       onProgress: (latest) => {
@@ -98,8 +123,7 @@ export class JobRegistry {
         progress.push(latest);
       },
       onItem: (entry) => {
-        progress.flush();
-        this.#emit({ ...base, type: 'item', entry });
+        items.push([entry]);
       },
     };
     this.#emit({ ...base, type: 'started' });
@@ -110,11 +134,11 @@ export class JobRegistry {
         await Promise.resolve();
         if (controller.signal.aborted) throw new CancelledError();
         const result = await work(context);
-        progress.flush();
+        flush();
         for (const problem of result.report.problems) this.#emit({ ...base, type: 'problem', problem });
         event = { ...base, type: 'ended', status: 'done', result };
       } catch (error) {
-        progress.flush();
+        flush();
         if (error instanceof CancelledError || controller.signal.aborted) {
           event = { ...base, type: 'ended', status: 'cancelled' };
         } else {

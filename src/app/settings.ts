@@ -18,6 +18,9 @@ export const DEFAULT_SETTINGS: Settings = {
   reduceMotion: false,
   // Closing the window is what many people do to leave their files: it locks unless they choose otherwise.
   lockOnClose: true,
+  // A sleeping or locked computer is one its owner left: on unless they choose otherwise.
+  lockOnSuspend: true,
+  lockOnScreenLock: true,
   // Off by default: it blanks the window in screen sharing (a support call, a presentation) without saying why.
   contentProtection: false,
   openCopyNoticeShown: false,
@@ -37,6 +40,8 @@ const storedSchema = z.strictObject({
   settings: z.extend(settingsSchema, {
     reduceMotion: z._default(z.boolean(), DEFAULT_SETTINGS.reduceMotion),
     lockOnClose: z._default(z.boolean(), DEFAULT_SETTINGS.lockOnClose),
+    lockOnSuspend: z._default(z.boolean(), DEFAULT_SETTINGS.lockOnSuspend),
+    lockOnScreenLock: z._default(z.boolean(), DEFAULT_SETTINGS.lockOnScreenLock),
     contentProtection: z._default(z.boolean(), DEFAULT_SETTINGS.contentProtection),
     openCopyNoticeShown: z._default(z.boolean(), DEFAULT_SETTINGS.openCopyNoticeShown),
   }),

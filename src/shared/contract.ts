@@ -86,6 +86,10 @@ const settingsShape = {
   reduceMotion: z.boolean(),
   /** Lock every vault when the window closes (in the preview: when the page is closed or left). */
   lockOnClose: z.boolean(),
+  /** Lock every vault when the computer suspends (Electron; a browser cannot tell). */
+  lockOnSuspend: z.boolean(),
+  /** Lock every vault when the system's screen locks (Electron; a browser cannot tell). */
+  lockOnScreenLock: z.boolean(),
   /**
    * Hide the window's contents from screen capture and screen sharing (Electron's setContentProtection, on macOS
    * and Windows; see {@link HostCapabilities.contentProtection}).
@@ -341,7 +345,8 @@ interface JobEventBase {
 
 /**
  * What a job reports, in order: 'started', then 'progress' (coalesced to at most about 20 a second; the last
- * one is always sent), 'item' per file or folder done, 'problem' per thing skipped or damaged, and exactly one
+ * one is always sent) and 'items' (the files and folders done since the last 'items', at the same pace; every
+ * one is sent), 'problem' per thing skipped or damaged, and exactly one
  * 'ended' — 'done' with the report, 'cancelled' (by the user, or because the vault was locked or closed), or
  * 'failed' with an error. A job's events may arrive before the answer that carries its id (in the preview they
  * come over another connection): keep them by `jobId` until it is known.
@@ -350,7 +355,7 @@ export type JobEvent = JobEventBase &
   (
     | { readonly type: 'started' }
     | { readonly type: 'progress'; readonly progress: Progress }
-    | { readonly type: 'item'; readonly entry: VaultEntry }
+    | { readonly type: 'items'; readonly entries: readonly VaultEntry[] }
     | { readonly type: 'problem'; readonly problem: Problem }
     | { readonly type: 'ended'; readonly status: 'done'; readonly result: JobReport }
     | { readonly type: 'ended'; readonly status: 'cancelled' }

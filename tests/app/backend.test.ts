@@ -317,10 +317,11 @@ describe('jobs', () => {
       status: 'done',
       result: { kind: 'add', report: { filesAdded: 2 } },
     });
-    expect(added.flatMap((event) => (event.type === 'item' ? [event.entry.path] : [])).sort()).toEqual([
-      '/a.txt',
-      '/b.bin',
-    ]);
+    expect(
+      added
+        .flatMap((event) => (event.type === 'items' ? event.entries.map((entry) => entry.path) : []))
+        .sort(),
+    ).toEqual(['/a.txt', '/b.bin']);
     expect(added.some((event) => event.type === 'progress')).toBe(true);
 
     const out = tempDir();
@@ -453,7 +454,12 @@ describe('jobs', () => {
     let cancelled = false;
     app.backend.onEvent((event, payload) => {
       const job = payload as JobEvent;
-      if (event === 'job' && job.type === 'item' && job.entry.type === 'file' && !cancelled) {
+      if (
+        event === 'job' &&
+        job.type === 'items' &&
+        job.entries.some((entry) => entry.type === 'file') &&
+        !cancelled
+      ) {
         cancelled = true;
         void app.backend.handle('job.cancel', { jobId: job.jobId });
       }
@@ -478,7 +484,7 @@ describe('jobs', () => {
     if (!picked) throw new Error('nothing picked');
     app.backend.onEvent((event, payload) => {
       const job = payload as JobEvent;
-      if (event === 'job' && job.type === 'item') void app.backend.handle('vault.lock', { vaultId });
+      if (event === 'job' && job.type === 'items') void app.backend.handle('vault.lock', { vaultId });
     });
     const { jobId } = await app.call('job.add', { vaultId, source: picked.handle });
     expect((await app.jobEvents(jobId)).at(-1)).toMatchObject({ status: 'cancelled' });

@@ -122,4 +122,25 @@ describe('settings store', () => {
     expect(store.problem).toBeUndefined();
     expect(store.settings).toEqual({ ...DEFAULT_SETTINGS, autoLockMinutes: 7, theme: 'dark' });
   });
+
+  it('locks on suspend and on screen lock by default, and keeps either turned off', async () => {
+    const dataDir = tempDir();
+    writeFileSync(
+      join(dataDir, SETTINGS_FILE),
+      JSON.stringify({ version: 1, settings: { autoLockMinutes: 7, theme: 'dark' }, recent: [] }),
+    );
+    const app = await newApp({ dataDir });
+    expect(await app.call('settings.get', {})).toMatchObject({ lockOnSuspend: true, lockOnScreenLock: true });
+    await app.call('settings.set', { lockOnSuspend: false });
+    expect(await app.call('settings.set', { lockOnScreenLock: false })).toMatchObject({
+      lockOnSuspend: false,
+      lockOnScreenLock: false,
+    });
+    expect((await app.raw('settings.set', { lockOnSuspend: 'no' })).ok).toBe(false);
+    expect((await SettingsStore.load(dataDir)).settings).toMatchObject({
+      autoLockMinutes: 7,
+      lockOnSuspend: false,
+      lockOnScreenLock: false,
+    });
+  });
 });

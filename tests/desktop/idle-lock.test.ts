@@ -1,9 +1,14 @@
 import { describe, expect, it } from 'vitest';
 
-import { startAutoLock, type PowerMonitorLike } from '../../electron/main/idle-lock.js';
+import {
+  startAutoLock,
+  type AutoLockSettings,
+  type PowerMonitorLike,
+} from '../../electron/main/idle-lock.js';
 
 /** A power monitor and a clock the test drives by hand: no timers, no waiting. */
-function harness(minutes: number) {
+function harness(minutes: number, triggers: Partial<AutoLockSettings> = {}) {
+  const settings = { autoLockMinutes: minutes, lockOnSuspend: true, lockOnScreenLock: true, ...triggers };
   const listeners = new Map<string, () => void>();
   let idleSeconds = 0;
   let screenLocked = false;
@@ -17,7 +22,7 @@ function harness(minutes: number) {
   };
   const stop = startAutoLock({
     powerMonitor,
-    autoLockMinutes: () => Promise.resolve(minutes),
+    settings: () => Promise.resolve(settings),
     lockAll: (reason) => {
       locks.push(reason);
       return Promise.resolve();
@@ -63,10 +68,11 @@ describe('auto-lock', () => {
     expect(h.locks).toEqual([]);
   });
 
-  it('locks at once on suspend and on screen lock, and stops listening when stopped', () => {
+  it('locks at once on suspend and on screen lock, and stops listening when stopped', async () => {
     const h = harness(0);
     h.listeners.get('suspend')?.();
     h.listeners.get('lock-screen')?.();
+    await new Promise((resolve) => setImmediate(resolve));
     expect(h.locks).toEqual(['suspend', 'screen-lock']);
     h.stop();
     expect(h.listeners.size).toBe(0);
@@ -80,5 +86,24 @@ describe('auto-lock', () => {
     await h.poll(0, false);
     await h.poll(0, true);
     expect(h.locks).toEqual(['screen-lock', 'screen-lock']);
+  });
+
+  it('does not lock on suspend when that setting is off, and still on screen lock', async () => {
+    const h = harness(0, { lockOnSuspend: false });
+    h.listeners.get('suspend')?.();
+    h.listeners.get('lock-screen')?.();
+    await h.poll(0, true);
+    expect(h.locks).toEqual(['screen-lock', 'screen-lock']);
+  });
+
+  it('does not lock on screen lock (the event or a poll that sees it) when that setting is off; idle still locks', async () => {
+    const h = harness(5, { lockOnScreenLock: false });
+    h.listeners.get('lock-screen')?.();
+    await h.poll(0, true);
+    await h.poll(20, true);
+    expect(h.locks).toEqual([]);
+    h.listeners.get('suspend')?.();
+    await h.poll(300, true);
+    expect(h.locks).toEqual(['suspend', 'idle']);
   });
 });

@@ -10,13 +10,17 @@ import { PanelDialog } from './PanelDialog.js';
 const THEME_LABELS = { system: 'Same as the system', light: 'Light', dark: 'Dark' } as const;
 
 /** The on/off settings shown as plain checkboxes, in order. */
-const TOGGLES = [
-  ['reduceMotion', 'Reduce motion'],
-  ['lockOnClose', 'Lock when the window closes'],
+const TOGGLES = [['reduceMotion', 'Reduce motion']] as const;
+
+/** What locks besides idle minutes; `system`: the system reports it (to the desktop app; a browser is not told). */
+const LOCK_TRIGGERS = [
+  ['lockOnClose', 'Lock when the window closes', false],
+  ['lockOnSuspend', 'Lock when the computer goes to sleep', true],
+  ['lockOnScreenLock', 'Lock when the screen locks', true],
 ] as const;
 
 /**
- * Auto-lock minutes and lock on close, theme and reduced motion, and hiding the window from screen capture (where
+ * Auto-lock minutes and triggers (window close, sleep, screen lock), theme and reduced motion, and hiding the window from screen capture (where
  * the host can); each change is saved and applied at once.
  */
 export function SettingsDialog({ onClose }: { onClose: () => void }) {
@@ -25,6 +29,7 @@ export function SettingsDialog({ onClose }: { onClose: () => void }) {
   const [error, setError] = useState<string | null>(null);
   const minutesHint = useId();
   const protectionHint = useId();
+  const triggersHint = useId();
   const capabilities = useCapabilities();
 
   useEffect(() => {
@@ -112,6 +117,26 @@ export function SettingsDialog({ onClose }: { onClose: () => void }) {
               ))}
             </select>
           </label>
+          <fieldset className="field">
+            <legend className="label">Also lock</legend>
+            {LOCK_TRIGGERS.map(([key, label, system]) => (
+              <label key={key} className="checkbox">
+                <input
+                  type="checkbox"
+                  checked={settings[key]}
+                  aria-describedby={system ? triggersHint : undefined}
+                  onChange={(event) => {
+                    save({ [key]: event.target.checked });
+                  }}
+                />
+                {label}
+              </label>
+            ))}
+            <span className="hint" id={triggersHint}>
+              Sleep and screen lock: the desktop app hears of these from the system; the preview in a browser
+              does not.
+            </span>
+          </fieldset>
           {TOGGLES.map(([key, label]) => (
             <label key={key} className="checkbox">
               <input

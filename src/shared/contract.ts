@@ -155,6 +155,40 @@ export const requestSchemas = {
    */
   'vault.rotateKey': z.strictObject(vaultRef),
 
+  // ── keys and the activity log: the vault's Security page (issue 14) ──
+  /**
+   * Changes the passphrase this session was unlocked with. `current` is that passphrase (or, after an unlock with
+   * the recovery key, the key), checked against the header first without changing anything: someone at an
+   * unlocked, unattended window cannot lock its owner out. `kdf` defaults to the slot's own preset.
+   */
+  'security.changePassphrase': z.strictObject({
+    ...vaultRef,
+    current: passphrase,
+    passphrase,
+    kdf: z.optional(z.enum(KDF_PRESET_NAMES)),
+  }),
+  /** Adds a passphrase in a new key slot (at most 8); `current` as for changing it. */
+  'security.addPassphrase': z.strictObject({
+    ...vaultRef,
+    current: passphrase,
+    passphrase,
+    kdf: z._default(z.enum(KDF_PRESET_NAMES), 'moderate'),
+  }),
+  /** Removes key slot `index` (VaultInfo.slots); never the last one nor the one this session was unlocked with. */
+  'security.removeSlot': z.strictObject({ ...vaultRef, index: boundedInt(0, 7) }),
+  /**
+   * Makes a new recovery key, revoking the previous one; `current` as for changing the passphrase. The answer is
+   * the one copy of the key there is: show it once, never log it.
+   */
+  'security.makeRecoveryKey': z.strictObject({ ...vaultRef, current: passphrase }),
+  /** The vault's activity log: entries oldest first, how many the size bound dropped, what is wrong with it. */
+  'security.activityLog': z.strictObject(vaultRef),
+  /**
+   * What the activity log could not record since the last call (the operations themselves are done), and forgets
+   * it: the window asks after each change and each job, and shows each as a problem.
+   */
+  'security.logProblems': z.strictObject(vaultRef),
+
   // ── recent vaults (settings store) ──
   /** Recent vaults, most recent first; `missing` is refreshed from disk on each call. */
   'recent.list': z.strictObject({}),
@@ -377,6 +411,32 @@ export interface UnlockResult {
   readonly rollbackWarning: string | null;
 }
 
+/** After a key change: what the activity log could not record about it (the change itself is done). */
+export interface SecurityChange {
+  readonly logProblems: readonly Problem[];
+}
+
+/** One activity-log entry as the window shows it (plain data: what, when, how many; no names). */
+export interface ActivityLogEntry {
+  readonly seq: number;
+  /** Milliseconds since the epoch. */
+  readonly time: number;
+  /** The engine's kind (`unlock`, `add`, `passphrase-changed`…), or `unknown-<n>` from a newer Coffer. */
+  readonly kind: string;
+  readonly outcome: 'done' | 'problems' | 'cancelled' | 'failed';
+  readonly counts: Readonly<Record<string, number>>;
+  readonly flags: readonly string[];
+}
+
+export interface ActivityLogView {
+  /** Oldest first, as stored. */
+  readonly entries: readonly ActivityLogEntry[];
+  /** Older entries the size bound dropped. */
+  readonly dropped: number;
+  /** What is wrong with the log (a torn last entry, damaged or reordered entries), in the engine's words. */
+  readonly problems: readonly { readonly kind: string; readonly message: string }[];
+}
+
 export interface Responses {
   /** null when the user cancelled the dialog. */
   'dialog.pickFolder': PickedHandle | null;
@@ -396,6 +456,12 @@ export interface Responses {
   'vault.listOpen': readonly VaultSummary[];
   /** The new key's id and the one it replaces as the active key. */
   'vault.rotateKey': { readonly keyId: number; readonly previousKeyId: number };
+  'security.changePassphrase': SecurityChange;
+  'security.addPassphrase': SecurityChange & { readonly index: number };
+  'security.removeSlot': SecurityChange;
+  'security.makeRecoveryKey': SecurityChange & { readonly recoveryKey: string };
+  'security.activityLog': ActivityLogView;
+  'security.logProblems': readonly Problem[];
   'recent.list': readonly RecentVault[];
   'recent.add': RecentVault;
   'recent.forget': null;
@@ -457,6 +523,9 @@ export const SECRET_CHANNELS: readonly Channel[] = [
   'vault.create',
   'vault.unlock',
   'vault.unlockWithRecoveryKey',
+  'security.changePassphrase',
+  'security.addPassphrase',
+  'security.makeRecoveryKey',
 ];
 
 export function isChannel(name: string): name is Channel {

@@ -5,8 +5,7 @@ import type { ActivityLogView } from '../../shared/contract.js';
 import { call } from '../api.js';
 import { ErrorText } from '../components/ErrorText.js';
 import { formatDate } from '../format.js';
-import { plural } from '../store.js';
-import { describeActivity, droppedSentence } from './activity-words.js';
+import { describeActivity, droppedSentence, entriesCount } from './activity-words.js';
 import { useSecurityAction } from './use-security-action.js';
 
 const ROW_HEIGHT = 34;
@@ -44,7 +43,7 @@ export function ActivityLogTab({ vaultId }: { vaultId: string }) {
         <p className="muted" role="status">
           {log === null
             ? 'Reading the activity log…'
-            : `${plural(log.entries.length, 'entry')}, newest first. The log records what happened and how much, never names.`}
+            : `${entriesCount(log.entries.length)}, newest first. The log records what happened and how much, never names.`}
         </p>
         <button type="button" className="small" disabled={busy} onClick={load}>
           Refresh

@@ -4,11 +4,7 @@ import { createPortal } from 'react-dom';
 import { Dialog, Heading, Modal, ModalOverlay } from 'react-aria-components';
 
 import { formatDate } from '../format.js';
-
-/** "ABCDE-FGHIJ-…" as its groups of five. */
-export function recoveryKeyGroups(recoveryKey: string): string[] {
-  return recoveryKey.split(/[\s-]+/u).filter((group) => group !== '');
-}
+import { recoveryKeyGroups } from './recovery-key-groups.js';
 
 const PURPOSE =
   'This key opens the vault if every passphrase is forgotten. Anyone who has it can open the vault: keep it ' +

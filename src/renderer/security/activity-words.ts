@@ -7,6 +7,12 @@ type Counts = Readonly<Record<string, number>>;
 
 const n = (counts: Counts, name: string): number => counts[name] ?? 0;
 
+/** "1 entry", "12 entries" (the store's `plural` adds an s). */
+export function entriesCount(count: number, adjective = ''): string {
+  const noun = `${adjective}${adjective === '' ? '' : ' '}${count === 1 ? 'entry' : 'entries'}`;
+  return `${count.toLocaleString()} ${noun}`;
+}
+
 /** "3 files, 1 folder (2.1 MB)", leaving out what is zero. */
 function items(counts: Counts): string {
   const parts = [];
@@ -41,9 +47,9 @@ const KIND_WORDS: Readonly<Record<string, (counts: Counts, flags: readonly strin
   'recovery-key-made': () => 'Made a new recovery key (the previous one stopped working)',
   'header-imported': () => 'Put back a header backup',
   'log-trimmed': (counts) =>
-    `Made room in this log: dropped the ${plural(n(counts, 'dropped'), 'oldest entry')}`,
+    `Made room in this log: dropped the ${entriesCount(n(counts, 'dropped'), 'oldest')}`,
   'log-repaired': (counts) =>
-    `Repaired the end of this log after a crash (${plural(n(counts, 'discardedEntries'), 'entry')} lost)`,
+    `Repaired the end of this log after a crash (${entriesCount(n(counts, 'discardedEntries'))} lost)`,
 };
 
 const OUTCOME_WORDS = {
@@ -65,7 +71,7 @@ export function describeActivity(entry: ActivityLogEntry): string {
 /** "12 older entries were dropped…" for the head of the log view, or null when none were. */
 export function droppedSentence(dropped: number): string | null {
   if (dropped === 0) return null;
-  return `${plural(dropped, 'older entry')} ${dropped === 1 ? 'was' : 'were'} dropped to keep the log small (it keeps the most recent ones).`;
+  return `${entriesCount(dropped, 'older')} ${dropped === 1 ? 'was' : 'were'} dropped to keep the log small (it keeps the most recent ones).`;
 }
 
 /**

@@ -84,7 +84,7 @@ for (const colorScheme of ['light', 'dark'] as const) {
       page.getByRole('region', { name: 'Activity log entries' }).getByRole('listitem').first(),
     ).toBeVisible();
     await check('security (activity log)');
-    await page.getByRole('button', { name: 'Close' }).click();
+    await page.getByRole('button', { name: 'Close', exact: true }).click();
 
     await page.getByRole('button', { name: 'Lock vault' }).click();
     const field = page.getByLabel('Passphrase');

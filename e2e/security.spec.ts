@@ -192,3 +192,20 @@ test('rotate and re-encrypt a vault of 1,000 files: the same bytes after restore
     }
   }
 });
+
+test('a header backup is saved through the folder dialog as a new file, the same bytes as the header', async ({
+  coffer,
+}) => {
+  const { page } = coffer;
+  await createVault(coffer);
+  await openSecurity(page, 'Passphrases');
+  await coffer.answerFolderDialogs([coffer.restoreDir]);
+  await page.getByRole('button', { name: 'Save a header backup…' }).click();
+  const status = page.getByRole('status').filter({ hasText: 'Header backup saved as' });
+  await expect(status).toBeVisible();
+  const [, fileName] = /“(.+)”/u.exec(await status.innerText()) ?? [];
+  expect(fileName).toMatch(/^Personal header \d{4}-\d{2}-\d{2}\.coffer-header$/u);
+  expect(sha256(await readFile(join(coffer.restoreDir, fileName ?? '')))).toBe(
+    sha256(await readFile(join(coffer.vaultParent, 'Personal', 'coffer.header'))),
+  );
+});

@@ -156,7 +156,7 @@ async function shoot(scheme: 'light' | 'dark', executablePath: string | undefine
     await page.getByRole('tab', { name: 'Activity log' }).click();
     await page.getByRole('region', { name: 'Activity log entries' }).getByRole('listitem').first().waitFor();
     await save('security-activity');
-    await page.getByRole('button', { name: 'Close' }).click();
+    await page.getByRole('button', { name: 'Close', exact: true }).click();
 
     await page.getByRole('button', { name: 'Settings' }).click();
     await page.getByLabel('Theme').waitFor();

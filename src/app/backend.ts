@@ -396,6 +396,7 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
       sodium: getSodium,
       vaultOf: (vaultId) => openVault(vaultId).vault,
       withPassphrase,
+      folderOf: (handle, vaultId) => folderOf(handle, 'header-backup', vaultId),
     }),
     'recent.list': async () => {
       const out: RecentVault[] = [];

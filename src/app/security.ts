@@ -3,12 +3,16 @@
  * the activity log and what the log could not record. Secrets arrive as strings over the contract (as for unlock)
  * and reach the engine only as wipeable buffers; keys never leave the engine.
  */
+import { existsSync } from 'node:fs';
+import { basename, join } from 'node:path';
+
 import { describeSlots } from '../core/crypto/key-slots.js';
 import { encodePassphrase } from '../core/crypto/kdf.js';
 import { RecoveryKey } from '../core/crypto/recovery-key.js';
 import type { SodiumBackend } from '../core/crypto/sodium.js';
 import { parseVaultHeader, unlockVaultKeys } from '../core/crypto/vault-header.js';
 import { InvalidArgumentError, WrongPassphraseError } from '../core/errors.js';
+import { writeFileAtomic } from '../core/vault/durable.js';
 import type { Vault } from '../core/vault/vault.js';
 import type { ParsedRequestOf, ResponseOf } from '../shared/contract.js';
 
@@ -18,7 +22,8 @@ export type SecurityChannel =
   | 'security.removeSlot'
   | 'security.makeRecoveryKey'
   | 'security.activityLog'
-  | 'security.logProblems';
+  | 'security.logProblems'
+  | 'security.exportHeader';
 
 type SecurityHandlers = {
   [C in SecurityChannel]: (request: ParsedRequestOf<C>) => Promise<ResponseOf<C>> | ResponseOf<C>;
@@ -63,6 +68,8 @@ export function securityHandlers(deps: {
   readonly sodium: () => Promise<SodiumBackend>;
   readonly vaultOf: (vaultId: string) => Vault;
   readonly withPassphrase: <T>(text: string, use: (passphrase: Buffer) => Promise<T>) => Promise<T>;
+  /** The folder a 'header-backup' handle of this vault names. */
+  readonly folderOf: (handle: string, vaultId: string) => string;
 }): SecurityHandlers {
   const confirmed = async (vaultId: string, current: string): Promise<Vault> => {
     const vault = deps.vaultOf(vaultId);
@@ -110,5 +117,34 @@ export function securityHandlers(deps: {
       };
     },
     'security.logProblems': (request) => deps.vaultOf(request.vaultId).takeLogProblems(),
+    'security.exportHeader': (request) => {
+      const vault = deps.vaultOf(request.vaultId);
+      const header = vault.exportHeader();
+      const folder = deps.folderOf(request.folder, request.vaultId);
+      const fileName = freeName(
+        folder,
+        `${basename(vault.dir)} header ${isoDate(new Date())}`,
+        HEADER_BACKUP_SUFFIX,
+      );
+      writeFileAtomic(join(folder, fileName), header);
+      return { fileName, folder };
+    },
   };
+}
+
+/** What a saved header backup's name ends with (what `coffer header import` reads back). */
+export const HEADER_BACKUP_SUFFIX = '.coffer-header';
+
+/** "2026-11-23", in the local calendar: the day the user sees. */
+function isoDate(date: Date): string {
+  const pad = (value: number): string => String(value).padStart(2, '0');
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
+}
+
+/** `stem` + `suffix`, or with " (2)", " (3)"… when that name is taken: a backup never replaces a file. */
+function freeName(folder: string, stem: string, suffix: string): string {
+  for (let count = 1; ; count++) {
+    const name = `${stem}${count === 1 ? '' : ` (${count})`}${suffix}`;
+    if (!existsSync(join(folder, name))) return name;
+  }
 }

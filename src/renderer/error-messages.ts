@@ -98,7 +98,8 @@ export function errorSentence(code: ResultErrorCode): string {
 }
 
 /** The Security page's actions, each of which gives some codes a more specific meaning. */
-export type SecurityAction = 'change' | 'add' | 'remove' | 'recovery-key' | 'rotate' | 'reencrypt' | 'log';
+export type SecurityAction =
+  'change' | 'add' | 'remove' | 'recovery-key' | 'rotate' | 'reencrypt' | 'log' | 'header-backup';
 
 const WRONG_CURRENT: ErrorWords = {
   message: 'That is not the passphrase this vault was unlocked with, so nothing was changed.',
@@ -153,6 +154,16 @@ export const SECURITY_ERROR_WORDS: Readonly<
     },
   },
   rotate: { BUSY: BUSY_CHANGING },
+  'header-backup': {
+    IO: {
+      message: 'Coffer could not write the header backup in that folder.',
+      next: 'Check that the disk is connected, not full and that you may write there, or choose another folder.',
+    },
+    INVALID_ARGUMENT: {
+      message: 'The folder chosen for the header backup is no longer valid.',
+      next: 'Choose the folder again.',
+    },
+  },
   reencrypt: { BUSY: BUSY_CHANGING },
   log: {
     INTEGRITY: {

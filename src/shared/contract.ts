@@ -78,7 +78,13 @@ export const LOCK_REASONS = ['user', 'idle', 'suspend', 'screen-lock', 'quit', '
 export type LockReason = (typeof LOCK_REASONS)[number];
 
 /** What a picked folder is for: a handle is accepted only by the channel of its purpose. */
-export const FOLDER_PURPOSES = ['create-vault', 'open-vault', 'restore-destination', 'add-folder'] as const;
+export const FOLDER_PURPOSES = [
+  'create-vault',
+  'open-vault',
+  'restore-destination',
+  'add-folder',
+  'header-backup',
+] as const;
 export type FolderPurpose = (typeof FOLDER_PURPOSES)[number];
 export type FilesPurpose = 'add-files';
 
@@ -116,6 +122,7 @@ export const requestSchemas = {
     z.strictObject({ purpose: z.literal('open-vault') }),
     z.strictObject({ purpose: z.literal('restore-destination'), ...vaultRef }),
     z.strictObject({ purpose: z.literal('add-folder'), ...vaultRef }),
+    z.strictObject({ purpose: z.literal('header-backup'), ...vaultRef }),
   ]),
   /** Asks the user for files to add to a vault. */
   'dialog.pickFiles': z.strictObject({ purpose: z.literal('add-files'), ...vaultRef }),
@@ -188,6 +195,11 @@ export const requestSchemas = {
    * it: the window asks after each change and each job, and shows each as a problem.
    */
   'security.logProblems': z.strictObject(vaultRef),
+  /**
+   * Saves a copy of the vault header (an offline backup, FORMAT.md 4.7) as a new file in a picked folder (handle
+   * of purpose 'header-backup'); never over an existing file. It opens with the passphrases the vault has now.
+   */
+  'security.exportHeader': z.strictObject({ ...vaultRef, folder: id }),
 
   // ── recent vaults (settings store) ──
   /** Recent vaults, most recent first; `missing` is refreshed from disk on each call. */
@@ -462,6 +474,8 @@ export interface Responses {
   'security.makeRecoveryKey': SecurityChange & { readonly recoveryKey: string };
   'security.activityLog': ActivityLogView;
   'security.logProblems': readonly Problem[];
+  /** The new file's name, and the folder it is in (for display only). */
+  'security.exportHeader': { readonly fileName: string; readonly folder: string };
   'recent.list': readonly RecentVault[];
   'recent.add': RecentVault;
   'recent.forget': null;

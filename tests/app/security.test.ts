@@ -1,10 +1,11 @@
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import { ACTIVITY_LOG_FILE } from '../../src/core/vault/layout.js';
-import { codeOf, newApp, newVaultIn, PASSPHRASE, type TestApp } from './helpers.js';
+import { ACTIVITY_LOG_FILE, HEADER_FILE } from '../../src/core/vault/layout.js';
+import { tempDir } from '../helpers/vault.js';
+import { codeOf, newApp, newVaultIn, PASSPHRASE, pickFolder, type TestApp } from './helpers.js';
 
 const NEW_PASSPHRASE = 'a new passphrase for the vault';
 const EXTRA_PASSPHRASE = 'the second way into this vault';
@@ -108,5 +109,34 @@ describe('the Security page in the back end', () => {
     await app.call('entries.mkdir', { vaultId, path: '/Taxes' });
     expect(await app.call('security.logProblems', { vaultId })).toHaveLength(1);
     expect(await app.call('security.logProblems', { vaultId })).toEqual([]);
+  });
+});
+
+describe('a header backup from the Security page', () => {
+  it('is the header in use, saved as a new file in the picked folder, never over another', async () => {
+    const app = await newApp();
+    const { vaultId, parent } = await newVaultIn(app);
+    const backups = tempDir();
+    const save = async () => {
+      const folder = await pickFolder(app, backups, { purpose: 'header-backup', vaultId });
+      return app.call('security.exportHeader', { vaultId, folder });
+    };
+    const first = await save();
+    const second = await save();
+    expect(first.fileName).toMatch(/^vault header \d{4}-\d{2}-\d{2}\.coffer-header$/u);
+    expect(second.fileName).toBe(first.fileName.replace('.coffer-header', ' (2).coffer-header'));
+    expect(readdirSync(backups).sort()).toEqual([first.fileName, second.fileName].sort());
+    const saved = readFileSync(join(backups, first.fileName));
+    expect(saved).toEqual(readFileSync(join(parent, 'vault', HEADER_FILE)));
+
+    // A handle for another purpose (or a raw path) is refused: the window never names where it goes.
+    const restoreHandle = await pickFolder(app, backups, { purpose: 'restore-destination', vaultId });
+    expect(codeOf(await app.raw('security.exportHeader', { vaultId, folder: restoreHandle }))).toBe(
+      'INVALID_ARGUMENT',
+    );
+    expect(codeOf(await app.raw('security.exportHeader', { vaultId, folder: backups }))).toBe(
+      'INVALID_ARGUMENT',
+    );
+    expect(readdirSync(backups)).toHaveLength(2);
   });
 });

@@ -8,6 +8,7 @@ import { ErrorText } from '../components/ErrorText.js';
 import { KdfPresetField, kdfPresetLabel, type KdfPresetName } from '../components/KdfPresetField.js';
 import { NewPassphraseFields } from '../components/NewPassphraseFields.js';
 import { CurrentSecretField } from './CurrentSecretField.js';
+import { HeaderBackup } from './HeaderBackup.js';
 import { slotName, whyNotRemovable, type Slot } from './slots.js';
 import { useSecurityAction } from './use-security-action.js';
 
@@ -289,6 +290,7 @@ export function PassphrasesTab({
       {slots.length >= 8 && (
         <p className="hint muted">This vault holds 8 ways in, the most it can: remove one to add another.</p>
       )}
+      <HeaderBackup vaultId={vaultId} onChanged={onChanged} />
       {removing && (
         <RemoveDialog
           vaultId={vaultId}

@@ -1170,4 +1170,14 @@ function sealRawLogEntry(seq: bigint, plaintext: Buffer): Buffer {
     'authenticates, but a delete entry has its second (unused) count set',
     sealRawLogEntry(1n, rawPlaintext(4, [0n, 1n])),
   );
+  // Last: a vector added later draws its nonce after the others, which keep theirs.
+  logVector(
+    'success-reencrypt',
+    'entry 9: a re-encryption to key 7 (the one it is sealed under) of 1,200 files and 30 other records, 1 older key removed (FORMAT.md 11.2)',
+    sealer.seal(9, {
+      kind: 'reencrypt',
+      counts: { keyId: 7, files: 1200, records: 30, keysRemoved: 1 },
+      time,
+    }),
+  );
 }

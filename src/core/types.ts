@@ -18,7 +18,7 @@ export interface Progress {
   readonly filesTotal: number;
   readonly bytesDone: number;
   readonly bytesTotal: number;
-  /** The item being worked on: a source path for add, a vault path for restore and verify. */
+  /** The item being worked on: a source path for add, a vault path for restore, verify and re-encryption. */
   readonly current?: string;
 }
 

@@ -25,16 +25,8 @@ import type {
 } from '../core/types.js';
 import type { ErrorCode } from './error-codes.js';
 
-export type {
-  AddReport,
-  Problem,
-  Progress,
-  ReencryptReport,
-  RestoreReport,
-  VaultEntry,
-  VaultInfo,
-  VerifyReport,
-};
+export type { AddReport, Problem, Progress, RestoreReport, VaultEntry, VaultInfo, VerifyReport };
+export type { ReencryptReport };
 
 /** Largest byte range one `preview.read` returns (4 MiB): enough to show an image or a page of text. */
 export const PREVIEW_MAX_BYTES = 4 * 1024 * 1024;

@@ -84,6 +84,7 @@ describe('rotate and re-encrypt', () => {
       bytesDone: report.bytesReencrypted,
     });
     expect((await vault.info()).keyIds).toEqual([2]);
+    expect(new Set(progress.flatMap((p) => (p.current ? [p.current] : [])))).toContain('/big.bin');
     await expectContents(vault, files);
     // No pack of key 1 is left: the gap of the deleted file went with its pack.
     expect(packFiles(dir).filter((name) => oldPacks.includes(name))).toEqual([]);
@@ -152,6 +153,26 @@ describe('rotate and re-encrypt', () => {
     expect(report.filesReencrypted).toBeLessThan(14);
     await expectContents(reopened, files);
     expect((await reopened.verify({ readData: true })).problems).toEqual([]);
+  });
+
+  it('is stopped by a lock as by a cancel, and continued after the next unlock', async () => {
+    const { vault, files } = await vaultUnderKey1();
+    let locked = false;
+    const running = vault.reencrypt({
+      onProgress: (p) => {
+        if (p.filesDone > 0 && !locked) {
+          locked = true;
+          vault.lock();
+        }
+      },
+    });
+    await expect(running).rejects.toBeInstanceOf(CancelledError);
+    await vault.released();
+    await vault.unlock(passphrase());
+    expect((await vault.info()).keyIds).toEqual([1, 2]);
+    await expectContents(vault, files);
+    expect(await vault.reencrypt()).toMatchObject({ keyId: 2, rotated: false, removedKeyIds: [1] });
+    await expectContents(vault, files);
   });
 
   it('is refused while an add runs, refuses other changes while it runs, and is refused read-only', async () => {

@@ -7,15 +7,30 @@ import {
   verifyHeaderMac,
   wrapDek,
   type UnlockedKeys,
+  type VaultHeader,
 } from './vault-header.js';
 
 /*
- * Key rotation's change to the vault header (FORMAT.md 4.3): one more wrapped DEK at the end, which makes it the
- * active one. Kept apart from vault-header.ts's slot operations for now; it belongs beside them.
+ * Key rotation's changes to the vault header (FORMAT.md 4.3, 11): one more wrapped DEK at the end, which makes it
+ * the active one; after a re-encryption, only that one kept. Kept apart from vault-header.ts's slot operations for
+ * now; it belongs beside them.
  */
 
 const MAX_KEY_ID = 0xffffffff;
 const MAX_DEKS = 0xffff;
+
+/**
+ * The header in use, parsed, once it is known to be this vault's and its MAC verifies with the unlocked KEK.
+ * @throws {@link IntegrityError} otherwise.
+ */
+function verifiedHeader(sodium: SodiumBackend, keys: UnlockedKeys, headerBytes: Buffer): VaultHeader {
+  const header = parseVaultHeader(sodium, headerBytes);
+  if (!header.vaultId.equals(keys.vaultId))
+    throw new IntegrityError('wrong-file', { subject: 'vault header' });
+  // Re-MACing an unverified header would bless whatever an attacker slipped into it.
+  verifyHeaderMac(sodium, keys.kek, headerBytes);
+  return header;
+}
 
 /**
  * The key id a new DEK gets: one more than the largest in the header, so ids are never reused.
@@ -42,11 +57,7 @@ export function addDekToHeader(
   keyId: number,
   dek: SecretKey,
 ): Buffer {
-  const header = parseVaultHeader(sodium, headerBytes);
-  if (!header.vaultId.equals(keys.vaultId))
-    throw new IntegrityError('wrong-file', { subject: 'vault header' });
-  // Re-MACing an unverified header would bless whatever an attacker slipped into it.
-  verifyHeaderMac(sodium, keys.kek, headerBytes);
+  const header = verifiedHeader(sodium, keys, headerBytes);
   if (header.deks.some((wrapped) => wrapped.keyId === keyId))
     throw new InvalidArgumentError(`The vault header already has a key ${keyId}.`);
   if (header.deks.length >= MAX_DEKS)
@@ -69,10 +80,7 @@ export function keepOnlyActiveDek(
   headerBytes: Buffer,
   activeKeyId: number,
 ): Buffer {
-  const header = parseVaultHeader(sodium, headerBytes);
-  if (!header.vaultId.equals(keys.vaultId))
-    throw new IntegrityError('wrong-file', { subject: 'vault header' });
-  verifyHeaderMac(sodium, keys.kek, headerBytes);
+  const header = verifiedHeader(sodium, keys, headerBytes);
   const active = header.deks.at(-1);
   if (active?.keyId !== activeKeyId)
     throw new InvalidArgumentError(`The vault header's active data key is not key ${activeKeyId}.`);

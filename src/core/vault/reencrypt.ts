@@ -229,6 +229,7 @@ export class Reencryption {
         this.#fileDone(planned);
         continue;
       }
+      if (batch.length === 0) this.#report({ current: this.session.tree.pathOf(node) });
       let sealed;
       try {
         const plaintext = await decryptSmallFile(this.session, node);
@@ -275,6 +276,7 @@ export class Reencryption {
       return;
     }
     const session = this.session;
+    this.#report({ current: session.tree.pathOf(node) });
     const { fileId, header, key, binding } = newContent(session);
     const cipher = new ChunkCipher(session.sodium, key, binding, header);
     const written: Intent = { kind: 'blob', id: fileId };

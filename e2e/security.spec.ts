@@ -209,3 +209,20 @@ test('a header backup is saved through the folder dialog as a new file, the same
     sha256(await readFile(join(coffer.vaultParent, 'Personal', 'coffer.header'))),
   );
 });
+
+test('locking while a new recovery key is shown takes it off the screen and out of the page', async ({
+  coffer,
+}) => {
+  const { page } = coffer;
+  await createVault(coffer);
+  await openSecurity(page, 'Recovery key');
+  await page.getByRole('button', { name: 'Make a recovery key…' }).click();
+  await page.getByLabel('Current passphrase', { exact: true }).fill(PASSPHRASE);
+  await page.getByRole('button', { name: 'Make recovery key' }).click();
+  const sheet = page.getByRole('alertdialog', { name: 'Your new recovery key' });
+  const key = (await sheet.locator('.recovery-key').innerText()).replace(/\s+/gu, '');
+  await page.keyboard.press('Control+l');
+  await expect(page.getByLabel('Passphrase', { exact: true })).toBeVisible();
+  expect(await page.content()).not.toContain(key.slice(0, 5));
+  await expect(page.locator('.recovery-key, .print-sheet')).toHaveCount(0);
+});

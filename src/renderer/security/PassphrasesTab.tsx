@@ -14,6 +14,14 @@ import { useSecurityAction } from './use-security-action.js';
 
 export type Changed = (status: string, logProblems: readonly Problem[]) => void;
 
+/** What a tab of the Security page is given: the vault, its facts, and what to call after a change. */
+export interface SecurityTabProps {
+  readonly vaultId: string;
+  readonly vaultName: string;
+  readonly info: VaultInfo;
+  readonly onChanged: Changed;
+}
+
 function SlotList({ slots, onRemove }: { slots: readonly Slot[]; onRemove: (slot: Slot) => void }) {
   return (
     <table className="slot-table">
@@ -216,17 +224,7 @@ function RemoveDialog({
 }
 
 /** The vault's ways in (passphrases and the recovery key), with change, add and remove. */
-export function PassphrasesTab({
-  vaultId,
-  vaultName,
-  info,
-  onChanged,
-}: {
-  vaultId: string;
-  vaultName: string;
-  info: VaultInfo;
-  onChanged: Changed;
-}) {
+export function PassphrasesTab({ vaultId, vaultName, info, onChanged }: SecurityTabProps) {
   const [view, setView] = useState<'list' | 'change' | 'add'>('list');
   const [removing, setRemoving] = useState<Slot | null>(null);
   const { slots } = info;

@@ -1,10 +1,10 @@
 import { useState, type SyntheticEvent } from 'react';
 
-import type { Problem, VaultInfo } from '../../shared/contract.js';
+import type { Problem } from '../../shared/contract.js';
 import { call } from '../api.js';
 import { ErrorText } from '../components/ErrorText.js';
 import { CurrentSecretField } from './CurrentSecretField.js';
-import type { Changed } from './PassphrasesTab.js';
+import type { SecurityTabProps } from './PassphrasesTab.js';
 import { RecoveryKeySheet } from './RecoveryKeySheet.js';
 import { useSecurityAction } from './use-security-action.js';
 
@@ -13,17 +13,7 @@ import { useSecurityAction } from './use-security-action.js';
  * the new key once. The key lives in this component's state only until "I have saved it" (or the vault locks,
  * which unmounts it).
  */
-export function RecoveryKeyTab({
-  vaultId,
-  vaultName,
-  info,
-  onChanged,
-}: {
-  vaultId: string;
-  vaultName: string;
-  info: VaultInfo;
-  onChanged: Changed;
-}) {
+export function RecoveryKeyTab({ vaultId, vaultName, info, onChanged }: SecurityTabProps) {
   const [asking, setAsking] = useState(false);
   const [current, setCurrent] = useState('');
   const [made, setMade] = useState<{ key: string; logProblems: readonly Problem[] } | null>(null);

@@ -7,7 +7,7 @@ import type { Page } from '@playwright/test';
 
 import { dropFiles } from './drop.js';
 import { expect, test } from './fixtures.js';
-import { createVault } from './steps.js';
+import { createVault, PASSPHRASE } from './steps.js';
 
 /** The serious and critical violations on the page as it is now, one line each (rule, impact, where). */
 async function seriousViolations(page: Page): Promise<string[]> {
@@ -69,6 +69,33 @@ for (const colorScheme of ['light', 'dark'] as const) {
     await expect(page.getByRole('alertdialog', { name: '“notes.md” already exists' })).toBeVisible();
     await check('add (a name that already exists)');
     await page.keyboard.press('Escape');
+
+    // The Security page: its tabs, the change form with its strength meter, the recovery key's sheet.
+    await page.getByRole('button', { name: 'Security' }).click();
+    await expect(page.getByRole('row', { name: /Passphrase 1/u })).toBeVisible();
+    await check('security (passphrases)');
+    await page.getByRole('button', { name: 'Change passphrase…' }).click();
+    await page.getByLabel('New passphrase', { exact: true }).fill('password');
+    await expect(page.getByText('Very weak')).toBeVisible();
+    await check('security (change passphrase)');
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    await page.getByRole('tab', { name: 'Recovery key' }).click();
+    await page.getByRole('button', { name: 'Make a recovery key…' }).click();
+    await page.getByLabel('Current passphrase').fill(PASSPHRASE);
+    await page.getByRole('button', { name: 'Make recovery key' }).click();
+    await expect(page.getByRole('alertdialog', { name: 'Your new recovery key' })).toBeVisible();
+    await check('security (recovery key shown)');
+    await page.getByLabel('I have printed or written down this key').check();
+    await page.getByRole('button', { name: 'I have saved it' }).click();
+    await page.getByRole('tab', { name: 'Data key' }).click();
+    await expect(page.getByRole('button', { name: 'Rotate and re-encrypt' })).toBeVisible();
+    await check('security (data key)');
+    await page.getByRole('tab', { name: 'Activity log' }).click();
+    await expect(
+      page.getByRole('region', { name: 'Activity log entries' }).getByRole('listitem').first(),
+    ).toBeVisible();
+    await check('security (activity log)');
+    await page.getByRole('button', { name: 'Close', exact: true }).click();
 
     await page.getByRole('button', { name: 'Lock vault' }).click();
     const field = page.getByLabel('Passphrase');

@@ -3,6 +3,7 @@
  * docs/screenshots/. Drives the built renderer in Chromium against the preview server (test mode, throwaway data),
  * the same way the web tests do.
  */
+import { once } from 'node:events';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -126,6 +127,37 @@ async function shoot(scheme: 'light' | 'dark', executablePath: string | undefine
     await save('details');
     await page.keyboard.press('Escape');
 
+    // The Security page: each tab, the change form, the recovery key as shown and as printed.
+    await page.getByRole('button', { name: 'Security' }).click();
+    await page.getByRole('row', { name: /Passphrase 1/ }).waitFor();
+    await save('security-passphrases');
+    await page.getByRole('button', { name: 'Change passphrase…' }).click();
+    await page.getByLabel('Current passphrase').fill(PASSPHRASE);
+    await page.getByLabel('New passphrase', { exact: true }).fill('lantern orchard');
+    await page.getByText(/^(Weak|Fair|Strong|Very strong)$/).waitFor();
+    await save('security-change', true);
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    await page.getByRole('tab', { name: 'Recovery key' }).click();
+    await page.getByRole('button', { name: 'Make a recovery key…' }).click();
+    await page.getByLabel('Current passphrase').fill(PASSPHRASE);
+    await page.getByRole('button', { name: 'Make recovery key' }).click();
+    await page.getByRole('alertdialog', { name: 'Your new recovery key' }).waitFor();
+    await save('security-recovery-key');
+    await page.emulateMedia({ media: 'print' });
+    await save('security-recovery-key-print');
+    await page.emulateMedia({ media: 'screen' });
+    await page.getByLabel('I have printed or written down this key').check();
+    await page.getByRole('button', { name: 'I have saved it' }).click();
+    await page.getByText('This vault has a recovery key.').waitFor();
+    await page.getByRole('tab', { name: 'Data key' }).click();
+    await page.getByRole('button', { name: 'Rotate data key' }).click();
+    await page.getByText(/^Data key rotated/).waitFor();
+    await save('security-data-key');
+    await page.getByRole('tab', { name: 'Activity log' }).click();
+    await page.getByRole('region', { name: 'Activity log entries' }).getByRole('listitem').first().waitFor();
+    await save('security-activity');
+    await page.getByRole('button', { name: 'Close', exact: true }).click();
+
     await page.getByRole('button', { name: 'Settings' }).click();
     await page.getByLabel('Theme').waitFor();
     await save('settings');
@@ -142,7 +174,10 @@ async function shoot(scheme: 'light' | 'dark', executablePath: string | undefine
     await save('start');
   } finally {
     await browser.close();
+    // Stopping the server locks the vault, which writes into the work folder: removed once the server has exited.
+    const exited = preview.child.exitCode === null ? once(preview.child, 'exit') : Promise.resolve();
     preview.stop();
+    await exited;
     await rm(work, { recursive: true, force: true });
   }
 }

@@ -9,6 +9,7 @@ const FOLDER_DIALOGS: Readonly<Record<FolderPurpose, { title: string; buttonLabe
   'open-vault': { title: 'Open a vault folder', buttonLabel: 'Open' },
   'restore-destination': { title: 'Restore to…', buttonLabel: 'Restore here' },
   'add-folder': { title: 'Add a folder', buttonLabel: 'Add' },
+  'header-backup': { title: 'Save a header backup in…', buttonLabel: 'Save here' },
 };
 
 /**

@@ -34,6 +34,7 @@ import { HandleRegistry, wipeDropped, type HandleTarget, type HandleUse } from '
 import { JobRegistry } from './jobs.js';
 import { estimateKdf, type KdfEstimate } from './kdf-estimate.js';
 import { OpenCopies } from './open-copies.js';
+import { securityHandlers } from './security.js';
 import { AppError, errorResult, fail, ok } from './result.js';
 import { SettingsStore, type RecentEntry } from './settings.js';
 
@@ -391,6 +392,12 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
     },
     'vault.listOpen': () => [...open.values()].map(summary),
     'vault.rotateKey': (request) => openVault(request.vaultId).vault.rotateKey(),
+    ...securityHandlers({
+      sodium: getSodium,
+      vaultOf: (vaultId) => openVault(vaultId).vault,
+      withPassphrase,
+      folderOf: (handle, vaultId) => folderOf(handle, 'header-backup', vaultId),
+    }),
     'recent.list': async () => {
       const out: RecentVault[] = [];
       for (const entry of store.recent) {

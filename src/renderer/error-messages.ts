@@ -96,3 +96,89 @@ export function errorSentence(code: ResultErrorCode): string {
   const words = ERROR_WORDS[code];
   return `${words.message} ${words.next}`;
 }
+
+/** The Security page's actions, each of which gives some codes a more specific meaning. */
+export type SecurityAction =
+  'change' | 'add' | 'remove' | 'recovery-key' | 'rotate' | 'reencrypt' | 'log' | 'header-backup';
+
+const WRONG_CURRENT: ErrorWords = {
+  message: 'That is not the passphrase this vault was unlocked with, so nothing was changed.',
+  next: 'Type the current passphrase again (check Caps Lock and the keyboard layout).',
+};
+
+const OVER_KDF_BUDGET: ErrorWords = {
+  message: "Unlocking would take too long with all of this vault's passphrases at these key strengths.",
+  next: 'Choose a faster key strength, or remove a passphrase you no longer use first. Nothing was changed.',
+};
+
+const BUSY_CHANGING: ErrorWords = {
+  message: 'Another task is changing the vault right now.',
+  next: 'Wait for it to finish in the jobs panel (or cancel it), then try again.',
+};
+
+/**
+ * What the engine's errors mean on the Security page, where the general words would be vague ("could not do that
+ * with what was chosen" for a ninth passphrase). Codes not listed use {@link ERROR_WORDS}.
+ */
+export const SECURITY_ERROR_WORDS: Readonly<
+  Record<SecurityAction, Partial<Readonly<Record<ResultErrorCode, ErrorWords>>>>
+> = {
+  change: {
+    WRONG_PASSPHRASE: WRONG_CURRENT,
+    KDF_LIMIT: OVER_KDF_BUDGET,
+    INVALID_ARGUMENT: {
+      message: 'This window was unlocked with the recovery key, which has no passphrase to change.',
+      next: 'Add a new passphrase instead, then remove the one you forgot.',
+    },
+  },
+  add: {
+    WRONG_PASSPHRASE: WRONG_CURRENT,
+    KDF_LIMIT: OVER_KDF_BUDGET,
+    INVALID_ARGUMENT: {
+      message: 'This vault already has 8 ways in (passphrases and the recovery key), the most it can hold.',
+      next: 'Remove a passphrase you no longer use, then add the new one.',
+    },
+  },
+  remove: {
+    INVALID_ARGUMENT: {
+      message:
+        'That passphrase cannot be removed: it is the last way into the vault, or the one this window used.',
+      next: 'Add another passphrase first, or lock and unlock with another one. Nothing was changed.',
+    },
+  },
+  'recovery-key': {
+    WRONG_PASSPHRASE: WRONG_CURRENT,
+    INVALID_ARGUMENT: {
+      message: 'All 8 key slots hold passphrases, so there is no room for a recovery key.',
+      next: 'Remove a passphrase you no longer use, then make the recovery key. The old key still works.',
+    },
+  },
+  rotate: { BUSY: BUSY_CHANGING },
+  'header-backup': {
+    IO: {
+      message: 'Coffer could not write the header backup in that folder.',
+      next: 'Check that the disk is connected, not full and that you may write there, or choose another folder.',
+    },
+    INVALID_ARGUMENT: {
+      message: 'The folder chosen for the header backup is no longer valid.',
+      next: 'Choose the folder again.',
+    },
+  },
+  reencrypt: { BUSY: BUSY_CHANGING },
+  log: {
+    INTEGRITY: {
+      message: "The activity log file is not this vault's log, or not a file.",
+      next: 'Move "activity.log" out of the vault folder (a new log starts), or put back its own copy from a backup.',
+    },
+    UNSUPPORTED_FORMAT: {
+      message: 'The activity log was written by a newer version of Coffer.',
+      next: 'Update Coffer to read it. The vault itself opens as usual.',
+    },
+  },
+};
+
+/** One error of a Security-page action, as the sentences the window shows. */
+export function securityErrorSentence(action: SecurityAction, code: ResultErrorCode): string {
+  const words = SECURITY_ERROR_WORDS[action][code] ?? ERROR_WORDS[code];
+  return `${words.message} ${words.next}`;
+}

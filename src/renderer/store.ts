@@ -108,6 +108,10 @@ function summarize(event: Extract<JobEvent, { type: 'ended' }>): string {
       return `Restored ${plural(result.report.filesRestored, 'file')}.`;
     case 'verify':
       return result.report.ok ? 'The vault is intact.' : 'The vault has problems.';
+    case 'reencrypt':
+      return result.report.removedKeyIds.length > 0
+        ? `Re-encrypted ${plural(result.report.filesReencrypted, 'file')} under key ${result.report.keyId}; older keys removed.`
+        : `Re-encrypted ${plural(result.report.filesReencrypted, 'file')}; older keys kept because of damage.`;
   }
 }
 

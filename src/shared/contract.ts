@@ -70,7 +70,13 @@ export const LOCK_REASONS = ['user', 'idle', 'suspend', 'screen-lock', 'quit', '
 export type LockReason = (typeof LOCK_REASONS)[number];
 
 /** What a picked folder is for: a handle is accepted only by the channel of its purpose. */
-export const FOLDER_PURPOSES = ['create-vault', 'open-vault', 'restore-destination', 'add-folder'] as const;
+export const FOLDER_PURPOSES = [
+  'create-vault',
+  'open-vault',
+  'restore-destination',
+  'add-folder',
+  'header-backup',
+] as const;
 export type FolderPurpose = (typeof FOLDER_PURPOSES)[number];
 export type FilesPurpose = 'add-files';
 
@@ -112,6 +118,7 @@ export const requestSchemas = {
     z.strictObject({ purpose: z.literal('open-vault') }),
     z.strictObject({ purpose: z.literal('restore-destination'), ...vaultRef }),
     z.strictObject({ purpose: z.literal('add-folder'), ...vaultRef }),
+    z.strictObject({ purpose: z.literal('header-backup'), ...vaultRef }),
   ]),
   /** Asks the user for files to add to a vault. */
   'dialog.pickFiles': z.strictObject({ purpose: z.literal('add-files'), ...vaultRef }),
@@ -150,6 +157,45 @@ export const requestSchemas = {
    * a job changes the vault.
    */
   'vault.rotateKey': z.strictObject(vaultRef),
+
+  // ── keys and the activity log: the vault's Security page (issue 14) ──
+  /**
+   * Changes the passphrase this session was unlocked with. `current` is that passphrase (or, after an unlock with
+   * the recovery key, the key), checked against the header first without changing anything: someone at an
+   * unlocked, unattended window cannot lock its owner out. `kdf` defaults to the slot's own preset.
+   */
+  'security.changePassphrase': z.strictObject({
+    ...vaultRef,
+    current: passphrase,
+    passphrase,
+    kdf: z.optional(z.enum(KDF_PRESET_NAMES)),
+  }),
+  /** Adds a passphrase in a new key slot (at most 8); `current` as for changing it. */
+  'security.addPassphrase': z.strictObject({
+    ...vaultRef,
+    current: passphrase,
+    passphrase,
+    kdf: z._default(z.enum(KDF_PRESET_NAMES), 'moderate'),
+  }),
+  /** Removes key slot `index` (VaultInfo.slots); never the last one nor the one this session was unlocked with. */
+  'security.removeSlot': z.strictObject({ ...vaultRef, index: boundedInt(0, 7) }),
+  /**
+   * Makes a new recovery key, revoking the previous one; `current` as for changing the passphrase. The answer is
+   * the one copy of the key there is: show it once, never log it.
+   */
+  'security.makeRecoveryKey': z.strictObject({ ...vaultRef, current: passphrase }),
+  /** The vault's activity log: entries oldest first, how many the size bound dropped, what is wrong with it. */
+  'security.activityLog': z.strictObject(vaultRef),
+  /**
+   * What the activity log could not record since the last call (the operations themselves are done), and forgets
+   * it: the window asks after each change and each job, and shows each as a problem.
+   */
+  'security.logProblems': z.strictObject(vaultRef),
+  /**
+   * Saves a copy of the vault header (an offline backup, FORMAT.md 4.7) as a new file in a picked folder (handle
+   * of purpose 'header-backup'); never over an existing file. It opens with the passphrases the vault has now.
+   */
+  'security.exportHeader': z.strictObject({ ...vaultRef, folder: id }),
 
   // ── recent vaults (settings store) ──
   /** Recent vaults, most recent first; `missing` is refreshed from disk on each call. */
@@ -374,6 +420,32 @@ export interface UnlockResult {
   readonly rollbackWarning: string | null;
 }
 
+/** After a key change: what the activity log could not record about it (the change itself is done). */
+export interface SecurityChange {
+  readonly logProblems: readonly Problem[];
+}
+
+/** One activity-log entry as the window shows it (plain data: what, when, how many; no names). */
+export interface ActivityLogEntry {
+  readonly seq: number;
+  /** Milliseconds since the epoch. */
+  readonly time: number;
+  /** The engine's kind (`unlock`, `add`, `passphrase-changed`…), or `unknown-<n>` from a newer Coffer. */
+  readonly kind: string;
+  readonly outcome: 'done' | 'problems' | 'cancelled' | 'failed';
+  readonly counts: Readonly<Record<string, number>>;
+  readonly flags: readonly string[];
+}
+
+export interface ActivityLogView {
+  /** Oldest first, as stored. */
+  readonly entries: readonly ActivityLogEntry[];
+  /** Older entries the size bound dropped. */
+  readonly dropped: number;
+  /** What is wrong with the log (a torn last entry, damaged or reordered entries), in the engine's words. */
+  readonly problems: readonly { readonly kind: string; readonly message: string }[];
+}
+
 export interface Responses {
   /** null when the user cancelled the dialog. */
   'dialog.pickFolder': PickedHandle | null;
@@ -393,6 +465,14 @@ export interface Responses {
   'vault.listOpen': readonly VaultSummary[];
   /** The new key's id and the one it replaces as the active key. */
   'vault.rotateKey': { readonly keyId: number; readonly previousKeyId: number };
+  'security.changePassphrase': SecurityChange;
+  'security.addPassphrase': SecurityChange & { readonly index: number };
+  'security.removeSlot': SecurityChange;
+  'security.makeRecoveryKey': SecurityChange & { readonly recoveryKey: string };
+  'security.activityLog': ActivityLogView;
+  'security.logProblems': readonly Problem[];
+  /** The new file's name, and the folder it is in (for display only). */
+  'security.exportHeader': { readonly fileName: string; readonly folder: string };
   'recent.list': readonly RecentVault[];
   'recent.add': RecentVault;
   'recent.forget': null;
@@ -454,6 +534,9 @@ export const SECRET_CHANNELS: readonly Channel[] = [
   'vault.create',
   'vault.unlock',
   'vault.unlockWithRecoveryKey',
+  'security.changePassphrase',
+  'security.addPassphrase',
+  'security.makeRecoveryKey',
 ];
 
 export function isChannel(name: string): name is Channel {

@@ -12,6 +12,7 @@ import {
   Search,
   SearchX,
   Settings,
+  ShieldCheck,
 } from 'lucide-react';
 import { useCallback, useEffect, useMemo, useRef, useState, type DragEvent } from 'react';
 
@@ -40,9 +41,12 @@ import { PreviewDialog } from './PreviewDialog.js';
 import { SettingsDialog } from './SettingsDialog.js';
 import { VaultDetails } from './VaultDetails.js';
 import { VaultNotices } from './VaultNotices.js';
+import { SecurityDialog } from '../security/SecurityDialog.js';
+import { useLogProblemNotices } from '../security/log-problem-notices.js';
 
 const PANELS = [
   { panel: 'details', label: 'Vault details', Icon: Info },
+  { panel: 'security', label: 'Security', Icon: ShieldCheck },
   { panel: 'settings', label: 'Settings', Icon: Settings },
 ] as const;
 
@@ -84,6 +88,7 @@ export function Browser({ vault }: { vault: VaultSummary }) {
   const dragDepth = useRef(0);
   const searchField = useRef<HTMLInputElement>(null);
   const searching = query.trim() !== '';
+  useLogProblemNotices(vaultId, entries, jobs);
 
   const run = useCallback(async (action: () => Promise<unknown>): Promise<void> => {
     setError(null);
@@ -506,6 +511,14 @@ export function Browser({ vault }: { vault: VaultSummary }) {
       {panel === 'details' && (
         <VaultDetails
           vaultId={vaultId}
+          onClose={() => {
+            setPanel(null);
+          }}
+        />
+      )}
+      {panel === 'security' && (
+        <SecurityDialog
+          vault={vault}
           onClose={() => {
             setPanel(null);
           }}

@@ -1,28 +1,13 @@
 import { FolderOpen, ShieldAlert } from 'lucide-react';
-import { useEffect, useId, useState, type SyntheticEvent } from 'react';
+import { useId, useState, type SyntheticEvent } from 'react';
 
-import { KDF_PRESET_NAMES, type PickedHandle, type ResponseOf } from '../../shared/contract.js';
+import type { PickedHandle } from '../../shared/contract.js';
 import { call, describeError } from '../api.js';
-import { formatDuration } from '../format.js';
 import { showVault } from '../store.js';
 import { ErrorText } from './ErrorText.js';
-import { PassphraseField } from './PassphraseField.js';
-import { PassphraseStrength } from './PassphraseStrength.js';
+import { KdfPresetField, type KdfPresetName } from './KdfPresetField.js';
+import { NewPassphraseFields } from './NewPassphraseFields.js';
 import { TextField } from './TextField.js';
-
-type KdfPresetName = (typeof KDF_PRESET_NAMES)[number];
-type KdfEstimate = ResponseOf<'app.kdfEstimate'>;
-
-const KDF_LABELS: Readonly<Record<KdfPresetName, string>> = {
-  interactive: 'Fast (64 MiB) — for older computers',
-  moderate: 'Standard (256 MiB) — recommended',
-  sensitive: 'Strong (1 GiB) — slower to unlock',
-};
-
-function presetLabel(preset: KdfPresetName, estimate: KdfEstimate | null): string {
-  if (estimate === null) return KDF_LABELS[preset];
-  return `${KDF_LABELS[preset]} · about ${formatDuration(estimate[preset])}`;
-}
 
 /** The create-vault form: where, its name, the passphrase twice and how hard the passphrase is to guess. */
 export function CreateVault({ onCancel }: { onCancel: () => void }) {
@@ -31,27 +16,10 @@ export function CreateVault({ onCancel }: { onCancel: () => void }) {
   const [passphrase, setPassphrase] = useState('');
   const [repeat, setRepeat] = useState('');
   const [kdf, setKdf] = useState<KdfPresetName>('moderate');
-  const [estimate, setEstimate] = useState<KdfEstimate | null>(null);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const ids = useId();
-  const strengthId = `${ids}-strength`;
-  const kdfHintId = `${ids}-kdf-hint`;
   const warningId = `${ids}-warning`;
-
-  useEffect(() => {
-    let live = true;
-    // Measured by the back end on this machine; the form is usable before the figure arrives.
-    call('app.kdfEstimate', {}).then(
-      (measured) => {
-        if (live) setEstimate(measured);
-      },
-      () => undefined,
-    );
-    return () => {
-      live = false;
-    };
-  }, []);
 
   const chooseFolder = async (): Promise<void> => {
     setError(null);
@@ -123,47 +91,16 @@ export function CreateVault({ onCancel }: { onCancel: () => void }) {
           autoComplete="off"
           disabled={busy}
         />
-        <PassphraseField
+        <NewPassphraseFields
           label="Passphrase"
-          value={passphrase}
-          onValue={setPassphrase}
-          autoComplete="new-password"
-          disabled={busy}
-          describedBy={[strengthId]}
-        />
-        <PassphraseStrength id={strengthId} passphrase={passphrase} userInputs={[name]} />
-        <PassphraseField
-          label="Repeat passphrase"
-          value={repeat}
-          onValue={setRepeat}
-          autoComplete="new-password"
+          passphrase={passphrase}
+          repeat={repeat}
+          onPassphrase={setPassphrase}
+          onRepeat={setRepeat}
+          userInputs={[name]}
           disabled={busy}
         />
-        <div className="field">
-          <label className="label" htmlFor={`${ids}-kdf`}>
-            Key strength
-          </label>
-          <select
-            id={`${ids}-kdf`}
-            value={kdf}
-            disabled={busy}
-            aria-describedby={kdfHintId}
-            onChange={(event) => {
-              setKdf(event.target.value as KdfPresetName);
-            }}
-          >
-            {KDF_PRESET_NAMES.map((preset) => (
-              <option key={preset} value={preset}>
-                {presetLabel(preset, estimate)}
-              </option>
-            ))}
-          </select>
-          <p className="hint muted" id={kdfHintId}>
-            {estimate === null
-              ? 'Measuring how long unlocking takes on this computer…'
-              : `Unlocking will take about ${formatDuration(estimate[kdf])} on this computer. Stronger settings make guessing the passphrase slower too.`}
-          </p>
-        </div>
+        <KdfPresetField value={kdf} onValue={setKdf} disabled={busy} />
         <p className="warning" id={warningId}>
           <ShieldAlert size={16} aria-hidden="true" />
           <span>

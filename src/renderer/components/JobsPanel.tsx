@@ -6,8 +6,13 @@ import { formatSize } from '../format.js';
 import { formatTimeLeft, jobFigures } from '../job-figures.js';
 import { dismissJob, plural, type JobView } from '../store.js';
 
-const VERBS = { add: 'Adding', restore: 'Restoring', verify: 'Checking' } as const;
-const NOUNS = { add: 'Add', restore: 'Restore', verify: 'Check' } as const;
+const VERBS = {
+  add: 'Adding',
+  restore: 'Restoring',
+  verify: 'Checking',
+  reencrypt: 'Re-encrypting',
+} as const;
+const NOUNS = { add: 'Add', restore: 'Restore', verify: 'Check', reencrypt: 'Re-encrypt' } as const;
 
 function runningText(job: JobView, now: number): string {
   const { progress } = job;

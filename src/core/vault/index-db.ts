@@ -7,7 +7,6 @@ import {
   addInto,
   commitmentKeyId,
   ROW_TABLE,
-  subtractFrom,
   type IndexCommitter,
   type SqlValue,
 } from '../crypto/index-commitment.js';
@@ -709,12 +708,12 @@ export class IndexDb {
 
   /** Adds a row written in the running transaction to the commitment's pending change (format 1.1). */
   #count(table: number, values: readonly SqlValue[]): void {
-    if (this.#delta && this.#committer) addInto(this.#delta, this.#committer.hashRow(table, values));
+    if (this.#delta && this.#committer) this.#committer.addRow(this.#delta, table, values);
   }
 
   /** Takes a row the running transaction deletes or replaces, as it was, out of the pending change. */
   #uncount(table: number, values: readonly SqlValue[]): void {
-    if (this.#delta && this.#committer) subtractFrom(this.#delta, this.#committer.hashRow(table, values));
+    if (this.#delta && this.#committer) this.#committer.subtractRow(this.#delta, table, values);
   }
 
   /**
@@ -749,7 +748,7 @@ export class IndexDb {
     const sum = Buffer.alloc(HASH_BYTES);
     const add = (table: number, sql: string): void => {
       for (const row of this.#exact(sql).raw().iterate() as IterableIterator<SqlValue[]>)
-        addInto(sum, committer.hashRow(table, row));
+        committer.addRow(sum, table, row);
     };
     add(ROW_TABLE.nodes, `SELECT ${NODE_COLUMNS} FROM nodes`);
     add(ROW_TABLE.contents, `SELECT ${CONTENT_COLUMNS} FROM contents`);

@@ -300,7 +300,6 @@ export class Session {
     const rows = this.db.nodes((id, error) => {
       this.damaged.push({ path: `(index row ${id})`, code: error.code, message: error.message });
     }, counting);
-    this.#checkRows(sum, counting?.into);
     for (const row of rows) {
       const id = row.id.toString('hex');
       try {
@@ -332,6 +331,8 @@ export class Session {
         message: `"${node.name}" has no valid parent folder in the index (damaged or tampered index).`,
       });
     }
+    // Last, so that what is wrong with the rows themselves is reported first.
+    this.#checkRows(sum, counting?.into);
   }
 
   /** @throws {@link ReadOnlyVaultError} when the vault cannot be written. */

@@ -31,6 +31,11 @@ describe('sodium-native and libsodium-wrappers-sumo', () => {
     const message = randomBytes(1000);
     expect(wasm.blake2b(32, message, key)).toEqual(native.blake2b(32, message, key));
     expect(wasm.blake2b(32, message)).toEqual(native.blake2b(32, message));
+    for (const backend of backends) {
+      const into = Buffer.alloc(32);
+      backend.blake2bInto(into, message, key);
+      expect(into).toEqual(native.blake2b(32, message, key));
+    }
     const salt = randomBytes(16);
     const args = [32, Buffer.from('pässword'), salt, 2, 64 * 1024 * 1024] as const;
     expect(await wasm.argon2id(...args)).toEqual(await native.argon2id(...args));

@@ -40,11 +40,19 @@ async function format10Vault(): Promise<{ dir: string; paths: string[] }> {
 /** The native backend, failing its `after`-th seal with an error that is not damage. */
 function failingAfter(after: number): SodiumBackend {
   let calls = 0;
+  const count = (): void => {
+    if (++calls === after) throw new Error('injected failure');
+  };
+  // Records are sealed in place (detached), the commitment whole: either way a seal counts.
   return {
     ...nativeSodium,
     aeadEncrypt(...args) {
-      if (++calls === after) throw new Error('injected failure');
+      count();
       return nativeSodium.aeadEncrypt(...args);
+    },
+    aeadEncryptDetached(...args) {
+      count();
+      nativeSodium.aeadEncryptDetached(...args);
     },
   };
 }

@@ -48,6 +48,10 @@ function recordingSodium(): { sodium: SodiumBackend; keys: Uint8Array[] } {
       keep(key);
       return nativeSodium.blake2b(outLength, message, key);
     },
+    blake2bInto(out, message, key) {
+      keep(key);
+      nativeSodium.blake2bInto(out, message, key);
+    },
   };
   return { sodium, keys };
 }

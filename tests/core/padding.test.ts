@@ -13,7 +13,13 @@ import {
   encodeBlobHeader,
   parseBlobHeader,
 } from '../../src/core/crypto/content.js';
-import { blobPlaintextSize, padme } from '../../src/core/crypto/padding.js';
+import {
+  badPaddingAt,
+  blobPlaintextSize,
+  fillPadding,
+  padme,
+  PADDING_TRAILER_BYTES,
+} from '../../src/core/crypto/padding.js';
 import { unlockVaultKeys } from '../../src/core/crypto/vault-header.js';
 import { Vault } from '../../src/core/index.js';
 import { nativeSodium } from '../helpers/backends.js';
@@ -325,5 +331,50 @@ describe('metadata padding', () => {
     const after = metadataLengths(dir);
     expect(after).toEqual(before);
     expect(new Set(after.records)).toEqual(new Set([24 + 256 + 16]));
+  });
+});
+
+describe('padding bytes, written and checked chunk by chunk', () => {
+  /** The padding FORMAT.md 5.7 describes, built independently: zeros, then the size as a u64 LE. */
+  function expectedTail(size: number, total: number): Buffer {
+    const tail = Buffer.alloc(total - size);
+    tail.writeBigUInt64LE(BigInt(size), tail.length - PADDING_TRAILER_BYTES);
+    return tail;
+  }
+
+  /** `bytes` cut into consecutive views of `piece` bytes, as chunks are opened. */
+  function pieces(bytes: Buffer, piece: number): Buffer[] {
+    const out: Buffer[] = [];
+    for (let at = 0; at < bytes.length; at += piece) out.push(bytes.subarray(at, at + piece));
+    return out;
+  }
+
+  // A size past 2^32 (its trailer's high bytes are not zero), and pieces that cut the trailer in two.
+  const cases = [
+    { size: 0, total: 8, piece: 3 },
+    { size: 9, total: 18, piece: 5 },
+    { size: 1000, total: 1024, piece: 1020 },
+    { size: 70_000, total: 73_728, piece: 65_536 },
+    { size: 2 ** 32 + 5, total: 2 ** 32 + 40, piece: 7 },
+    { size: 0, total: 200_000, piece: 150_000 },
+  ];
+
+  it.each(cases)('fills and accepts exactly the padding of a $size-byte file', ({ size, total, piece }) => {
+    // Only the last part of a large blob is held: from `position` on.
+    const position = Math.max(0, size - 100);
+    const bytes = Buffer.alloc(total - position, 0xaa);
+    fillPadding(bytes, position, size, total);
+    expect(bytes.subarray(size - position)).toEqual(expectedTail(size, total));
+    expect(bytes.subarray(0, size - position).every((byte) => byte === 0xaa)).toBe(true);
+    const views = pieces(bytes, piece);
+    expect(badPaddingAt(views, position, size, total)).toBeUndefined();
+    // Every padding byte near either end, and a sample of the long runs of zeros between.
+    const start = size - position;
+    for (let at = start; at < bytes.length; at++) {
+      if (at - start > 16 && bytes.length - at > 16 && at % 997 !== 0) continue;
+      bytes[at] = (bytes[at] ?? 0) ^ 0x01;
+      expect(badPaddingAt(views, position, size, total)).toBe(Math.floor(at / piece));
+      bytes[at] = (bytes[at] ?? 0) ^ 0x01;
+    }
   });
 });

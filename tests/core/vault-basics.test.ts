@@ -61,8 +61,19 @@ describe('vault lifecycle', () => {
       create: true,
       vaultId: Buffer.alloc(16, 1),
     });
-    expect(db.pragmas()).toEqual({ journalMode: 'delete', synchronous: 2, foreignKeys: 1 });
+    expect(db.pragmas()).toMatchObject({ journalMode: 'delete', synchronous: 2, foreignKeys: 1 });
     db.close();
+  });
+
+  it("keeps up to 64 MiB of the index's pages in memory, writable or read-only", () => {
+    const path = join(tempDir(), 'index.sqlite');
+    const vaultId = Buffer.alloc(16, 1);
+    const writable = IndexDb.open(path, { readOnly: false, create: true, vaultId });
+    expect(writable.pragmas().cacheSize).toBe(-65536);
+    writable.close();
+    const readOnly = IndexDb.open(path, { readOnly: true, create: false, vaultId });
+    expect(readOnly.pragmas().cacheSize).toBe(-65536);
+    readOnly.close();
   });
 
   it('refuses a second opener in this process and in another process', async () => {

@@ -39,6 +39,13 @@ export function blobPlaintextSize(size: number, padded: boolean): number {
   return padded ? padme(size + PADDING_TRAILER_BYTES) : size;
 }
 
+/** The byte the padding of a file of `size` bytes, padded to `total`, has at blob plaintext offset `offset`. */
+function paddingByte(offset: number, size: number, total: number): number {
+  const inTrailer = offset - (total - PADDING_TRAILER_BYTES);
+  // Byte `inTrailer` of the u64 LE size; division, not shifts, which would cut the size to 32 bits.
+  return inTrailer < 0 ? 0 : Math.floor(size / 2 ** (8 * inTrailer)) % 256;
+}
+
 /**
  * Writes the padding bytes of a file of `size` bytes padded to `total` that fall in `view`, which holds the
  * blob's plaintext from `position`; bytes before `size` are left alone.
@@ -46,30 +53,31 @@ export function blobPlaintextSize(size: number, padded: boolean): number {
 export function fillPadding(view: Uint8Array, position: number, size: number, total: number): void {
   const from = Math.max(size, position) - position;
   if (from >= view.byteLength) return;
-  view.fill(0, from);
-  const trailer = trailerBytes(size);
-  const trailerAt = total - PADDING_TRAILER_BYTES;
-  for (let i = Math.max(0, trailerAt - position); i < view.byteLength; i++) {
-    view[i] = trailer[position + i - trailerAt] ?? 0;
-  }
+  const trailerFrom = Math.max(from, total - PADDING_TRAILER_BYTES - position);
+  view.fill(0, from, Math.max(from, trailerFrom));
+  for (let i = Math.max(0, trailerFrom); i < view.byteLength; i++)
+    view[i] = paddingByte(position + i, size, total);
 }
 
-function trailerBytes(size: number): Buffer {
-  const out = Buffer.alloc(PADDING_TRAILER_BYTES);
-  out.writeBigUInt64LE(BigInt(size));
-  return out;
-}
+/** Zeros to compare padding with, natively: a piece at a time, never copied. */
+const ZEROS = new Uint8Array(64 * 1024);
 
 /**
  * True when the bytes of `view` (the blob's plaintext from `position`) past `size` are exactly the padding a
  * writer puts there for a blob of `total` plaintext bytes. Bytes before `size` are content and not looked at.
+ * Compared in place: a restore checks every file's, and building the expected padding per file was most of that.
  */
 function isPadding(view: Uint8Array, position: number, size: number, total: number): boolean {
   const from = Math.max(size, position) - position;
-  if (from >= view.byteLength) return true;
-  const expected = new Uint8Array(view.byteLength - from);
-  fillPadding(expected, position + from, size, total);
-  return Buffer.from(view.buffer, view.byteOffset + from, expected.byteLength).equals(expected);
+  const trailerFrom = Math.min(view.byteLength, Math.max(from, total - PADDING_TRAILER_BYTES - position));
+  for (let at = from; at < trailerFrom; at += ZEROS.length) {
+    const end = Math.min(trailerFrom, at + ZEROS.length);
+    if (Buffer.compare(view.subarray(at, end), ZEROS.subarray(0, end - at)) !== 0) return false;
+  }
+  for (let i = trailerFrom; i < view.byteLength; i++) {
+    if (view[i] !== paddingByte(position + i, size, total)) return false;
+  }
+  return true;
 }
 
 /**

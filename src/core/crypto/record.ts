@@ -27,13 +27,9 @@ export interface RecordBinding {
 
 const VERSION_BYTES = 8;
 
-/** ISO/IEC 7816-4 padding: 0x80 then zeros up to the next multiple of the bucket. */
-function pad(data: Uint8Array): Buffer {
-  const length = (Math.floor(data.byteLength / RECORD_BUCKET) + 1) * RECORD_BUCKET;
-  const out = Buffer.alloc(length);
-  out.set(data);
-  out[data.byteLength] = 0x80;
-  return out;
+/** The padded length of a record: ISO/IEC 7816-4 padding (0x80, then zeros) up to the next multiple of the bucket. */
+function paddedLength(length: number): number {
+  return (Math.floor(length / RECORD_BUCKET) + 1) * RECORD_BUCKET;
 }
 
 function unpad(padded: Buffer): Buffer | null {
@@ -108,11 +104,18 @@ export class RecordSealer {
       throw new InvalidArgumentError(`A record id is ${ID_BYTES} bytes.`);
     const subkey = this.#subkey(binding.keyId);
     if (!subkey) throw new IntegrityError('unknown-key', { subject: SUBJECT });
-    const nonce = this.#sodium.randomBytes(NONCE_BYTES);
-    const padded = pad(plaintext);
-    const sealed = this.#sodium.aeadEncrypt(padded, this.#aad(binding), nonce, subkey.bytes);
-    padded.fill(0);
-    return Buffer.concat([nonce, sealed]);
+    // nonce ‖ padded record, encrypted in place into ciphertext ‖ tag: one buffer per record (an add seals one per
+    // file), where the padding, the ciphertext and the concatenation took three, and no plaintext copy is left.
+    const length = paddedLength(plaintext.byteLength);
+    const sealed = Buffer.alloc(NONCE_BYTES + length + TAG_BYTES);
+    const nonce = sealed.subarray(0, NONCE_BYTES);
+    nonce.set(this.#sodium.randomBytes(NONCE_BYTES));
+    const body = sealed.subarray(NONCE_BYTES, NONCE_BYTES + length);
+    body.set(plaintext);
+    body[plaintext.byteLength] = 0x80;
+    const tag = sealed.subarray(NONCE_BYTES + length);
+    this.#sodium.aeadEncryptDetached(body, tag, body, this.#aad(binding), nonce, subkey.bytes);
+    return sealed;
   }
 
   /**

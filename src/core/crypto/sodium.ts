@@ -41,6 +41,10 @@ export interface SodiumBackend {
   ): boolean;
   /** BLAKE2b (crypto_generichash) with an optional key. */
   blake2b(outLength: number, message: Uint8Array, key?: Uint8Array): Buffer;
+  /**
+   * Keyed BLAKE2b into `out` (its length is the hash's): no allocation, for hashing many small messages (index rows).
+   */
+  blake2bInto(out: Uint8Array, message: Uint8Array, key: Uint8Array): void;
   /** Argon2id v1.3 (crypto_pwhash, ALG_ARGON2ID13) into a zeroed, unpooled buffer. `memlimit` is in bytes. */
   argon2id(
     outLength: number,
@@ -203,6 +207,9 @@ function nativeBackend(native: NativeSodium): SodiumBackend {
       else native.crypto_generichash(out, message, key);
       return out;
     },
+    blake2bInto(out, message, key) {
+      native.crypto_generichash(out, message, key);
+    },
     async argon2id(outLength, passphrase, salt, opslimit, memlimit) {
       const out = Buffer.alloc(outLength);
       // crypto_pwhash_async runs on libuv's thread pool, so a 1 s derivation never stalls the event loop.
@@ -285,6 +292,11 @@ function wasmBackend(sumo: Sumo): SodiumBackend {
     },
     blake2b(outLength, message, key) {
       return ownedBuffer(sumo, sumo.crypto_generichash(outLength, message, key ?? null));
+    },
+    blake2bInto(out, message, key) {
+      const hash = sumo.crypto_generichash(out.byteLength, message, key);
+      out.set(hash);
+      sumo.memzero(hash);
     },
     argon2id(outLength, passphrase, salt, opslimit, memlimit) {
       // The WebAssembly build has no asynchronous variant; this blocks the calling thread for the derivation.

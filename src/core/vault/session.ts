@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 
-import { ID_BYTES } from '../crypto/constants.js';
+import { HASH_BYTES, ID_BYTES } from '../crypto/constants.js';
 import { IndexCommitter, rowsDoNotMatch } from '../crypto/index-commitment.js';
 import { RecordSealer } from '../crypto/record.js';
 import type { SodiumBackend } from '../crypto/sodium.js';
@@ -92,10 +92,7 @@ export class Session {
   load(): void {
     this.#startCommitment();
     const sum = this.#openCommitment();
-    if (!this.#loadSnapshot(sum)) {
-      this.#loadRows();
-      this.#checkRows(sum);
-    }
+    if (!this.#loadSnapshot(sum)) this.#loadRows(sum);
   }
 
   /**
@@ -163,10 +160,14 @@ export class Session {
     return this.#commitmentDamaged;
   }
 
-  /** Recomputes the commitment from the rows (FORMAT.md 8.7) and records damage when it is not `sum`. */
-  #checkRows(sum: Buffer | undefined): void {
+  /**
+   * Recomputes the commitment from the rows (FORMAT.md 8.7) and records damage when it is not `sum`; `nodesSum` is
+   * the nodes rows' part, when they were added up as they were read.
+   */
+  #checkRows(sum: Buffer | undefined, nodesSum?: Buffer): void {
     if (!this.#committer || !sum) return;
-    if (!timingSafeEqual(this.db.computeSum(this.#committer), sum)) this.#commitmentProblem(rowsDoNotMatch());
+    if (!timingSafeEqual(this.db.computeSum(this.#committer, nodesSum), sum))
+      this.#commitmentProblem(rowsDoNotMatch());
   }
 
   /**
@@ -230,8 +231,7 @@ export class Session {
     this.#commitmentDamaged = false;
     if (this.db.committed && !this.#committer) this.#startCommitment();
     const sum = this.#openCommitment();
-    this.#loadRows();
-    this.#checkRows(sum);
+    this.#loadRows(sum);
     const problems = this.#snapshotProblem ? [this.#snapshotProblem] : [];
     this.#snapshotProblem = undefined;
     if (fromSnapshot && !sameNodes(before, this.tree)) {
@@ -325,12 +325,18 @@ export class Session {
     return true;
   }
 
-  /** Decrypts every index row into the tree. Damaged rows are recorded in {@link Session.damaged}. */
-  #loadRows(): void {
+  /**
+   * Decrypts every index row into the tree, and checks the rows against the commitment's `sum` (format 1.1). Damaged
+   * rows are recorded in {@link Session.damaged}.
+   */
+  #loadRows(sum: Buffer | undefined): void {
     const pending: TreeNode[] = [];
+    // The nodes rows are added up for the commitment as they are read, not read a second time.
+    const counting =
+      this.#committer && sum ? { committer: this.#committer, into: Buffer.alloc(HASH_BYTES) } : undefined;
     const rows = this.db.nodes((id, error) => {
       this.damaged.push({ path: `(index row ${id})`, code: error.code, message: error.message });
-    });
+    }, counting);
     for (const row of rows) {
       const id = row.id.toString('hex');
       try {
@@ -362,6 +368,8 @@ export class Session {
         message: `"${node.name}" has no valid parent folder in the index (damaged or tampered index).`,
       });
     }
+    // Last, so that what is wrong with the rows themselves is reported first.
+    this.#checkRows(sum, counting?.into);
   }
 
   /** @throws {@link ReadOnlyVaultError} when the vault cannot be written. */

@@ -445,7 +445,10 @@ describe('jobs', () => {
   });
 
   it('cancels a running job: it ends cancelled and keeps no unfinished file', async () => {
-    const app = await newApp();
+    // A clock a second later at each reading: every finished file goes out at once (not batched at the progress
+    // pace), so the cancel lands after the first file rather than after all three.
+    let clock = 0;
+    const app = await newApp({ now: () => (clock += 1000), handleTtlMs: 1e12 });
     const { vaultId } = await newVaultIn(app);
     const source = await threeLargeFiles();
     app.dialogs.folders.push(source);

@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
@@ -94,10 +94,12 @@ describe('the Security page in the back end', () => {
     expect(log.problems).toEqual([]);
     expect(await app.call('security.logProblems', { vaultId })).toEqual([]);
 
-    // A folder where the log file belongs: the next entry cannot be written, but the change itself is done.
+    // Another vault's log (one byte of its vault id changed): the next entry cannot be written, but the change
+    // itself is done. (A folder in its place would stop the change: every write checks the vault folder first.)
     const logFile = join(parent, 'vault', ACTIVITY_LOG_FILE);
-    rmSync(logFile);
-    mkdirSync(logFile);
+    const foreignLog = readFileSync(logFile);
+    foreignLog[20] = (foreignLog[20] ?? 0) ^ 1;
+    writeFileSync(logFile, foreignLog);
     const added = await app.call('security.addPassphrase', {
       vaultId,
       current: NEW_PASSPHRASE,

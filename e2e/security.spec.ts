@@ -226,3 +226,35 @@ test('locking while a new recovery key is shown takes it off the screen and out 
   expect(await page.content()).not.toContain(key.slice(0, 5));
   await expect(page.locator('.recovery-key, .print-sheet')).toHaveCount(0);
 });
+
+test('a header backup restored from the Unlock screen brings its passphrase back and retires the newer one', async ({
+  coffer,
+}) => {
+  const { page } = coffer;
+  await createVault(coffer);
+  await openSecurity(page, 'Passphrases');
+  await coffer.answerFolderDialogs([coffer.restoreDir]);
+  await page.getByRole('button', { name: 'Save a header backup…' }).click();
+  const saved = page.getByRole('status').filter({ hasText: 'Header backup saved as' });
+  const [, fileName = ''] = /“(.+)”/u.exec(await saved.innerText()) ?? [];
+  await page.getByRole('button', { name: 'Change passphrase…' }).click();
+  await fillPassphraseForm(page, PASSPHRASE, NEW_PASSPHRASE, 'Change passphrase');
+  await expect(page.getByRole('status').filter({ hasText: 'Passphrase changed.' })).toBeVisible();
+  await page.keyboard.press('Escape');
+  await lock(page);
+
+  await coffer.answerFileDialogs([[join(coffer.restoreDir, fileName)]]);
+  await page.getByRole('button', { name: 'Restore a header backup…' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Restore a header backup' });
+  await expect(dialog.getByText('ones removed since then work again')).toBeVisible();
+  await dialog.getByLabel('A passphrase of the backup', { exact: true }).fill(NEW_PASSPHRASE);
+  await dialog.getByRole('button', { name: 'Restore header' }).click();
+  await expect(dialog.getByText('does not open this header backup')).toBeVisible();
+  await dialog.getByLabel('A passphrase of the backup', { exact: true }).fill(PASSPHRASE);
+  await dialog.getByRole('button', { name: 'Restore header' }).click();
+  await expect(dialog).toBeHidden();
+  await expect(page.getByRole('status').filter({ hasText: 'is restored' })).toBeVisible();
+
+  expect(await unlockWith(page, NEW_PASSPHRASE)).toMatch(/Wrong passphrase/u);
+  expect(await unlockWith(page, PASSPHRASE)).toBeNull();
+});

@@ -129,7 +129,10 @@ export const test = base.extend<HostOptions & { coffer: CofferApp }>({
                 const queue = [...queued];
                 dialog.showOpenDialog = () => {
                   const next = queue.shift() ?? null;
-                  return Promise.resolve({ canceled: next === null, filePaths: next === null ? [] : [...next] });
+                  return Promise.resolve({
+                    canceled: next === null,
+                    filePaths: next === null ? [] : [...next],
+                  });
                 };
               }, answers);
             },

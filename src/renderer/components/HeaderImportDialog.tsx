@@ -1,3 +1,5 @@
+import './header-import.css';
+
 import { LoaderCircle } from 'lucide-react';
 import { useState, type SyntheticEvent } from 'react';
 

@@ -88,6 +88,25 @@ describe('restoring a header backup into a locked vault', () => {
     expect(codeOf(await app.raw('vault.unlock', { vaultId, passphrase: PASSPHRASE }))).toBe('ok');
   });
 
+  it('opens the backup with its recovery key too; a mistyped key is refused', async () => {
+    const app = await newApp();
+    const { vaultId } = await newVaultIn(app);
+    const { recoveryKey } = await app.call('security.makeRecoveryKey', { vaultId, current: PASSPHRASE });
+    const backup = await saveBackup(app, vaultId);
+    await app.call('vault.lock', { vaultId });
+    const importing = async (secret: string) =>
+      app.raw('security.importHeader', {
+        vaultId,
+        file: await pickBackup(app, vaultId, backup),
+        secretKind: 'recovery-key',
+        secret,
+      });
+
+    expect(codeOf(await importing(`${recoveryKey.slice(0, -1)}x`))).toBe('INVALID_ARGUMENT');
+    expect(codeOf(await importing(recoveryKey))).toBe('ok');
+    expect(codeOf(await app.raw('vault.unlockWithRecoveryKey', { vaultId, recoveryKey }))).toBe('ok');
+  });
+
   it('takes one file only as a header backup', async () => {
     const app = await newApp();
     const { vaultId } = await newVaultIn(app);

@@ -34,7 +34,7 @@ export function nativeDialogs(getWindow: () => BrowserWindow | null): DialogProv
     },
     pickFiles(purpose) {
       return show(
-        purpose === 'header-import'
+        purpose === 'header-restore'
           ? {
               title: 'Choose a header backup',
               buttonLabel: 'Choose',

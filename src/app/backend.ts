@@ -44,7 +44,7 @@ import { SettingsStore, type RecentEntry } from './settings.js';
 /** Native dialogs in Electron; a stand-in in the preview server. Returns absolute paths, or null when cancelled. */
 export interface DialogProvider {
   pickFolder(purpose: FolderPurpose): Promise<string | null>;
-  /** Files to add ('add-files', several), or one header backup file ('header-import'). */
+  /** Files to add ('add-files', several), or one header backup file ('header-restore'). */
   pickFiles(purpose: FilesPurpose): Promise<string[] | null>;
 }
 
@@ -360,7 +360,7 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
       if (picked === null || picked.length === 0) return null;
       const paths = picked.map(checkedAbsolute);
       const label = paths.length === 1 ? basename(paths[0] ?? '') : `${paths.length} files`;
-      if (request.purpose === 'header-import' && paths.length !== 1) {
+      if (request.purpose === 'header-restore' && paths.length !== 1) {
         throw new InvalidArgumentError('Choose one header backup file.');
       }
       const handle = handles.issue({ kind: 'files', purpose: request.purpose, paths }, request.vaultId);
@@ -419,7 +419,7 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
           'Lock the vault first: a header backup is put back into a locked vault.',
         );
       }
-      const target = handles.take(request.file, ['header-import'], request.vaultId);
+      const target = handles.take(request.file, ['header-restore'], request.vaultId);
       if (target.kind !== 'files' || target.paths.length !== 1) {
         throw new InvalidArgumentError('That choice is not one header backup file.');
       }

@@ -107,7 +107,7 @@ export type SecurityAction =
   | 'reencrypt'
   | 'log'
   | 'header-backup'
-  | 'header-import';
+  | 'header-restore';
 
 const WRONG_CURRENT: ErrorWords = {
   message: 'That is not the passphrase this vault was unlocked with, so nothing was changed.',
@@ -172,7 +172,7 @@ export const SECURITY_ERROR_WORDS: Readonly<
       next: 'Choose the folder again.',
     },
   },
-  'header-import': {
+  'header-restore': {
     INTEGRITY: {
       message:
         "That file is not a header backup of this vault: it is another vault's, damaged, or another file.",

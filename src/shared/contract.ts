@@ -79,7 +79,7 @@ export const FOLDER_PURPOSES = [
 ] as const;
 export type FolderPurpose = (typeof FOLDER_PURPOSES)[number];
 /** What a picked file is for: files to add, or a header backup to put back (one file). */
-export type FilesPurpose = 'add-files' | 'header-import';
+export type FilesPurpose = 'add-files' | 'header-restore';
 
 const settingsShape = {
   /**
@@ -124,7 +124,7 @@ export const requestSchemas = {
   /** Asks the user for files to add to a vault, or for one header backup file to import into a locked vault. */
   'dialog.pickFiles': z.discriminatedUnion('purpose', [
     z.strictObject({ purpose: z.literal('add-files'), ...vaultRef }),
-    z.strictObject({ purpose: z.literal('header-import'), ...vaultRef }),
+    z.strictObject({ purpose: z.literal('header-restore'), ...vaultRef }),
   ]),
 
   // ── vaults ──
@@ -201,7 +201,7 @@ export const requestSchemas = {
    */
   'security.exportHeader': z.strictObject({ ...vaultRef, folder: id }),
   /**
-   * Puts a header backup (a picked file, handle of purpose 'header-import') back into a LOCKED vault, as its header
+   * Puts a header backup (a picked file, handle of purpose 'header-restore') back into a LOCKED vault, as its header
    * and header backup, once `secret` (a passphrase, or the recovery key, of that backup) unlocks it (FORMAT.md 4.7).
    * The vault stays locked; afterwards it opens with the backup's passphrases.
    */

@@ -20,7 +20,7 @@ async function saveBackup(app: TestApp, vaultId: string): Promise<string> {
 /** A handle for a header backup file the "user" picks on the Unlock screen. */
 async function pickBackup(app: TestApp, vaultId: string, path: string): Promise<string> {
   app.dialogs.files.push([path]);
-  const picked = await app.call('dialog.pickFiles', { purpose: 'header-import', vaultId });
+  const picked = await app.call('dialog.pickFiles', { purpose: 'header-restore', vaultId });
   if (!picked) throw new Error('nothing picked');
   return picked.handle;
 }
@@ -112,7 +112,7 @@ describe('restoring a header backup into a locked vault', () => {
     const { vaultId } = await newVaultIn(app);
     const backup = await saveBackup(app, vaultId);
     app.dialogs.files.push([backup, backup]);
-    expect(codeOf(await app.raw('dialog.pickFiles', { purpose: 'header-import', vaultId }))).toBe(
+    expect(codeOf(await app.raw('dialog.pickFiles', { purpose: 'header-restore', vaultId }))).toBe(
       'INVALID_ARGUMENT',
     );
   });

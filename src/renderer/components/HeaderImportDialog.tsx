@@ -32,7 +32,7 @@ export function HeaderImportDialog({
 }) {
   const [secretKind, setSecretKind] = useState<SecretKind>('passphrase');
   const [secret, setSecret] = useState('');
-  const { busy, error, setError, run } = useSecurityAction('header-import', secretKind === 'recovery-key');
+  const { busy, error, setError, run } = useSecurityAction('header-restore', secretKind === 'recovery-key');
 
   const submit = (event: SyntheticEvent): void => {
     event.preventDefault();

@@ -52,7 +52,7 @@ export function UnlockScreen({ vault }: { vault: VaultSummary }) {
   const chooseBackup = async (): Promise<void> => {
     setError(null);
     try {
-      const picked = await call('dialog.pickFiles', { purpose: 'header-import', vaultId: vault.vaultId });
+      const picked = await call('dialog.pickFiles', { purpose: 'header-restore', vaultId: vault.vaultId });
       if (picked !== null) setBackup({ handle: picked.handle, label: picked.label });
     } catch (cause) {
       setError(describeError(cause));

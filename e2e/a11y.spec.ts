@@ -2,6 +2,8 @@
  * Accessibility: axe-core (WCAG 2 A and AA rules) on every screen the window has, in the light and the dark theme.
  * No serious or critical violation may remain.
  */
+import { join } from 'node:path';
+
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
 
@@ -104,6 +106,16 @@ for (const colorScheme of ['light', 'dark'] as const) {
     await page.getByRole('button', { name: /^Unlock/ }).click();
     await expect(page.getByRole('alert')).toBeVisible();
     await check('unlock (Caps Lock warning, wrong passphrase)');
+
+    // The vault's own header stands in for a saved header backup.
+    await coffer.answerFileDialogs([[join(coffer.vaultParent, 'Personal', 'coffer.header')]]);
+    await page.getByRole('button', { name: 'Restore a header backup…' }).click();
+    const restore = page.getByRole('dialog', { name: 'Restore a header backup' });
+    await restore.getByLabel('A passphrase of the backup', { exact: true }).fill('wrong');
+    await restore.getByRole('button', { name: 'Restore header' }).click();
+    await expect(restore.getByRole('alert')).toBeVisible();
+    await check('restore a header backup (a wrong passphrase)');
+    await restore.getByRole('button', { name: 'Cancel' }).click();
 
     await page.getByRole('button', { name: 'Choose another vault' }).click();
     await expect(page.getByText('Recent vaults')).toBeVisible();

@@ -29,6 +29,8 @@ export interface CofferApp {
   readonly restoreDir: string;
   /** The paths the next native dialogs answer with, in order (`null` = the user cancelled). */
   readonly answerFolderDialogs: (answers: readonly (string | null)[]) => Promise<void>;
+  /** The files the next open-file dialogs answer with, in order (`null` = the user cancelled). */
+  readonly answerFileDialogs: (answers: readonly (readonly string[] | null)[]) => Promise<void>;
   /**
    * Quits the app and starts it again on the same data folder, as a person reopening it would; returns the new
    * window (`page` is the first one only).
@@ -65,6 +67,7 @@ export const test = base.extend<HostOptions & { coffer: CofferApp }>({
             vaultParent,
             restoreDir,
             answerFolderDialogs: (answers) => preview.answerFolderDialogs(answers),
+            answerFileDialogs: (answers) => preview.answerFileDialogs(answers),
             preview: {
               shellRequests: () => preview.shellRequests(),
               invoke: (channel, request) => preview.invoke(channel, request),
@@ -118,6 +121,18 @@ export const test = base.extend<HostOptions & { coffer: CofferApp }>({
                 dialog.showOpenDialog = () => {
                   const next = queue.shift() ?? null;
                   return Promise.resolve({ canceled: next === null, filePaths: next === null ? [] : [next] });
+                };
+              }, answers);
+            },
+            async answerFileDialogs(answers) {
+              await app.evaluate(({ dialog }, queued) => {
+                const queue = [...queued];
+                dialog.showOpenDialog = () => {
+                  const next = queue.shift() ?? null;
+                  return Promise.resolve({
+                    canceled: next === null,
+                    filePaths: next === null ? [] : [...next],
+                  });
                 };
               }, answers);
             },

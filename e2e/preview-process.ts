@@ -14,6 +14,8 @@ export interface PreviewProcess {
   readonly child: ChildProcess;
   /** Queues the paths the next dialogs answer with (test mode only); `null` = cancelled. */
   readonly answerFolderDialogs: (answers: readonly (string | null)[]) => Promise<void>;
+  /** Queues the files the next file dialogs answer with (test mode only); `null` = cancelled. */
+  readonly answerFileDialogs: (answers: readonly (readonly string[] | null)[]) => Promise<void>;
   /** What the back end asked of the system's shell so far (test mode records instead of opening). */
   readonly shellRequests: () => Promise<ShellRequest[]>;
   /** Sends one contract request as the page would, for a test to check the back end's state. */
@@ -46,18 +48,15 @@ export async function startPreview(dataDir: string): Promise<PreviewProcess> {
     if (!result.ok) throw new Error(`${path} failed: ${result.message ?? response.status}`);
     return result.value;
   };
+  const queueAnswers = async (answers: object): Promise<void> => {
+    await post('/api/test/dialog-answers', answers);
+  };
   return {
     url: printed,
     token,
     child,
-    async answerFolderDialogs(answers) {
-      const response = await fetch(new URL('/api/test/dialog-answers', printed), {
-        method: 'POST',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ folders: answers }),
-      });
-      if (!response.ok) throw new Error(`queueing dialog answers failed: HTTP ${response.status}`);
-    },
+    answerFolderDialogs: (answers) => queueAnswers({ folders: answers }),
+    answerFileDialogs: (answers) => queueAnswers({ files: answers }),
     shellRequests: async () => (await post('/api/test/shell-requests', {})) as ShellRequest[],
     invoke: (channel, request) => post(`/api/invoke/${channel}`, request),
     stop() {

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 
 import { makeVault, spreadLayout } from './engine-vault.js';
-import { expect, test } from './fixtures.js';
+import { expect, test, type CofferApp } from './fixtures.js';
 import { createVault, openAndUnlock, PASSPHRASE, row, sha256 } from './steps.js';
 
 const NEW_PASSPHRASE = 'lantern orchard velvet quarry';
@@ -32,6 +32,15 @@ async function unlockWith(page: Page, secret: string, field = 'Passphrase'): Pro
   const browser = page.getByRole('button', { name: 'Lock vault' });
   await expect(error.or(browser).first()).toBeVisible();
   return (await browser.isVisible()) ? null : await error.innerText();
+}
+
+/** Saves a header backup from the open Security page into `restoreDir`; the name of the file it says it saved. */
+async function saveHeaderBackup(coffer: CofferApp): Promise<string> {
+  await coffer.answerFolderDialogs([coffer.restoreDir]);
+  await coffer.page.getByRole('button', { name: 'Save a header backup…' }).click();
+  const status = coffer.page.getByRole('status').filter({ hasText: 'Header backup saved as' });
+  await expect(status).toBeVisible();
+  return /“(.+)”/u.exec(await status.innerText())?.[1] ?? '';
 }
 
 /** Fills a change/add passphrase form and sends it with the fastest key strength. */
@@ -199,13 +208,9 @@ test('a header backup is saved through the folder dialog as a new file, the same
   const { page } = coffer;
   await createVault(coffer);
   await openSecurity(page, 'Passphrases');
-  await coffer.answerFolderDialogs([coffer.restoreDir]);
-  await page.getByRole('button', { name: 'Save a header backup…' }).click();
-  const status = page.getByRole('status').filter({ hasText: 'Header backup saved as' });
-  await expect(status).toBeVisible();
-  const [, fileName] = /“(.+)”/u.exec(await status.innerText()) ?? [];
+  const fileName = await saveHeaderBackup(coffer);
   expect(fileName).toMatch(/^Personal header \d{4}-\d{2}-\d{2}\.coffer-header$/u);
-  expect(sha256(await readFile(join(coffer.restoreDir, fileName ?? '')))).toBe(
+  expect(sha256(await readFile(join(coffer.restoreDir, fileName)))).toBe(
     sha256(await readFile(join(coffer.vaultParent, 'Personal', 'coffer.header'))),
   );
 });
@@ -225,4 +230,33 @@ test('locking while a new recovery key is shown takes it off the screen and out 
   await expect(page.getByLabel('Passphrase', { exact: true })).toBeVisible();
   expect(await page.content()).not.toContain(key.slice(0, 5));
   await expect(page.locator('.recovery-key, .print-sheet')).toHaveCount(0);
+});
+
+test('a header backup restored from the Unlock screen brings its passphrase back and retires the newer one', async ({
+  coffer,
+}) => {
+  const { page } = coffer;
+  await createVault(coffer);
+  await openSecurity(page, 'Passphrases');
+  const fileName = await saveHeaderBackup(coffer);
+  await page.getByRole('button', { name: 'Change passphrase…' }).click();
+  await fillPassphraseForm(page, PASSPHRASE, NEW_PASSPHRASE, 'Change passphrase');
+  await expect(page.getByRole('status').filter({ hasText: 'Passphrase changed.' })).toBeVisible();
+  await page.keyboard.press('Escape');
+  await lock(page);
+
+  await coffer.answerFileDialogs([[join(coffer.restoreDir, fileName)]]);
+  await page.getByRole('button', { name: 'Restore a header backup…' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Restore a header backup' });
+  await expect(dialog.getByText('ones removed since then work again')).toBeVisible();
+  await dialog.getByLabel('A passphrase of the backup', { exact: true }).fill(NEW_PASSPHRASE);
+  await dialog.getByRole('button', { name: 'Restore header' }).click();
+  await expect(dialog.getByText('does not open this header backup')).toBeVisible();
+  await dialog.getByLabel('A passphrase of the backup', { exact: true }).fill(PASSPHRASE);
+  await dialog.getByRole('button', { name: 'Restore header' }).click();
+  await expect(dialog).toBeHidden();
+  await expect(page.getByRole('status').filter({ hasText: 'is restored' })).toBeVisible();
+
+  expect(await unlockWith(page, NEW_PASSPHRASE)).toMatch(/Wrong passphrase/u);
+  expect(await unlockWith(page, PASSPHRASE)).toBeNull();
 });

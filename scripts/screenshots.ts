@@ -169,6 +169,16 @@ async function shoot(scheme: 'light' | 'dark', executablePath: string | undefine
     await page.getByRole('alert').waitFor();
     await save('unlock');
 
+    // Restoring a header backup from the Unlock screen (the vault's own header stands in for a saved backup).
+    await preview.answerFileDialogs([[join(vaults, 'Personal', 'coffer.header')]]);
+    await page.getByRole('button', { name: 'Restore a header backup…' }).click();
+    const restore = page.getByRole('dialog', { name: 'Restore a header backup' });
+    await restore.getByLabel('A passphrase of the backup').fill(PASSPHRASE);
+    await save('unlock-header-import');
+    await restore.getByRole('button', { name: 'Restore header' }).click();
+    await page.getByRole('status').filter({ hasText: 'is restored' }).waitFor();
+    await save('unlock-header-restored');
+
     await page.getByRole('button', { name: 'Choose another vault' }).click();
     await page.getByText('Recent vaults').waitFor();
     await save('start');

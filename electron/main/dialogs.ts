@@ -32,12 +32,24 @@ export function nativeDialogs(getWindow: () => BrowserWindow | null): DialogProv
       });
       return paths?.[0] ?? null;
     },
-    pickFiles() {
-      return show({
-        title: 'Add files',
-        buttonLabel: 'Add',
-        properties: ['openFile', 'multiSelections', 'dontAddToRecent'],
-      });
+    pickFiles(purpose) {
+      return show(
+        purpose === 'header-restore'
+          ? {
+              title: 'Choose a header backup',
+              buttonLabel: 'Choose',
+              filters: [
+                { name: 'Coffer header backups', extensions: ['coffer-header'] },
+                { name: 'All files', extensions: ['*'] },
+              ],
+              properties: ['openFile', 'dontAddToRecent'],
+            }
+          : {
+              title: 'Add files',
+              buttonLabel: 'Add',
+              properties: ['openFile', 'multiSelections', 'dontAddToRecent'],
+            },
+      );
     },
   };
 }

@@ -1,12 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { basename, isAbsolute, join, resolve } from 'node:path';
 
 import { InvalidArgumentError, NotAVaultError, NotFoundError } from '../core/errors.js';
 import { encodePassphrase } from '../core/crypto/kdf.js';
+import { RecoveryKey } from '../core/crypto/recovery-key.js';
 import { loadSodium, type SodiumBackend } from '../core/crypto/sodium.js';
 import { checkName } from '../core/names.js';
 import { HEADER_BACKUP_FILE, HEADER_FILE } from '../core/vault/layout.js';
+import { asIoError } from '../core/vault/durable.js';
 import { removeStaleRestoreTemps } from '../core/vault/restore-record.js';
 import { rollbackWarning, SeenStates } from '../core/vault/seen-states.js';
 import { Vault } from '../core/vault/vault.js';
@@ -18,6 +20,7 @@ import {
   type Channel,
   type EventName,
   type EventPayloads,
+  type FilesPurpose,
   type FolderPurpose,
   type FolderTree,
   type LockReason,
@@ -41,7 +44,8 @@ import { SettingsStore, type RecentEntry } from './settings.js';
 /** Native dialogs in Electron; a stand-in in the preview server. Returns absolute paths, or null when cancelled. */
 export interface DialogProvider {
   pickFolder(purpose: FolderPurpose): Promise<string | null>;
-  pickFiles(purpose: 'add-files'): Promise<string[] | null>;
+  /** Files to add ('add-files', several), or one header backup file ('header-restore'). */
+  pickFiles(purpose: FilesPurpose): Promise<string[] | null>;
 }
 
 /**
@@ -106,7 +110,8 @@ interface OpenVault {
   readonly vaultId: string;
   readonly recentId: string;
   readonly dir: string;
-  readonly vault: Vault;
+  /** Replaced when a header import reopens the folder (the locked vault holds the header it was opened with). */
+  vault: Vault;
 }
 
 type Handlers = { [C in Channel]: (request: ParsedRequestOf<C>) => Promise<ResponseOf<C>> | ResponseOf<C> };
@@ -267,6 +272,18 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
     }
   };
 
+  /** Opens a locked entry's folder again (after a header import); an entry that no longer opens is closed. */
+  const reopen = async (entry: OpenVault): Promise<void> => {
+    try {
+      entry.vault = await Vault.open(entry.dir, { sodium: await getSodium() });
+    } catch (error) {
+      open.delete(entry.vaultId);
+      handles.forgetVault(entry.vaultId);
+      emit('closed', { vaultId: entry.vaultId });
+      throw error;
+    }
+  };
+
   const folderOf = (handle: string, purpose: FolderPurpose, vaultId?: string): string => {
     const target = handles.take(handle, [purpose], vaultId);
     if (target.kind !== 'folder') throw new InvalidArgumentError('That choice is not a folder.');
@@ -343,7 +360,10 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
       if (picked === null || picked.length === 0) return null;
       const paths = picked.map(checkedAbsolute);
       const label = paths.length === 1 ? basename(paths[0] ?? '') : `${paths.length} files`;
-      const handle = handles.issue({ kind: 'files', purpose: 'add-files', paths }, request.vaultId);
+      if (request.purpose === 'header-restore' && paths.length !== 1) {
+        throw new InvalidArgumentError('Choose one header backup file.');
+      }
+      const handle = handles.issue({ kind: 'files', purpose: request.purpose, paths }, request.vaultId);
       return { handle, label, count: paths.length };
     },
     'vault.create': async (request) => {
@@ -392,6 +412,37 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
     },
     'vault.listOpen': () => [...open.values()].map(summary),
     'vault.rotateKey': (request) => openVault(request.vaultId).vault.rotateKey(),
+    'security.importHeader': async (request) => {
+      const entry = openVault(request.vaultId);
+      if (!entry.vault.locked) {
+        throw new InvalidArgumentError(
+          'Lock the vault first: a header backup is put back into a locked vault.',
+        );
+      }
+      const target = handles.take(request.file, ['header-restore'], request.vaultId);
+      if (target.kind !== 'files' || target.paths.length !== 1) {
+        throw new InvalidArgumentError('That choice is not one header backup file.');
+      }
+      const headerBytes = await readHeaderBackup(target.paths[0] ?? '');
+      const sodium = await getSodium();
+      // The locked vault holds the folder's lock and the header it was opened with: it lets go for the import and
+      // the folder is opened again afterwards (with the imported header when the import was done).
+      entry.vault.close();
+      await entry.vault.released();
+      try {
+        const logProblems =
+          request.secretKind === 'passphrase'
+            ? await withPassphrase(request.secret, (passphrase) =>
+                Vault.importHeader(entry.dir, headerBytes, passphrase, { sodium }),
+              )
+            : await withRecoveryKey(sodium, request.secret, (key) =>
+                Vault.importHeader(entry.dir, headerBytes, key, { sodium }),
+              );
+        return { logProblems };
+      } finally {
+        await reopen(entry);
+      }
+    },
     ...securityHandlers({
       sodium: getSodium,
       vaultOf: (vaultId) => openVault(vaultId).vault,
@@ -676,4 +727,39 @@ async function exists(path: string): Promise<boolean> {
 // eslint-disable-next-line @typescript-eslint/require-await -- the engine reads files as async streams
 async function* chunksOf(chunks: readonly Uint8Array[]): AsyncGenerator<Uint8Array> {
   for (const chunk of chunks) yield chunk;
+}
+
+/** A header is a few kilobytes (FORMAT.md 4.6); a bigger file is not one, and is not read into memory whole. */
+const HEADER_BACKUP_MAX_BYTES = 1024 * 1024;
+
+/**
+ * The bytes of a picked header backup file.
+ * @throws {@link InvalidArgumentError} for a file too big to be a header; {@link IoError} when it cannot be read.
+ */
+async function readHeaderBackup(path: string): Promise<Buffer> {
+  try {
+    if ((await stat(path)).size > HEADER_BACKUP_MAX_BYTES) {
+      throw new InvalidArgumentError(
+        'That file is too big to be a header backup. Choose the ".coffer-header" file.',
+      );
+    }
+    return await readFile(path);
+  } catch (error) {
+    if (error instanceof InvalidArgumentError) throw error;
+    throw asIoError(error, `Could not read the header backup "${basename(path)}"`);
+  }
+}
+
+/** Runs the engine with a typed recovery key, parsed (a typo is an InvalidArgumentError) and wiped however it ends. */
+async function withRecoveryKey<T>(
+  sodium: SodiumBackend,
+  text: string,
+  use: (key: RecoveryKey) => Promise<T>,
+): Promise<T> {
+  const key = RecoveryKey.parse(sodium, text);
+  try {
+    return await use(key);
+  } finally {
+    key.wipe(sodium);
+  }
 }

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 
 import { InvalidArgumentError } from '../core/errors.js';
-import type { FolderPurpose } from '../shared/contract.js';
+import type { FilesPurpose, FolderPurpose } from '../shared/contract.js';
 
 /** Something on disk (or dropped bytes) the user chose, which the renderer may name only by its handle. */
 export type HandleTarget =
   | { readonly kind: 'folder'; readonly purpose: FolderPurpose; readonly path: string }
-  | { readonly kind: 'files'; readonly purpose: 'add-files'; readonly paths: readonly string[] }
+  | { readonly kind: 'files'; readonly purpose: FilesPurpose; readonly paths: readonly string[] }
   | { readonly kind: 'dropped-paths'; readonly paths: readonly string[] }
   | { readonly kind: 'dropped-bytes'; readonly files: readonly DroppedBytes[] };
 
@@ -19,7 +19,7 @@ export interface DroppedBytes {
 }
 
 /** What a handle is accepted as; the purpose of a dialog's handle, or a drop's kind. */
-export type HandleUse = FolderPurpose | 'add-files' | 'dropped-paths' | 'dropped-bytes';
+export type HandleUse = FolderPurpose | FilesPurpose | 'dropped-paths' | 'dropped-bytes';
 
 interface Entry {
   readonly target: HandleTarget;

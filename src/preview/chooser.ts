@@ -3,6 +3,7 @@ import { readdir, realpath, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, join, sep } from 'node:path';
 
 import type { DialogProvider } from '../app/backend.js';
+import type { FilesPurpose } from '../shared/contract.js';
 import { InvalidArgumentError } from '../core/errors.js';
 import type { ChooserEntry, ChooserListing, ChooserRequest } from './wire.js';
 
@@ -34,7 +35,7 @@ export class ChooserDialogs implements DialogProvider {
     return this.#ask('folder', purpose).then((paths) => paths?.[0] ?? null);
   }
 
-  pickFiles(purpose: 'add-files'): Promise<string[] | null> {
+  pickFiles(purpose: FilesPurpose): Promise<string[] | null> {
     return this.#ask('files', purpose);
   }
 

@@ -3,7 +3,7 @@
  * Browser-safe (no Node imports): the bridge decodes what the server encodes.
  */
 
-import type { FolderPurpose } from '../shared/contract.js';
+import type { FilesPurpose, FolderPurpose } from '../shared/contract.js';
 
 const BYTES_KEY = '$bytes';
 
@@ -58,7 +58,7 @@ export function dropBodyParts(manifest: readonly DropManifestEntry[]): { head: U
 export interface ChooserRequest {
   readonly chooserId: string;
   readonly kind: 'folder' | 'files';
-  readonly purpose: FolderPurpose | 'add-files';
+  readonly purpose: FolderPurpose | FilesPurpose;
   /** Absolute folders the page may list and choose below. */
   readonly roots: readonly string[];
 }

@@ -99,7 +99,15 @@ export function errorSentence(code: ResultErrorCode): string {
 
 /** The Security page's actions, each of which gives some codes a more specific meaning. */
 export type SecurityAction =
-  'change' | 'add' | 'remove' | 'recovery-key' | 'rotate' | 'reencrypt' | 'log' | 'header-backup';
+  | 'change'
+  | 'add'
+  | 'remove'
+  | 'recovery-key'
+  | 'rotate'
+  | 'reencrypt'
+  | 'log'
+  | 'header-backup'
+  | 'header-restore';
 
 const WRONG_CURRENT: ErrorWords = {
   message: 'That is not the passphrase this vault was unlocked with, so nothing was changed.',
@@ -162,6 +170,33 @@ export const SECURITY_ERROR_WORDS: Readonly<
     INVALID_ARGUMENT: {
       message: 'The folder chosen for the header backup is no longer valid.',
       next: 'Choose the folder again.',
+    },
+  },
+  'header-restore': {
+    INTEGRITY: {
+      message:
+        "That file is not a header backup of this vault: it is another vault's, damaged, or another file.",
+      next: 'Choose the ".coffer-header" file saved from this vault\'s Security page. Nothing was changed.',
+    },
+    NOT_A_VAULT: {
+      message: 'That file is not a Coffer header backup, or the vault folder no longer looks like a vault.',
+      next: 'Choose the ".coffer-header" file saved from this vault\'s Security page. Nothing was changed.',
+    },
+    WRONG_PASSPHRASE: {
+      message: 'That passphrase or recovery key does not open this header backup.',
+      next: 'Type one the vault had when the backup was saved (check Caps Lock). Nothing was changed.',
+    },
+    VAULT_IN_USE: {
+      message: 'Another window or program has this vault open, so its header cannot be replaced now.',
+      next: 'Close it there, then try again. Nothing was changed.',
+    },
+    INVALID_ARGUMENT: {
+      message: 'The chosen file is no longer valid, or it is too big to be a header backup.',
+      next: 'Choose the file again.',
+    },
+    IO: {
+      message: 'Coffer could not read the header backup or write the vault header.',
+      next: 'Check that the disk is connected and that the vault folder can be written, then try again.',
     },
   },
   reencrypt: { BUSY: BUSY_CHANGING },

@@ -78,7 +78,8 @@ export const FOLDER_PURPOSES = [
   'header-backup',
 ] as const;
 export type FolderPurpose = (typeof FOLDER_PURPOSES)[number];
-export type FilesPurpose = 'add-files';
+/** What a picked file is for: files to add, or a header backup to put back (one file). */
+export type FilesPurpose = 'add-files' | 'header-restore';
 
 const settingsShape = {
   /**
@@ -120,8 +121,11 @@ export const requestSchemas = {
     z.strictObject({ purpose: z.literal('add-folder'), ...vaultRef }),
     z.strictObject({ purpose: z.literal('header-backup'), ...vaultRef }),
   ]),
-  /** Asks the user for files to add to a vault. */
-  'dialog.pickFiles': z.strictObject({ purpose: z.literal('add-files'), ...vaultRef }),
+  /** Asks the user for files to add to a vault, or for one header backup file to import into a locked vault. */
+  'dialog.pickFiles': z.discriminatedUnion('purpose', [
+    z.strictObject({ purpose: z.literal('add-files'), ...vaultRef }),
+    z.strictObject({ purpose: z.literal('header-restore'), ...vaultRef }),
+  ]),
 
   // ── vaults ──
   /**
@@ -196,6 +200,17 @@ export const requestSchemas = {
    * of purpose 'header-backup'); never over an existing file. It opens with the passphrases the vault has now.
    */
   'security.exportHeader': z.strictObject({ ...vaultRef, folder: id }),
+  /**
+   * Puts a header backup (a picked file, handle of purpose 'header-restore') back into a LOCKED vault, as its header
+   * and header backup, once `secret` (a passphrase, or the recovery key, of that backup) unlocks it (FORMAT.md 4.7).
+   * The vault stays locked; afterwards it opens with the backup's passphrases.
+   */
+  'security.importHeader': z.strictObject({
+    ...vaultRef,
+    file: id,
+    secretKind: z.enum(['passphrase', 'recovery-key']),
+    secret: passphrase,
+  }),
 
   // ── recent vaults (settings store) ──
   /** Recent vaults, most recent first; `missing` is refreshed from disk on each call. */
@@ -473,6 +488,7 @@ export interface Responses {
   'security.logProblems': readonly Problem[];
   /** The new file's name, and the folder it is in (for display only). */
   'security.exportHeader': { readonly fileName: string; readonly folder: string };
+  'security.importHeader': SecurityChange;
   'recent.list': readonly RecentVault[];
   'recent.add': RecentVault;
   'recent.forget': null;

@@ -7,7 +7,9 @@ import { formatDuration } from '../format.js';
 import { showNotices, showVault } from '../store.js';
 import { unlockNotices } from '../unlock-notices.js';
 import { unlockDelayMs } from '../unlock-delay.js';
+import { logProblemNotice } from '../security/activity-words.js';
 import { ErrorText } from './ErrorText.js';
+import { HeaderImportDialog } from './HeaderImportDialog.js';
 import { PassphraseField } from './PassphraseField.js';
 
 const WRONG_PASSPHRASE = 'Wrong passphrase. Check Caps Lock and the keyboard layout.';
@@ -44,6 +46,18 @@ export function UnlockScreen({ vault }: { vault: VaultSummary }) {
   const [waitUntil, setWaitUntil] = useState(0);
   const secondsLeft = useSecondsLeft(waitUntil);
   const input = useRef<HTMLInputElement>(null);
+  const [backup, setBackup] = useState<{ handle: string; label: string } | null>(null);
+  const [restored, setRestored] = useState<readonly string[]>([]);
+
+  const chooseBackup = async (): Promise<void> => {
+    setError(null);
+    try {
+      const picked = await call('dialog.pickFiles', { purpose: 'header-restore', vaultId: vault.vaultId });
+      if (picked !== null) setBackup({ handle: picked.handle, label: picked.label });
+    } catch (cause) {
+      setError(describeError(cause));
+    }
+  };
 
   const submit = async (event: SyntheticEvent): Promise<void> => {
     event.preventDefault();
@@ -131,6 +145,13 @@ export function UnlockScreen({ vault }: { vault: VaultSummary }) {
           autoComplete="current-password"
         />
         <ErrorText message={error} id="unlock-error" />
+        {restored.length > 0 && (
+          <div role="status" className="hint">
+            {restored.map((line) => (
+              <p key={line}>{line}</p>
+            ))}
+          </div>
+        )}
         {busy && (
           <p className="busy hint muted" role="status">
             <LoaderCircle size={14} aria-hidden="true" className="spin" />
@@ -151,6 +172,9 @@ export function UnlockScreen({ vault }: { vault: VaultSummary }) {
         >
           {secret === 'passphrase' ? 'Use the recovery key instead' : 'Use the passphrase instead'}
         </button>
+        <button type="button" className="link" disabled={busy} onClick={() => void chooseBackup()}>
+          Restore a header backup…
+        </button>
         <div className="actions">
           <button type="button" className="link" onClick={() => void close()} disabled={busy}>
             Choose another vault
@@ -169,6 +193,25 @@ export function UnlockScreen({ vault }: { vault: VaultSummary }) {
           </button>
         </div>
       </form>
+      {backup && (
+        <HeaderImportDialog
+          vaultId={vault.vaultId}
+          file={backup.handle}
+          fileLabel={backup.label}
+          onClose={() => {
+            setBackup(null);
+          }}
+          onRestored={(logProblems) => {
+            setRestored([
+              `The header backup “${backup.label}” is restored. Unlock with a passphrase or the recovery key it holds.`,
+              ...logProblems.map(logProblemNotice),
+            ]);
+            setBackup(null);
+            setPassphrase('');
+            setError(null);
+          }}
+        />
+      )}
     </main>
   );
 }

@@ -212,3 +212,47 @@ test('sorts by each column, folders first, and shows the sizes of the selection 
   const status = page.getByRole('status', { name: 'Status' });
   await expect(status).toContainText('4 items · 2 selected (6.0 kB) · vault 8.0 kB');
 });
+
+test('the toolbar fits the smallest window: every button shown with its name, the vault name and the search field whole', async ({
+  coffer,
+}) => {
+  const { page } = coffer;
+  await createVault(coffer, 'Household papers');
+  // electron/main/window-options.ts: minWidth 720, minHeight 480.
+  for (const width of [1100, 720]) {
+    await page.setViewportSize({ width, height: 480 });
+    const toolbar = page.getByRole('banner');
+    const buttons = toolbar.locator('.toolbar-actions button');
+    expect(await buttons.count()).toBeGreaterThanOrEqual(9);
+    for (const button of await buttons.all()) {
+      await expect(button).toBeInViewport({ ratio: 1 });
+      expect(await button.evaluate((element) => element.scrollWidth <= element.clientWidth)).toBe(true);
+      // Icon-only or not, each button keeps a name a screen reader reads and a tooltip.
+      await expect(button).toHaveAttribute('title', /\S/);
+    }
+    for (const name of ['Add files…', 'Add folder…', 'New folder', 'Preview', 'Restore to…', 'Lock vault']) {
+      await expect(toolbar.getByRole('button', { name, exact: true })).toBeVisible();
+    }
+    const vaultCrumb = page
+      .getByRole('navigation', { name: 'Folder path' })
+      .getByRole('button', { name: 'Household papers' });
+    // Never cut by the toolbar's edge: wholly inside it, whole where there is room, else ending in an ellipsis.
+    await expect(vaultCrumb).toBeInViewport({ ratio: 1 });
+    await expect(vaultCrumb).toHaveCSS('text-overflow', 'ellipsis');
+    await expect(vaultCrumb).toHaveAttribute('title', 'Household papers');
+    if (width >= 1100)
+      expect(await vaultCrumb.evaluate((element) => element.scrollWidth <= element.clientWidth)).toBe(true);
+    const search = page.getByRole('searchbox', { name: 'Search this vault' });
+    await expect(search).toBeInViewport({ ratio: 1 });
+    // The placeholder is not cut: the field is at least as wide as its text.
+    expect(
+      await search.evaluate((element) => {
+        const input = element as HTMLInputElement;
+        const canvas = document.createElement('canvas').getContext('2d');
+        if (!canvas) return false;
+        canvas.font = getComputedStyle(input).font;
+        return canvas.measureText(input.placeholder).width <= input.clientWidth;
+      }),
+    ).toBe(true);
+  }
+});

@@ -74,6 +74,10 @@ async function shoot(scheme: 'light' | 'dark', executablePath: string | undefine
     await page.getByRole('row', { name: /IMG_0412/ }).click();
     await page.getByRole('row', { name: /IMG_0413/ }).click({ modifiers: ['Shift'] });
     await save('browser');
+    // The window's smallest size (electron/main/window-options.ts): the toolbar's buttons show only their icons.
+    await page.setViewportSize({ width: 720, height: 480 });
+    await save('browser-narrow');
+    await page.setViewportSize({ width: 1100, height: 700 });
 
     await page.getByRole('row', { name: /IMG_0413/ }).click({ button: 'right' });
     await page.getByRole('menu').waitFor();

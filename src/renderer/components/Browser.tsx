@@ -347,13 +347,13 @@ export function Browser({ vault }: { vault: VaultSummary }) {
           />
         </label>
         <div className="toolbar-actions">
-          <button type="button" onClick={() => void addPicked()}>
+          <button type="button" onClick={() => void addPicked()} title="Add files…">
             <FilePlus size={16} aria-hidden="true" />
-            Add files…
+            <span className="toolbar-label">Add files…</span>
           </button>
-          <button type="button" onClick={() => void addFolder()}>
+          <button type="button" onClick={() => void addFolder()} title="Add folder…">
             <FolderInput size={16} aria-hidden="true" />
-            Add folder…
+            <span className="toolbar-label">Add folder…</span>
           </button>
           <button type="button" onClick={() => void newFolder()} aria-label="New folder" title="New folder">
             <FolderPlus size={16} aria-hidden="true" />
@@ -361,16 +361,22 @@ export function Browser({ vault }: { vault: VaultSummary }) {
           <button
             type="button"
             disabled={previewable === undefined}
+            title="Preview"
             onClick={() => {
               setPreviewing(previewable ?? null);
             }}
           >
             <Eye size={16} aria-hidden="true" />
-            Preview
+            <span className="toolbar-label">Preview</span>
           </button>
-          <button type="button" disabled={selected.length === 0} onClick={() => void restoreSelection()}>
+          <button
+            type="button"
+            disabled={selected.length === 0}
+            onClick={() => void restoreSelection()}
+            title="Restore to…"
+          >
             <ArrowDownToLine size={16} aria-hidden="true" />
-            Restore to…
+            <span className="toolbar-label">Restore to…</span>
           </button>
           {PANELS.map(({ panel: which, label, Icon }) => (
             <button
@@ -392,7 +398,7 @@ export function Browser({ vault }: { vault: VaultSummary }) {
             title="Lock vault (Ctrl+L)"
           >
             <Lock size={16} aria-hidden="true" />
-            Lock
+            <span className="toolbar-label">Lock</span>
           </button>
         </div>
       </header>
@@ -612,6 +618,7 @@ function Crumb({
     <button
       type="button"
       className={drop.over ? 'crumb drop-target' : 'crumb'}
+      title={name}
       onClick={() => {
         onOpen(path);
       }}

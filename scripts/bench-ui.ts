@@ -131,12 +131,22 @@ await engine.released();
  * Runs the snippet `start` in the page, then waits for an element matching `selector` whose text contains `text`,
  * and one more frame (it is painted then). Returns the page's own milliseconds. A string, as it runs in the page.
  */
-async function inPage(page: Page, start: string, selector: string, text: string): Promise<number> {
+async function inPage(
+  page: Page,
+  start: string,
+  selector: string,
+  text: string,
+  gone?: string,
+): Promise<number> {
   const script = `(async () => {
     const began = performance.now();
     ${start};
-    const found = () => [...document.querySelectorAll(${JSON.stringify(selector)})]
-      .some((node) => node.textContent.includes(${JSON.stringify(text)}));
+    const texts = () => [...document.querySelectorAll(${JSON.stringify(selector)})].map((node) => node.textContent);
+    const found = () => {
+      const shown = texts();
+      return shown.some((t) => t.includes(${JSON.stringify(text)})) &&
+        !shown.some((t) => ${JSON.stringify(gone ?? null)} !== null && t.includes(${JSON.stringify(gone ?? '')}));
+    };
     await new Promise((resolve) => {
       const check = () => (found() ? requestAnimationFrame(() => resolve()) : requestAnimationFrame(check));
       check();
@@ -175,6 +185,7 @@ try {
     ['entries.list', { path: '/' }],
     ['entries.tree', {}],
     ['vault.info', {}],
+    ['entries.search', { query: searchTerm, limit: 1000 }],
   ] as const) {
     // The page's own fetch, as the preview bridge sends requests (the bridge itself is not reachable from here).
     const script = `(async () => {
@@ -236,7 +247,13 @@ try {
     searchNote = 'no search field in this build of the window';
   } else {
     for (let i = 0; i < RUNS; i++) {
+      // The keystroke alone: the results of the query before it are on screen first, and one of them (which the
+      // last keystroke's query no longer matches) must have gone.
       await search.fill(searchTerm.slice(0, -1));
+      await page
+        .getByRole('grid')
+        .getByRole('row', { name: new RegExp(`${searchTerm.slice(0, -1)}0\\.txt`) })
+        .waitFor();
       shown.search.push(
         await inPage(
           page,
@@ -245,6 +262,7 @@ try {
            field.dispatchEvent(new Event('input', { bubbles: true }));`,
           rows,
           `${searchTerm}.txt`,
+          `${searchTerm.slice(0, -1)}0.txt`,
         ),
       );
       await search.fill('');

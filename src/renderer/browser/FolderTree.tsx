@@ -1,5 +1,5 @@
 import { ChevronRight, Folder, FolderOpen } from 'lucide-react';
-import { useEffect, useState, type KeyboardEvent } from 'react';
+import { memo, useEffect, useMemo, useState, type KeyboardEvent } from 'react';
 import { Button, Collection, Tree, TreeItem, TreeItemContent, type Key } from 'react-aria-components';
 
 import type { FolderTree as FolderNode } from '../../shared/contract.js';
@@ -43,8 +43,11 @@ function foldersUpTo(path: string): string[] {
  * Enter or Space) opens it, so arrows only move focus and never load a folder per keystroke. Each row takes
  * dropped rows and files.
  */
-export function FolderTree(props: FolderTreeProps) {
+export const FolderTree = memo(function FolderTree(props: FolderTreeProps) {
   const { tree, vaultName, current, onOpen } = props;
+  // The same items while the tree is the same: new ones made React Aria rebuild every row at each keystroke of a
+  // search.
+  const items = useMemo(() => [toNodes(tree, vaultName)], [tree, vaultName]);
   const [expanded, setExpanded] = useState<ReadonlySet<Key>>(() => new Set(foldersUpTo(current)));
   // Folders on the way to the one shown open; the user may open or close any.
   useEffect(() => {
@@ -61,7 +64,7 @@ export function FolderTree(props: FolderTreeProps) {
       <Tree
         aria-labelledby="folder-tree-title"
         className="tree"
-        items={[toNodes(tree, vaultName)]}
+        items={items}
         selectionMode="single"
         selectionBehavior="toggle"
         disallowEmptySelection
@@ -95,7 +98,7 @@ export function FolderTree(props: FolderTreeProps) {
       </Tree>
     </nav>
   );
-}
+});
 
 /**
  * The WAI-ARIA tree's Right on an open folder: to its first child. React Aria's treegrid would move focus into

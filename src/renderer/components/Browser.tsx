@@ -211,6 +211,21 @@ export function Browser({ vault }: { vault: VaultSummary }) {
     onMove: (paths, destination) => void move(paths, destination),
     onAddFiles: (files, destination) => void addFiles(files, destination),
   };
+  // The sidebar's handlers stay the same objects from render to render, calling the latest functions, so the
+  // memoised tree is not drawn again at each keystroke of a search.
+  const latest = useRef({ open, move, addFiles });
+  useEffect(() => {
+    latest.current = { open, move, addFiles };
+  });
+  const treeHandlers = useMemo(
+    () => ({
+      onOpen: (path: string) => void latest.current.open(path),
+      onMove: (paths: readonly string[], destination: string) => void latest.current.move(paths, destination),
+      onAddFiles: (files: readonly File[], destination: string) =>
+        void latest.current.addFiles(files, destination),
+    }),
+    [],
+  );
 
   const rename = (entry: VaultEntry, newName: string | null): Promise<void> =>
     run(async () => {
@@ -409,8 +424,7 @@ export function Browser({ vault }: { vault: VaultSummary }) {
             tree={tree}
             vaultName={vault.name}
             current={searching ? '' : folder}
-            onOpen={(path) => void open(path)}
-            {...dropHandlers}
+            {...treeHandlers}
           />
         )}
         <section

@@ -4,6 +4,7 @@ import { extname, resolve, sep } from 'node:path';
 import { protocol } from 'electron';
 
 import { APP_HOST, APP_SCHEME } from './app-origin.js';
+import { MEDIA_SCHEME_PRIVILEGES } from './media-protocol.js';
 import { CONTENT_SECURITY_POLICY } from './window-options.js';
 
 const MIME_TYPES: Readonly<Record<string, string>> = {
@@ -19,12 +20,13 @@ const MIME_TYPES: Readonly<Record<string, string>> = {
 };
 
 /**
- * Registers `app:` as a standard, secure scheme. Electron accepts this only before the app is ready, so main calls
- * it at load time.
+ * Registers `app:` as a standard, secure scheme, and the media previews' scheme. Electron accepts this only before
+ * the app is ready, and only once, so main calls it at load time with every scheme.
  */
-export function registerAppScheme(): void {
+export function registerAppSchemes(): void {
   protocol.registerSchemesAsPrivileged([
     { scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true } },
+    MEDIA_SCHEME_PRIVILEGES,
   ]);
 }
 

@@ -11,7 +11,7 @@ import { createBackend, type Backend } from '../../src/app/backend.js';
 import { CofferError, configureHostRuntime, startWorkers } from '../../src/core/index.js';
 import type { LockReason, Settings, VaultSummary } from '../../src/shared/contract.js';
 import { APP_URL } from './app-origin.js';
-import { registerAppScheme, serveAppProtocol } from './app-protocol.js';
+import { registerAppSchemes, serveAppProtocol } from './app-protocol.js';
 import { applyContentProtection, canProtectContent } from './content-protection.js';
 import { nativeDialogs } from './dialogs.js';
 import { denyPermissions, refuseEscapes } from './hardening.js';
@@ -22,6 +22,7 @@ import { closeKeepsRunning, countVaults } from './tray-menu.js';
 import { electronShell } from './shell.js';
 import { startJobNotifier } from './job-notifier.js';
 import { installMenu } from './menu.js';
+import { MEDIA_URL_BASE, serveMediaProtocol } from './media-protocol.js';
 import { findElectronSqliteBinding } from './native-binding.js';
 import { windowOptions } from './window-options.js';
 
@@ -29,7 +30,7 @@ import { windowOptions } from './window-options.js';
 const FALLBACK_AUTO_LOCK_MINUTES = 10;
 
 // Both must happen before `ready`.
-registerAppScheme();
+registerAppSchemes();
 app.enableSandbox();
 
 if (!app.requestSingleInstanceLock()) {
@@ -98,7 +99,9 @@ async function launch(): Promise<void> {
     onSettingsChanged: (settings) => {
       applyContentProtection(BrowserWindow.getAllWindows(), settings);
     },
+    mediaUrlBase: MEDIA_URL_BASE,
   });
+  serveMediaProtocol(backend);
   const lockAll = (reason: LockReason): Promise<void> => backend.lockAll(reason);
   const showWindow = (): void => {
     const current = getWindow() ?? (window = createWindow(backend));

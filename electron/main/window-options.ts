@@ -3,7 +3,7 @@ import type { BrowserWindowConstructorOptions } from 'electron';
 /**
  * The Content-Security-Policy sent with every response of the app protocol: only the app's own scripts, styles
  * and images; no inline or evaluated code, no network, no plugins, no framing, no forms. `blob:` images are for
- * in-memory previews of vault files.
+ * in-memory previews of vault files; audio and video play only from the media previews' scheme.
  */
 export const CONTENT_SECURITY_POLICY = [
   "default-src 'none'",
@@ -12,7 +12,7 @@ export const CONTENT_SECURITY_POLICY = [
   "img-src 'self' blob: data:",
   "font-src 'self'",
   "connect-src 'none'",
-  "media-src 'self' blob:",
+  'media-src coffer-media:',
   "object-src 'none'",
   "base-uri 'none'",
   "form-action 'none'",

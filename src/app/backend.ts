@@ -36,6 +36,7 @@ import { collectDroppedBytes, type DroppedFileInput } from './dropped.js';
 import { HandleRegistry, wipeDropped, type HandleTarget, type HandleUse } from './handles.js';
 import { JobRegistry } from './jobs.js';
 import { estimateKdf, type KdfEstimate } from './kdf-estimate.js';
+import { MediaStreams, type MediaResponse } from './media-streams.js';
 import { OpenCopies } from './open-copies.js';
 import { securityHandlers } from './security.js';
 import { AppError, errorResult, fail, ok } from './result.js';
@@ -84,6 +85,11 @@ export interface Backend {
   readonly settings: Settings;
   /** Locks and closes every vault and forgets every handle. Never throws. */
   dispose(): Promise<void>;
+  /**
+   * Answers the host's request for a URL from `preview.mediaUrl` (the preview server's HTTP route, Electron's media
+   * protocol), with the request's `Range` header. Never throws; damage found while reading ends the body with an error.
+   */
+  serveMedia(url: string, range: string | null): MediaResponse;
 }
 
 export interface BackendOptions {
@@ -104,6 +110,11 @@ export interface BackendOptions {
   readonly hostNotifications?: boolean;
   /** Called after the settings changed (Electron applies content protection to its windows). */
   readonly onSettingsChanged?: (settings: Settings) => void;
+  /**
+   * Where the host serves media previews (`preview.mediaUrl`): the prefix a token is appended to, ending in `/`,
+   * absolute or relative to the window's page. Without it `preview.mediaUrl` answers NOT_SUPPORTED.
+   */
+  readonly mediaUrlBase?: string;
 }
 
 interface OpenVault {
@@ -145,6 +156,7 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
   removeStaleRestoreTemps(restoreStateDir);
   // Likewise decrypted copies opened with another app by a run that was killed or crashed.
   const openCopies = new OpenCopies(options.dataDir);
+  const media = new MediaStreams(options.mediaUrlBase ?? '');
   openCopies.removeAll();
   // The last state of each vault's index seen here, to warn when a vault went backwards (FORMAT.md section 8.8).
   const seen = new SeenStates(restoreStateDir);
@@ -242,6 +254,7 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
     handles.forgetVault(entry.vaultId);
     const stopped = jobs.stop(entry.vaultId);
     entry.vault.lock();
+    media.revokeVault(entry.vaultId);
     await entry.vault.released();
     await stopped;
     openCopies.removeFor(entry.vaultId);
@@ -254,6 +267,7 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
     open.delete(entry.vaultId);
     handles.forgetVault(entry.vaultId);
     const stopped = jobs.stop(entry.vaultId);
+    media.revokeVault(entry.vaultId);
     entry.vault.close();
     await entry.vault.released();
     await stopped;
@@ -573,6 +587,15 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
       }
       return null;
     },
+    'preview.mediaUrl': (request) => {
+      if (options.mediaUrlBase === undefined)
+        throw new AppError('NOT_SUPPORTED', 'This host cannot play media by range reads.');
+      return { url: media.grant(request.vaultId, openVault(request.vaultId).vault, request.path) };
+    },
+    'preview.releaseMedia': (request) => {
+      media.revoke(request.url);
+      return null;
+    },
     'preview.read': async (request) => {
       const { vault } = openVault(request.vaultId);
       const file = vault.stat(request.path);
@@ -666,7 +689,17 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
     lockAll,
 
     async windowClosed() {
+      media.revokeAll();
       if (store.settings.lockOnClose) await lockAll('window-closed');
+    },
+
+    serveMedia(url, range) {
+      try {
+        return media.respond(url, range, (vaultId) => open.get(vaultId)?.vault);
+      } catch (error) {
+        console.error('coffer: a media request failed:', error);
+        return { status: 500, headers: { 'cache-control': 'no-store' } };
+      }
     },
 
     get settings() {
@@ -683,6 +716,7 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
         ),
       );
       openCopies.removeAll();
+      media.revokeAll();
       listeners.clear();
     },
   };

@@ -5,6 +5,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { homedir } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { extname, resolve, sep } from 'node:path';
+import { pipeline } from 'node:stream/promises';
 
 import { WebSocketServer, type WebSocket } from 'ws';
 
@@ -25,6 +26,9 @@ export const PREVIEW_HOST = '127.0.0.1';
 
 /** How often the idle auto-lock is checked. */
 const IDLE_CHECK_MS = 15_000;
+
+/** Where media previews are served (`preview.mediaUrl`), a token after it. */
+const MEDIA_PATH = '/media/';
 
 /** Largest JSON request body (a request naming many vault paths stays well below). */
 const JSON_BODY_MAX = 16 * 1024 * 1024;
@@ -64,7 +68,7 @@ export function previewCsp(origin: string): string {
     "script-src 'self'",
     "style-src 'self'",
     "img-src 'self' blob: data:",
-    "media-src 'self' blob:",
+    "media-src 'self'",
     "font-src 'self'",
     `connect-src 'self' ${socket}`,
     "base-uri 'none'",
@@ -178,6 +182,8 @@ export async function startPreviewServer(options: PreviewServerOptions): Promise
   const shell = recordingShell ?? xdgOpenShell();
   const backend = await createBackend({
     dataDir: options.dataDir,
+    // Relative: the page resolves it against its own origin.
+    mediaUrlBase: MEDIA_PATH,
     dialogs: dialogs ?? (chooser as DialogProvider),
     // A browser tab cannot keep itself out of a screen capture.
     contentProtection: false,
@@ -280,13 +286,18 @@ export async function startPreviewServer(options: PreviewServerOptions): Promise
     throw new HttpError(404, 'No such API.');
   };
 
+  /** Static files and media are only read, and only through this server's own host name (DNS rebinding). */
+  const refuseUnlessGet = (request: IncomingMessage): void => {
+    if (request.method !== 'GET' && request.method !== 'HEAD') throw new HttpError(405, 'Use GET.');
+    if (request.headers.host !== host) throw new HttpError(421, 'Wrong Host header.');
+  };
+
   const serveStatic = async (
     request: IncomingMessage,
     response: ServerResponse,
     path: string,
   ): Promise<void> => {
-    if (request.method !== 'GET' && request.method !== 'HEAD') throw new HttpError(405, 'Use GET.');
-    if (request.headers.host !== host) throw new HttpError(421, 'Wrong Host header.');
+    refuseUnlessGet(request);
     const headers = {
       'X-Content-Type-Options': 'nosniff',
       'Referrer-Policy': 'no-referrer',
@@ -330,9 +341,35 @@ export async function startPreviewServer(options: PreviewServerOptions): Promise
       .pipe(response);
   };
 
+  /**
+   * A media preview's bytes (`preview.mediaUrl`): the unguessable token in the path is the permission, since a media
+   * element sends no Authorization header; the Host header is still checked (DNS rebinding).
+   */
+  const serveMedia = async (
+    request: IncomingMessage,
+    response: ServerResponse,
+    path: string,
+  ): Promise<void> => {
+    refuseUnlessGet(request);
+    idle.touch();
+    const answer = backend.serveMedia(path, request.headers.range ?? null);
+    response.writeHead(answer.status, { ...answer.headers });
+    if (!answer.body || request.method === 'HEAD') {
+      answer.body?.destroy();
+      response.end();
+      return;
+    }
+    // Damage found mid-file ends the response short: the element sees a network error, never unauthenticated bytes.
+    await pipeline(answer.body, response).catch(() => undefined);
+  };
+
   const server = createServer((request, response) => {
     const path = new URL(request.url ?? '/', 'http://x').pathname;
-    const serve = path.startsWith('/api/') ? serveApi : serveStatic;
+    const serve = path.startsWith('/api/')
+      ? serveApi
+      : path.startsWith(MEDIA_PATH)
+        ? serveMedia
+        : serveStatic;
     serve(request, response, path).catch((error: unknown) => {
       if (response.headersSent) {
         response.destroy();

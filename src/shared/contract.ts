@@ -303,6 +303,13 @@ export const requestSchemas = {
     offset: z._default(boundedInt(0, Number.MAX_SAFE_INTEGER), 0),
     length: boundedInt(1, PREVIEW_MAX_BYTES),
   }),
+  /**
+   * A URL that plays an audio or video file by range reads (decrypted chunk by chunk as the media element asks),
+   * valid until `preview.releaseMedia`, the vault's lock or close, or the window's close. Opaque: no path in it.
+   */
+  'preview.mediaUrl': z.strictObject({ ...vaultRef, path: vaultPath }),
+  /** Ends a URL from `preview.mediaUrl` (its preview closed). */
+  'preview.releaseMedia': z.strictObject({ url: boundedString(512) }),
 
   // ── settings ──
   'settings.get': z.strictObject({}),
@@ -512,6 +519,8 @@ export interface Responses {
   'job.showInFolder': null;
   /** `bytes.length` may be less than asked at the end of the file. */
   'preview.read': { readonly bytes: Uint8Array; readonly fileSize: number };
+  'preview.mediaUrl': { readonly url: string };
+  'preview.releaseMedia': null;
   'settings.get': Settings;
   'settings.set': Settings;
   /** Milliseconds per preset. */

@@ -2,7 +2,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 
 import type { JobEvent, VaultSummary } from '../../src/shared/contract.js';
 import { formatTimeLeft, jobFigures } from '../../src/renderer/job-figures.js';
-import { previewKind } from '../../src/renderer/preview-kind.js';
+import { previewKind } from '../../src/shared/preview-kind.js';
 import { jobEvent, showVault, useCoffer, vaultLocked } from '../../src/renderer/store.js';
 
 const VAULT: VaultSummary = {

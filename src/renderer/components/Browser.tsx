@@ -362,11 +362,11 @@ export function Browser({ vault }: { vault: VaultSummary }) {
           />
         </label>
         <div className="toolbar-actions">
-          <button type="button" onClick={() => void addPicked()} title="Add files…">
+          <button type="button" onClick={() => void addPicked()} title="Add files…" aria-label="Add files…">
             <FilePlus size={16} aria-hidden="true" />
             <span className="toolbar-label">Add files…</span>
           </button>
-          <button type="button" onClick={() => void addFolder()} title="Add folder…">
+          <button type="button" onClick={() => void addFolder()} title="Add folder…" aria-label="Add folder…">
             <FolderInput size={16} aria-hidden="true" />
             <span className="toolbar-label">Add folder…</span>
           </button>
@@ -377,6 +377,7 @@ export function Browser({ vault }: { vault: VaultSummary }) {
             type="button"
             disabled={previewable === undefined}
             title="Preview"
+            aria-label="Preview"
             onClick={() => {
               setPreviewing(previewable ?? null);
             }}
@@ -389,6 +390,7 @@ export function Browser({ vault }: { vault: VaultSummary }) {
             disabled={selected.length === 0}
             onClick={() => void restoreSelection()}
             title="Restore to…"
+            aria-label="Restore to…"
           >
             <ArrowDownToLine size={16} aria-hidden="true" />
             <span className="toolbar-label">Restore to…</span>

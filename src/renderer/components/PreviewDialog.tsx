@@ -1,16 +1,13 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useState, type MediaHTMLAttributes } from 'react';
 
 import { PREVIEW_MAX_BYTES, type VaultEntry } from '../../shared/contract.js';
 import { call, describeError } from '../api.js';
 import { formatSize } from '../format.js';
-import { previewKind, TEXT_PREVIEW_BYTES } from '../preview-kind.js';
+import { previewKind, TEXT_PREVIEW_BYTES } from '../../shared/preview-kind.js';
 import { PanelDialog } from './PanelDialog.js';
 
-/**
- * Larger images, audio and video are not decrypted into memory for a preview. (Streaming them by range reads as
- * they play would need a MediaSource per container format or a service worker; neither is here yet.)
- */
-const MEDIA_PREVIEW_MAX_BYTES = 64 * 1024 * 1024;
+/** Larger images are not decrypted into memory for a preview (audio and video play by range reads instead). */
+const IMAGE_PREVIEW_MAX_BYTES = 64 * 1024 * 1024;
 
 type Shown =
   | { readonly state: 'loading' }
@@ -18,6 +15,24 @@ type Shown =
   | { readonly state: 'image' | 'audio' | 'video'; readonly url: string }
   | { readonly state: 'text'; readonly text: string; readonly cut: boolean }
   | { readonly state: 'unsupported' };
+
+/** An `<audio>` or `<video>` element with its controls. */
+function MediaPlayer({
+  kind,
+  ...props
+}: { kind: 'audio' | 'video' } & MediaHTMLAttributes<HTMLMediaElement>) {
+  return kind === 'audio' ? <audio controls {...props} /> : <video controls {...props} />;
+}
+
+/** What a media element that stopped (damage found mid-file, a format it cannot play) says. */
+const PLAYBACK_FAILED =
+  'This file could not be played: part of it may be damaged, or this window cannot play its format. ' +
+  'Run "Check all data" in Vault details, or restore it and open it with another app.';
+
+/** Ends a media URL; a failure only means it ends at the vault's lock instead. */
+function releaseMedia(url: string): Promise<unknown> {
+  return call('preview.releaseMedia', { url }).catch(() => undefined);
+}
 
 /** Reads `[0, length)` of a file by bounded ranges (each at most PREVIEW_MAX_BYTES), into memory only. */
 async function readStart(
@@ -65,6 +80,9 @@ export function PreviewDialog({
   onClose: () => void;
 }) {
   const [shown, setShown] = useState<Shown>({ state: 'loading' });
+  const showPlaybackError = () => {
+    setShown({ state: 'error', message: PLAYBACK_FAILED });
+  };
 
   useEffect(() => {
     const kind = previewKind(entry.name);
@@ -72,11 +90,28 @@ export function PreviewDialog({
       setShown({ state: 'unsupported' });
       return undefined;
     }
-    if (kind.kind !== 'text' && entry.size > MEDIA_PREVIEW_MAX_BYTES) {
+    if (kind.kind === 'image' && entry.size > IMAGE_PREVIEW_MAX_BYTES) {
       setShown({ state: 'unsupported' });
       return undefined;
     }
     const abort = new AbortController();
+    if (kind.kind === 'audio' || kind.kind === 'video') {
+      // Played by range reads from a URL the back end grants for this file; released when the preview closes.
+      let granted: string | undefined;
+      call('preview.mediaUrl', { vaultId, path: entry.path })
+        .then(({ url }) => {
+          granted = url;
+          if (abort.signal.aborted) void releaseMedia(url);
+          else setShown({ state: kind.kind, url });
+        })
+        .catch((cause: unknown) => {
+          if (!abort.signal.aborted) setShown({ state: 'error', message: describeError(cause) });
+        });
+      return () => {
+        abort.abort();
+        if (granted !== undefined) void releaseMedia(granted);
+      };
+    }
     let url: string | undefined;
     const length = kind.kind === 'text' ? Math.min(entry.size, TEXT_PREVIEW_BYTES) : entry.size;
     readStart(vaultId, entry.path, length, abort.signal)
@@ -125,11 +160,14 @@ export function PreviewDialog({
           </p>
         )}
         {shown.state === 'image' && <img src={shown.url} alt={entry.name} className="preview-image" />}
-        {shown.state === 'audio' && (
-          <audio src={shown.url} controls aria-label={entry.name} className="preview-media" />
-        )}
-        {shown.state === 'video' && (
-          <video src={shown.url} controls aria-label={entry.name} className="preview-media" />
+        {(shown.state === 'audio' || shown.state === 'video') && (
+          <MediaPlayer
+            kind={shown.state}
+            src={shown.url}
+            aria-label={entry.name}
+            className="preview-media"
+            onError={showPlaybackError}
+          />
         )}
         {shown.state === 'text' && (
           <>

@@ -61,6 +61,29 @@ test('dropping names that exist asks once per batch: keep both, skip, replace', 
   expect(await sha256OfFile(join(coffer.restoreDir, 'Report (2).PDF'))).toBe(sha256(second));
 });
 
+test('a batch with many taken names shows the first few and how many more', async ({ coffer }) => {
+  const { page } = coffer;
+  await createVault(coffer);
+  const names = Array.from({ length: 7 }, (_, i) => `photo-${i}.jpg`);
+  await dropFiles(
+    page,
+    names.map((name) => ({ name, bytes: Buffer.from(name) })),
+  );
+  await expect(page.getByText('Added 7 files.')).toBeVisible();
+
+  await dropFiles(
+    page,
+    names.map((name) => ({ name, bytes: Buffer.from('again') })),
+  );
+  const dialog = page.getByRole('alertdialog', { name: '7 names already exist' });
+  await expect(dialog.getByRole('listitem')).toHaveText([
+    ...names.slice(0, 5).map((name) => `/${name}`),
+    'and 2 more',
+  ]);
+  await dialog.getByRole('button', { name: 'Skip' }).click();
+  await expect(page.getByText('Added 0 files; skipped 7 existing names.')).toBeVisible();
+});
+
 test('a folder added onto a folder of the same name asks about the files inside, and merges', async ({
   coffer,
 }) => {

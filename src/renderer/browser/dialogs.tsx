@@ -203,7 +203,7 @@ export function ExistingNamesDialog({
         {paths.map((path) => (
           <li key={path}>{path}</li>
         ))}
-        {rest > 0 && <li className="muted">and {plural(rest, 'more')}</li>}
+        {rest > 0 && <li className="muted">and {rest.toLocaleString()} more</li>}
       </ul>
       <p className="muted">
         Keep both adds them under numbered names, such as “report (2).pdf”. Replace puts the new file in place

@@ -32,7 +32,7 @@ import {
   type Settings,
   type VaultSummary,
 } from '../shared/contract.js';
-import { collectDroppedBytes, type DroppedFileInput } from './dropped.js';
+import { receiveDroppedFiles, type DroppedFileInput } from './dropped.js';
 import { HandleRegistry, wipeDropped, type HandleTarget, type HandleUse } from './handles.js';
 import { JobRegistry } from './jobs.js';
 import { estimateKdf, type KdfEstimate } from './kdf-estimate.js';
@@ -70,9 +70,11 @@ export interface Backend {
   handle(channel: string, payload: unknown): Promise<Result<unknown>>;
   /** Only the host (preload→main for Electron; the preview server) calls these, never the renderer directly. */
   registerDroppedPaths(paths: readonly string[]): Result<{ handle: string; count: number }>;
-  registerDroppedBytes(
-    files: readonly DroppedFileInput[],
-  ): Promise<Result<{ handle: string; count: number }>>;
+  /**
+   * Gives a handle for dropped files without a path at once; their bytes may still be arriving (the add job reads
+   * them as they come, and reports a file whose bytes stop short).
+   */
+  registerDroppedBytes(files: readonly DroppedFileInput[]): Result<{ handle: string; count: number }>;
   onEvent(listener: EventListener): () => void;
   /** Locks every vault (jobs stopped, keys wiped, `locked` sent for each that was unlocked). Never throws. */
   lockAll(reason: LockReason): Promise<void>;
@@ -325,11 +327,11 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
   ): string => {
     const { vault } = entry;
     if (target.kind === 'dropped-bytes') {
-      const files = target.files.map(({ name, size, mtime, chunks }) => ({
+      const files = target.files.map(({ name, size, mtime, bytes }) => ({
         name,
         size,
         mtime,
-        bytes: chunksOf(chunks),
+        bytes: bytes.read(),
       }));
       return jobs.start(
         entry.vaultId,
@@ -667,12 +669,12 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
       }
     },
 
-    async registerDroppedBytes(files) {
+    registerDroppedBytes(files) {
       try {
-        const collected = await collectDroppedBytes(files);
+        const dropped = receiveDroppedFiles(files);
         return ok({
-          handle: handles.issue({ kind: 'dropped-bytes', files: collected }),
-          count: collected.length,
+          handle: handles.issue({ kind: 'dropped-bytes', files: dropped }),
+          count: dropped.length,
         });
       } catch (error) {
         return errorResult(error);
@@ -756,11 +758,6 @@ async function exists(path: string): Promise<boolean> {
   } catch {
     return false;
   }
-}
-
-// eslint-disable-next-line @typescript-eslint/require-await -- the engine reads files as async streams
-async function* chunksOf(chunks: readonly Uint8Array[]): AsyncGenerator<Uint8Array> {
-  for (const chunk of chunks) yield chunk;
 }
 
 /** A header is a few kilobytes (FORMAT.md 4.6); a bigger file is not one, and is not read into memory whole. */

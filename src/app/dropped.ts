@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from '../core/errors.js';
+import { ArrivingBytes } from './arriving-bytes.js';
 import type { DroppedBytes } from './handles.js';
 
 /** A dropped file without a path, as the host hands it over. */
@@ -12,7 +13,7 @@ export interface DroppedFileInput {
 
 /**
  * Most bytes one drop of pathless files may hold: they wait in memory (plaintext never goes to disk) until the
- * add job takes them, so a drop is bounded. Larger files are added with the file picker or by dropping them from
+ * add job reads them, so a drop is bounded. Larger files are added with the file picker or by dropping them from
  * the file manager, which gives their path.
  */
 export const DROP_MAX_BYTES = 512 * 1024 * 1024;
@@ -23,43 +24,83 @@ function invalid(message: string): never {
 }
 
 /**
- * Reads dropped files into memory the back end owns (copies, so they can be wiped), checking each against its
- * announced size and the drop against {@link DROP_MAX_BYTES}. On any failure what was read is wiped.
- * @throws {@link InvalidArgumentError} for a malformed, oversized or incomplete drop.
+ * Checks a drop's names, sizes and times, and starts taking its bytes in, in order, in the background: the handle
+ * can be given out (and an add job started) while they still arrive. A file whose bytes stop short or run long
+ * fails, and so does every file after it (their bytes were to follow in the same stream); the add job reports each.
+ * Files given as whole byte arrays (Electron's drop from a browser) are checked against their sizes at once.
+ * @throws {@link InvalidArgumentError} for a malformed or oversized drop, or a whole file of the wrong size.
  */
-export async function collectDroppedBytes(files: readonly DroppedFileInput[]): Promise<DroppedBytes[]> {
+export function receiveDroppedFiles(files: readonly DroppedFileInput[]): DroppedBytes[] {
   if (files.length === 0 || files.length > DROP_MAX_FILES) {
     invalid(`A drop must hold between 1 and ${DROP_MAX_FILES} files.`);
   }
   let total = 0;
-  const collected: DroppedBytes[] = [];
+  for (const { name, size, mtime, bytes } of files) {
+    if (typeof name !== 'string' || name.length === 0 || name.length > 1024)
+      invalid('A dropped file has no usable name.');
+    if (!Number.isSafeInteger(size) || size < 0) invalid(`"${name}" has an invalid size.`);
+    if (typeof mtime !== 'number' || !Number.isFinite(mtime) || mtime < 0)
+      invalid(`"${name}" has an invalid time.`);
+    if (total + size > DROP_MAX_BYTES) {
+      invalid(
+        `The dropped files are larger than ${DROP_MAX_BYTES / 1024 / 1024} MiB together. Add large files with the file picker.`,
+      );
+    }
+    total += size;
+    if (bytes instanceof Uint8Array && bytes.byteLength !== size)
+      invalid(wrongLength(name, size, bytes.byteLength));
+  }
+  const dropped = files.map(({ name, size, mtime }) => ({
+    name,
+    size,
+    mtime,
+    bytes: new ArrivingBytes(name, size),
+  }));
+  void takeIn(files, dropped);
+  return dropped;
+}
+
+function wrongLength(name: string, size: number, received: number): string {
+  return received > size
+    ? `"${name}" holds more bytes than it announced.`
+    : `"${name}" arrived incomplete (${received.toLocaleString()} of ${size.toLocaleString()} bytes). Drop it again.`;
+}
+
+/** Moves each file's bytes, as they come, to its {@link ArrivingBytes}. Never throws: failures go to the files. */
+async function takeIn(files: readonly DroppedFileInput[], dropped: readonly DroppedBytes[]): Promise<void> {
+  let at = 0;
   try {
-    for (const file of files) {
-      const { name, size, mtime } = file;
-      if (typeof name !== 'string' || name.length === 0 || name.length > 1024)
-        invalid('A dropped file has no usable name.');
-      if (!Number.isSafeInteger(size) || size < 0) invalid(`"${name}" has an invalid size.`);
-      if (typeof mtime !== 'number' || !Number.isFinite(mtime) || mtime < 0)
-        invalid(`"${name}" has an invalid time.`);
-      if (total + size > DROP_MAX_BYTES) {
-        invalid(
-          `The dropped files are larger than ${DROP_MAX_BYTES / 1024 / 1024} MiB together. Add large files with the file picker.`,
+    for (; at < files.length; at++) {
+      const { size, bytes } = files[at] as DroppedFileInput;
+      const arriving = (dropped[at] as DroppedBytes).bytes;
+      let received = 0;
+      for await (const piece of bytes instanceof Uint8Array ? [bytes] : bytes) {
+        received += piece.byteLength;
+        if (received > size) break;
+        arriving.push(piece);
+      }
+      if (received !== size) {
+        throw new InvalidArgumentError(
+          received > size
+            ? 'it holds more bytes than it announced. Drop it again.'
+            : `it arrived incomplete (${received.toLocaleString()} of ${size.toLocaleString()} bytes). Drop it again.`,
         );
       }
-      total += size;
-      const chunks: Uint8Array[] = [];
-      collected.push({ name, size, mtime, chunks });
-      let received = 0;
-      for await (const chunk of file.bytes instanceof Uint8Array ? [file.bytes] : file.bytes) {
-        received += chunk.byteLength;
-        if (received > size) invalid(`"${name}" holds more bytes than it announced.`);
-        chunks.push(Uint8Array.from(chunk));
-      }
-      if (received !== size) invalid(`"${name}" arrived incomplete (${received} of ${size} bytes).`);
+      arriving.complete();
     }
   } catch (error) {
-    for (const file of collected) for (const chunk of file.chunks) chunk.fill(0);
-    throw error;
+    const cutBefore = new InvalidArgumentError(
+      'it did not arrive: the drop was cut off before it. Drop it again.',
+    );
+    dropped.forEach((file, index) => {
+      if (index > at) file.bytes.fail(cutBefore);
+      else if (index === at) {
+        file.bytes.fail(
+          error instanceof InvalidArgumentError
+            ? error
+            : new InvalidArgumentError('the drop was cut off while it arrived. Drop it again.'),
+        );
+      }
+    });
   }
-  return collected;
 }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 
 import { InvalidArgumentError } from '../core/errors.js';
+import type { ArrivingBytes } from './arriving-bytes.js';
 import type { FilesPurpose, FolderPurpose } from '../shared/contract.js';
 
 /** Something on disk (or dropped bytes) the user chose, which the renderer may name only by its handle. */
@@ -10,12 +11,12 @@ export type HandleTarget =
   | { readonly kind: 'dropped-paths'; readonly paths: readonly string[] }
   | { readonly kind: 'dropped-bytes'; readonly files: readonly DroppedBytes[] };
 
-/** A dropped file held in memory (never on disk) until the add job that uses it ends. */
+/** A dropped file held in memory (never on disk) until the add job that uses it has read it. */
 export interface DroppedBytes {
   readonly name: string;
   readonly size: number;
   readonly mtime: number;
-  readonly chunks: readonly Uint8Array[];
+  readonly bytes: ArrivingBytes;
 }
 
 /** What a handle is accepted as; the purpose of a dialog's handle, or a drop's kind. */
@@ -38,7 +39,7 @@ function useOf(target: HandleTarget): HandleUse {
 /** Overwrites dropped plaintext held in memory. */
 function wipe(target: HandleTarget): void {
   if (target.kind !== 'dropped-bytes') return;
-  for (const file of target.files) for (const chunk of file.chunks) chunk.fill(0);
+  for (const file of target.files) file.bytes.wipe();
 }
 
 /**

@@ -11,13 +11,7 @@ import type {
   ResponseOf,
   Result,
 } from '../shared/contract.js';
-import {
-  decodeWire,
-  dropBodyParts,
-  type ChooserListing,
-  type ChooserRequest,
-  type DropManifestEntry,
-} from './wire.js';
+import { decodeWire, type ChooserListing, type ChooserRequest, type DropManifestEntry } from './wire.js';
 
 export type { ChooserEntry, ChooserListing, ChooserRequest } from './wire.js';
 
@@ -150,16 +144,23 @@ export function createPreviewApi(
       return listen(event, listener);
     },
 
-    registerDroppedFiles(files) {
+    async registerDroppedFiles(files) {
       const manifest: DropManifestEntry[] = files.map((file) => ({
         name: file.name,
         size: file.size,
         mtime: file.lastModified,
       }));
-      const { head } = dropBodyParts(manifest);
-      // The browser streams the files from disk (or memory) as the body is sent.
-      const body = new Blob([head, ...files]);
-      return post('/api/drop', body, 'application/octet-stream');
+      const registered = await post<{ handle: string; count: number; upload: string }>(
+        '/api/drop',
+        JSON.stringify(manifest),
+      );
+      if (!registered.ok) return registered;
+      const { upload, ...value } = registered.value;
+      // The bytes follow in their own request, not awaited: the add job starts, and encrypts, while they arrive.
+      // The browser streams the files from disk (or memory) as the body is sent; should it fail, the job says
+      // which files did not arrive.
+      void post(`/api/drop/${upload}`, new Blob([...files]), 'application/octet-stream');
+      return { ok: true, value };
     },
 
     pageClosed() {

@@ -11,13 +11,12 @@ import { WebSocketServer, type WebSocket } from 'ws';
 
 import { createBackend, type Backend, type DialogProvider } from '../app/backend.js';
 import { IdleLock } from '../app/idle-lock.js';
-import { DROP_MAX_BYTES } from '../app/dropped.js';
 import { errorResult, fail, ok } from '../app/result.js';
 import type { SodiumBackend } from '../core/crypto/sodium.js';
 import { InvalidArgumentError } from '../core/errors.js';
 import type { Result } from '../shared/contract.js';
 import { ChooserDialogs, defaultChooserRoots } from './chooser.js';
-import { readDropBody } from './drop-body.js';
+import { DropUpload, parseDropManifest } from './drop-body.js';
 import { RecordingShell, xdgOpenShell } from './shell.js';
 import { encodeWire } from './wire.js';
 
@@ -29,6 +28,12 @@ const IDLE_CHECK_MS = 15_000;
 
 /** Where media previews are served (`preview.mediaUrl`), a token after it. */
 const MEDIA_PATH = '/media/';
+
+/** Where the bytes of a drop follow its manifest (`/api/drop`), the upload's id after it. */
+const DROP_BYTES_PATH = '/api/drop/';
+
+/** How long the bytes of a drop may take to start coming after its manifest (a page closed in between, say). */
+const DROP_BYTES_WAIT_MS = 60_000;
 
 /** Largest JSON request body (a request naming many vault paths stays well below). */
 const JSON_BODY_MAX = 16 * 1024 * 1024;
@@ -191,6 +196,8 @@ export async function startPreviewServer(options: PreviewServerOptions): Promise
     ...(options.sodium ? { sodium: options.sodium } : {}),
   });
   const staticRoot = resolve(options.staticDir);
+  /** Drops whose manifest came and whose bytes are awaited, by upload id. */
+  const uploads = new Map<string, DropUpload>();
   const idle = new IdleLock({
     minutes: async () => {
       const settings = await backend.handle('settings.get', {});
@@ -242,10 +249,29 @@ export async function startPreviewServer(options: PreviewServerOptions): Promise
       return;
     }
     if (path === '/api/drop') {
-      const files = await readDropBody(request, DROP_MAX_BYTES, (dropped) =>
-        backend.registerDroppedBytes(dropped),
-      );
-      sendJson(response, 200, files);
+      let registered;
+      try {
+        const upload = new DropUpload(parseDropManifest(await readJson(request)), DROP_BYTES_WAIT_MS);
+        registered = backend.registerDroppedBytes(upload.files);
+        if (registered.ok) {
+          const id = randomBytes(16).toString('hex');
+          uploads.set(id, upload);
+          setTimeout(() => uploads.delete(id), DROP_BYTES_WAIT_MS).unref();
+          registered = ok({ ...registered.value, upload: id });
+        }
+      } catch (error) {
+        registered = errorResult(error);
+      }
+      sendJson(response, 200, registered);
+      return;
+    }
+    if (path.startsWith(DROP_BYTES_PATH)) {
+      const id = path.slice(DROP_BYTES_PATH.length);
+      const upload = uploads.get(id);
+      if (upload === undefined)
+        throw new HttpError(404, 'No such drop (it expired, or its bytes came already).');
+      uploads.delete(id);
+      sendJson(response, 200, await upload.receive(request));
       return;
     }
     if (path.startsWith('/api/chooser/') && chooser) {

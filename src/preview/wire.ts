@@ -38,20 +38,11 @@ export function decodeWire(text: string): unknown {
   });
 }
 
-/** The manifest that opens a drop body: then each file's bytes follow, in this order. */
+/** One file of a drop's manifest (`/api/drop`); the files' bytes follow in this order (`/api/drop/<upload>`). */
 export interface DropManifestEntry {
   readonly name: string;
   readonly size: number;
   readonly mtime: number;
-}
-
-/** A drop body: a 4-byte big-endian manifest length, the manifest as UTF-8 JSON, then every file's bytes. */
-export function dropBodyParts(manifest: readonly DropManifestEntry[]): { head: Uint8Array<ArrayBuffer> } {
-  const json = new TextEncoder().encode(JSON.stringify(manifest));
-  const head = new Uint8Array(4 + json.length);
-  new DataView(head.buffer).setUint32(0, json.length);
-  head.set(json, 4);
-  return { head };
 }
 
 /** The preview's stand-in for a native dialog, sent to the page as the socket event 'chooser'. */

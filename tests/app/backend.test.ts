@@ -351,7 +351,7 @@ describe('jobs', () => {
   it('adds dropped bytes once: the handle is used up, and belongs to the vault that used it', async () => {
     const app = await newApp();
     const { vaultId } = await newVaultIn(app);
-    const dropped = await app.backend.registerDroppedBytes([
+    const dropped = app.backend.registerDroppedBytes([
       { name: 'hello.txt', size: 5, mtime: 1_600_000_000_000, bytes: Buffer.from('hello') },
     ]);
     if (!dropped.ok) throw new Error(dropped.message);
@@ -370,8 +370,8 @@ describe('jobs', () => {
   it('names the taken paths of a drop without using it up, then keeps both, skips or replaces as asked', async () => {
     const app = await newApp();
     const { vaultId } = await newVaultIn(app);
-    const drop = async (text: string): Promise<string> => {
-      const dropped = await app.backend.registerDroppedBytes([
+    const drop = (text: string): string => {
+      const dropped = app.backend.registerDroppedBytes([
         { name: 'Memo.txt', size: text.length, mtime: 1_600_000_000_000, bytes: Buffer.from(text) },
         { name: 'fresh.txt', size: 1, mtime: 1_600_000_000_000, bytes: Buffer.from('f') },
       ]);
@@ -386,11 +386,11 @@ describe('jobs', () => {
       Buffer.from(
         (await app.call('preview.read', { vaultId, path, offset: 0, length: 100 })).bytes,
       ).toString();
-    const first = await drop('one');
+    const first = drop('one');
     expect(await app.call('job.takenNames', { vaultId, source: first })).toEqual({ count: 0, paths: [] });
     await add(first, 'skip');
 
-    const second = await drop('two!');
+    const second = drop('two!');
     expect(await app.call('job.takenNames', { vaultId, source: second })).toEqual({
       count: 2,
       paths: ['/Memo.txt', '/fresh.txt'],
@@ -400,9 +400,9 @@ describe('jobs', () => {
       (await app.call('entries.list', { vaultId, path: '/' })).map((entry) => entry.name).sort(),
     ).toEqual(['Memo (2).txt', 'Memo.txt', 'fresh (2).txt', 'fresh.txt']);
 
-    await add(await drop('three'), 'skip');
+    await add(drop('three'), 'skip');
     expect(await read('/Memo.txt')).toBe('one');
-    await add(await drop('four!'), 'replace');
+    await add(drop('four!'), 'replace');
     expect(await read('/Memo.txt')).toBe('four!');
     expect(await read('/Memo (2).txt')).toBe('two!');
     expect(codeOf(await app.raw('job.add', { vaultId, source: first, onExisting: 'merge' }))).toBe(
@@ -412,21 +412,15 @@ describe('jobs', () => {
 
   it('refuses a drop that is incomplete, larger than announced, empty or malformed', async () => {
     const app = await newApp();
-    expect(codeOf(await app.backend.registerDroppedBytes([]))).toBe('INVALID_ARGUMENT');
+    expect(codeOf(app.backend.registerDroppedBytes([]))).toBe('INVALID_ARGUMENT');
     expect(
-      codeOf(
-        await app.backend.registerDroppedBytes([{ name: 'a', size: 10, mtime: 0, bytes: Buffer.from('x') }]),
-      ),
+      codeOf(app.backend.registerDroppedBytes([{ name: 'a', size: 10, mtime: 0, bytes: Buffer.from('x') }])),
     ).toBe('INVALID_ARGUMENT');
     expect(
-      codeOf(
-        await app.backend.registerDroppedBytes([{ name: 'a', size: 1, mtime: 0, bytes: Buffer.from('xy') }]),
-      ),
+      codeOf(app.backend.registerDroppedBytes([{ name: 'a', size: 1, mtime: 0, bytes: Buffer.from('xy') }])),
     ).toBe('INVALID_ARGUMENT');
     expect(
-      codeOf(
-        await app.backend.registerDroppedBytes([{ name: 'a', size: -1, mtime: 0, bytes: Buffer.alloc(0) }]),
-      ),
+      codeOf(app.backend.registerDroppedBytes([{ name: 'a', size: -1, mtime: 0, bytes: Buffer.alloc(0) }])),
     ).toBe('INVALID_ARGUMENT');
     expect(codeOf(app.backend.registerDroppedPaths(['relative/path']))).toBe('INVALID_ARGUMENT');
     expect(codeOf(app.backend.registerDroppedPaths([]))).toBe('INVALID_ARGUMENT');

@@ -36,9 +36,7 @@ function fakeBackend() {
   return {
     handle: vi.fn((channel: string) => Promise.resolve({ ok: true as const, value: `handled ${channel}` })),
     registerDroppedPaths: vi.fn(() => ({ ok: true as const, value: { handle: 'h-paths', count: 1 } })),
-    registerDroppedBytes: vi.fn(() =>
-      Promise.resolve({ ok: true as const, value: { handle: 'h-bytes', count: 1 } }),
-    ),
+    registerDroppedBytes: vi.fn(() => ({ ok: true as const, value: { handle: 'h-bytes', count: 1 } })),
     onEvent: vi.fn((next: (event: string, payload: unknown) => void) => {
       listener = next;
       return () => {

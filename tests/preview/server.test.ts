@@ -5,10 +5,14 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 
-import { createPreviewApi, type ChooserRequest, type PreviewTransport } from '../../src/preview/bridge.js';
+import {
+  createPreviewApi,
+  type ChooserRequest,
+  type PreviewApi,
+  type PreviewTransport,
+} from '../../src/preview/bridge.js';
 import { startPreviewServer, type PreviewServer } from '../../src/preview/server.js';
-import { dropBodyParts } from '../../src/preview/wire.js';
-import type { EventPayloads, JobEvent } from '../../src/shared/contract.js';
+import type { AddReport, EventPayloads, JobEvent } from '../../src/shared/contract.js';
 import { nativeSodium } from '../helpers/backends.js';
 import { PASSPHRASE, tempDir } from '../helpers/vault.js';
 
@@ -58,6 +62,8 @@ function raw(
         method: options.method ?? 'GET',
         path: options.path,
         headers: options.headers,
+        // A socket of its own: the error listeners below are per request.
+        agent: false,
       },
       (response) => {
         const chunks: Buffer[] = [];
@@ -289,6 +295,31 @@ describe('preview server: static files', () => {
   });
 });
 
+/** Creates a vault named `name` in `parent` (the test's answer to the folder dialog) through the bridge. */
+async function createVaultThrough(
+  server: PreviewServer,
+  api: PreviewApi,
+  parent: string,
+  name: string,
+): Promise<string> {
+  await raw(server, {
+    method: 'POST',
+    path: '/api/test/dialog-answers',
+    headers: { Authorization: `Bearer ${server.token}` },
+    body: JSON.stringify({ folders: [parent] }),
+  });
+  const picked = await api.invoke('dialog.pickFolder', { purpose: 'create-vault' });
+  if (!picked.ok || !picked.value) throw new Error('no folder');
+  const created = await api.invoke('vault.create', {
+    folder: picked.value.handle,
+    name,
+    passphrase: PASSPHRASE,
+    kdf: 'interactive',
+  });
+  if (!created.ok) throw new Error(created.message);
+  return created.value.vaultId;
+}
+
 describe('preview server: the app end to end through the browser bridge', () => {
   it('creates a vault, sends events on the socket, adds dropped bytes and restores them byte-identical', async () => {
     const server = await start();
@@ -320,17 +351,7 @@ describe('preview server: the app end to end through the browser bridge', () => 
       });
 
     const parent = tempDir();
-    await answer({ folders: [parent] });
-    const picked = await api.invoke('dialog.pickFolder', { purpose: 'create-vault' });
-    if (!picked.ok || !picked.value) throw new Error('no folder');
-    const created = await api.invoke('vault.create', {
-      folder: picked.value.handle,
-      name: 'Preview vault',
-      passphrase: PASSPHRASE,
-      kdf: 'interactive',
-    });
-    if (!created.ok) throw new Error(created.message);
-    const { vaultId } = created.value;
+    const vaultId = await createVaultThrough(server, api, parent, 'Preview vault');
     expect(readdirSync(join(parent, 'Preview vault'))).toContain('coffer.header');
 
     const bytes = Buffer.from(Array.from({ length: 200_000 }, (_, i) => (i * 7) % 256));
@@ -374,28 +395,90 @@ describe('preview server: the app end to end through the browser bridge', () => 
     expect(wrong).toMatchObject({ ok: false, code: 'WRONG_PASSPHRASE' });
   });
 
-  it('refuses a drop whose body holds more or fewer bytes than its manifest says', async () => {
+  it("starts the add before a drop's bytes arrive, reads them as they come, and says which files came short", async () => {
     const server = await start();
-    const drop = (manifestSize: number, bytes: Buffer) =>
-      raw(server, {
-        method: 'POST',
-        path: '/api/drop',
-        headers: { Authorization: `Bearer ${server.token}` },
-        body: Buffer.concat([dropBodyParts([{ name: 'a.txt', size: manifestSize, mtime: 0 }]).head, bytes]),
-      });
-    for (const [size, bytes] of [
-      [3, Buffer.from('abcd')],
-      [5, Buffer.from('abcd')],
-    ] as const) {
-      const response = await drop(size, bytes);
-      expect(JSON.parse(response.body)).toMatchObject({ ok: false, code: 'INVALID_ARGUMENT' });
-    }
-    const garbage = await raw(server, {
-      method: 'POST',
-      path: '/api/drop',
-      headers: { Authorization: `Bearer ${server.token}` },
-      body: Buffer.from([0, 0, 0, 3, 0x7b, 0x7b, 0x7b]),
+    const api = createPreviewApi(new URL(server.url), transport);
+    const reports = new Map<string, AddReport>();
+    const ended = new Map<string, () => void>();
+    api.on('job', (job: JobEvent) => {
+      if (job.type !== 'ended' || job.status !== 'done' || job.result.kind !== 'add') return;
+      reports.set(job.jobId, job.result.report);
+      ended.get(job.jobId)?.();
     });
-    expect(JSON.parse(garbage.body)).toMatchObject({ ok: false, code: 'INVALID_ARGUMENT' });
+    const reportOf = (jobId: string) =>
+      new Promise<AddReport>((resolve) => {
+        const report = reports.get(jobId);
+        if (report) resolve(report);
+        else {
+          ended.set(jobId, () => {
+            resolve(reports.get(jobId) as AddReport);
+          });
+        }
+      });
+    const post = (path: string, body: string | Buffer) =>
+      raw(server, { method: 'POST', path, headers: { Authorization: `Bearer ${server.token}` }, body });
+    const vaultId = await createVaultThrough(server, api, tempDir(), 'Drops');
+    const names = async () => {
+      const listed = await api.invoke('entries.list', { vaultId, path: '/' });
+      return listed.ok ? listed.value.map((entry) => `${entry.name} ${entry.size}`) : [];
+    };
+    const drop = async (manifest: { name: string; size: number }[]) => {
+      const answer = await post('/api/drop', JSON.stringify(manifest.map((file) => ({ ...file, mtime: 0 }))));
+      const registered = JSON.parse(answer.body) as {
+        ok: true;
+        value: { handle: string; count: number; upload: string };
+      };
+      expect(registered).toMatchObject({ ok: true, value: { count: manifest.length } });
+      const add = await api.invoke('job.add', { vaultId, source: registered.value.handle });
+      if (!add.ok) throw new Error(add.message);
+      return { upload: registered.value.upload, jobId: add.value.jobId };
+    };
+
+    // The job is running before any byte has come, and waits for them.
+    const whole = await drop([
+      { name: 'a.txt', size: 3 },
+      { name: 'b.txt', size: 4 },
+    ]);
+    const running = await api.invoke('job.list', {});
+    expect(running.ok && running.value.map((job) => job.jobId)).toContain(whole.jobId);
+    expect(await names()).toEqual([]);
+    expect(JSON.parse((await post(`/api/drop/${whole.upload}`, 'abcdefg')).body)).toEqual({
+      ok: true,
+      value: null,
+    });
+    expect((await reportOf(whole.jobId)).problems).toEqual([]);
+    expect(await names()).toEqual(['a.txt 3', 'b.txt 4']);
+    // The bytes of a drop are taken once.
+    expect((await post(`/api/drop/${whole.upload}`, 'abcdefg')).status).toBe(404);
+
+    // Cut short in the second file: the first is added, the second and third are reported, not half-added.
+    const cut = await drop([
+      { name: 'c.txt', size: 2 },
+      { name: 'd.txt', size: 5 },
+      { name: 'e.txt', size: 1 },
+    ]);
+    await post(`/api/drop/${cut.upload}`, 'cdde');
+    const cutReport = await reportOf(cut.jobId);
+    expect(cutReport.problems.map(({ path, message }) => `${path}: ${message}`)).toEqual([
+      'd.txt: Skipped "d.txt": it arrived incomplete (2 of 5 bytes). Drop it again.',
+      'e.txt: Skipped "e.txt": it did not arrive: the drop was cut off before it. Drop it again.',
+    ]);
+    expect(await names()).toEqual(['a.txt 3', 'b.txt 4', 'c.txt 2']);
+
+    // More bytes than announced: the files are whole and added; the extra bytes are refused.
+    const long = await drop([{ name: 'f.txt', size: 1 }]);
+    expect(JSON.parse((await post(`/api/drop/${long.upload}`, 'fff')).body)).toMatchObject({
+      ok: false,
+      code: 'INVALID_ARGUMENT',
+    });
+    expect((await reportOf(long.jobId)).problems).toEqual([]);
+    expect(await names()).toContain('f.txt 1');
+
+    for (const manifest of ['{}', JSON.stringify([{ name: 'g', size: 'big', mtime: 0 }]), '[]']) {
+      expect(JSON.parse((await post('/api/drop', manifest)).body)).toMatchObject({
+        ok: false,
+        code: 'INVALID_ARGUMENT',
+      });
+    }
   });
 });

@@ -16,6 +16,8 @@ export const PADDING_TRAILER_BYTES = 8;
 
 /** ⌊log2 x⌋ for a positive safe integer, exact (Math.log2 rounds near powers of two). */
 function floorLog2(x: number): number {
+  // Every small file of an add comes here: below 2^32 the native count of leading zeros is exact and cheap.
+  if (x < 2 ** 32) return 31 - Math.clz32(x);
   let e = Math.floor(Math.log2(x));
   while (2 ** (e + 1) <= x) e++;
   while (2 ** e > x) e--;
@@ -39,11 +41,11 @@ export function blobPlaintextSize(size: number, padded: boolean): number {
   return padded ? padme(size + PADDING_TRAILER_BYTES) : size;
 }
 
-/** The byte the padding of a file of `size` bytes, padded to `total`, has at blob plaintext offset `offset`. */
-function paddingByte(offset: number, size: number, total: number): number {
-  const inTrailer = offset - (total - PADDING_TRAILER_BYTES);
-  // Byte `inTrailer` of the u64 LE size; division, not shifts, which would cut the size to 32 bits.
-  return inTrailer < 0 ? 0 : Math.floor(size / 2 ** (8 * inTrailer)) % 256;
+/** Byte `k` (0 to 7) of the u64 LE `size` that ends a padded blob's plaintext. */
+function trailerByte(size: number, k: number): number {
+  // By 32-bit halves: shifting `size` itself would cut it to 32 bits.
+  const half = k < 4 ? size % 2 ** 32 : Math.floor(size / 2 ** 32);
+  return (half >>> (8 * (k % 4))) & 0xff;
 }
 
 /**
@@ -53,10 +55,10 @@ function paddingByte(offset: number, size: number, total: number): number {
 export function fillPadding(view: Uint8Array, position: number, size: number, total: number): void {
   const from = Math.max(size, position) - position;
   if (from >= view.byteLength) return;
-  const trailerFrom = Math.max(from, total - PADDING_TRAILER_BYTES - position);
+  const trailerStart = total - PADDING_TRAILER_BYTES - position;
+  const trailerFrom = Math.max(from, trailerStart);
   view.fill(0, from, Math.max(from, trailerFrom));
-  for (let i = Math.max(0, trailerFrom); i < view.byteLength; i++)
-    view[i] = paddingByte(position + i, size, total);
+  for (let i = trailerFrom; i < view.byteLength; i++) view[i] = trailerByte(size, i - trailerStart);
 }
 
 /** Zeros to compare padding with, natively: a piece at a time, never copied. */
@@ -74,8 +76,9 @@ function isPadding(view: Uint8Array, position: number, size: number, total: numb
     const end = Math.min(trailerFrom, at + ZEROS.length);
     if (Buffer.compare(view.subarray(at, end), ZEROS.subarray(0, end - at)) !== 0) return false;
   }
+  const trailerStart = total - PADDING_TRAILER_BYTES - position;
   for (let i = trailerFrom; i < view.byteLength; i++) {
-    if (view[i] !== paddingByte(position + i, size, total)) return false;
+    if (view[i] !== trailerByte(size, i - trailerStart)) return false;
   }
   return true;
 }

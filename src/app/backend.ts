@@ -33,6 +33,7 @@ import {
   type VaultSummary,
 } from '../shared/contract.js';
 import { receiveDroppedFiles, type DroppedFileInput } from './dropped.js';
+import { GuessPacer } from './guess-pacer.js';
 import { HandleRegistry, wipeDropped, type HandleTarget, type HandleUse } from './handles.js';
 import { JobRegistry } from './jobs.js';
 import { estimateKdf, type KdfEstimate } from './kdf-estimate.js';
@@ -104,6 +105,8 @@ export interface BackendOptions {
   readonly now?: () => number;
   /** For tests: how long a handle stays valid. */
   readonly handleTtlMs?: number;
+  /** For tests: how the wait between wrong passphrases is waited out (with `now`, see {@link GuessPacer}). */
+  readonly sleep?: (ms: number) => Promise<void>;
   /** Opening files outside the window; without it `entries.openWithApp` answers NOT_SUPPORTED. */
   readonly shell?: SystemShell;
   /** The host can hide its window from screen capture (Electron on macOS and Windows). */
@@ -200,6 +203,10 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
   const handles = new HandleRegistry({
     ...(options.now ? { now: options.now } : {}),
     ...(options.handleTtlMs !== undefined ? { ttlMs: options.handleTtlMs } : {}),
+  });
+  const guesses = new GuessPacer({
+    ...(options.now ? { now: options.now } : {}),
+    ...(options.sleep ? { sleep: options.sleep } : {}),
   });
   const jobs = new JobRegistry(
     (event) => {
@@ -407,12 +414,17 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
     },
     'vault.unlock': async (request) => {
       const { vault } = openVault(request.vaultId);
-      const problems = await withPassphrase(request.passphrase, (passphrase) => vault.unlock(passphrase));
+      const problems = await guesses.attempt(request.vaultId, () =>
+        withPassphrase(request.passphrase, (passphrase) => vault.unlock(passphrase)),
+      );
       return afterUnlock(vault, problems);
     },
     'vault.unlockWithRecoveryKey': async (request) => {
       const { vault } = openVault(request.vaultId);
-      return afterUnlock(vault, await vault.unlockWithRecoveryKey(request.recoveryKey));
+      const problems = await guesses.attempt(request.vaultId, () =>
+        vault.unlockWithRecoveryKey(request.recoveryKey),
+      );
+      return afterUnlock(vault, problems);
     },
     'vault.lock': async (request) => {
       await lock(openVault(request.vaultId), 'user');
@@ -463,6 +475,7 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
       sodium: getSodium,
       vaultOf: (vaultId) => openVault(vaultId).vault,
       withPassphrase,
+      paced: (vaultId, attempt) => guesses.attempt(vaultId, attempt),
       folderOf: (handle, vaultId) => folderOf(handle, 'header-backup', vaultId),
     }),
     'recent.list': async () => {

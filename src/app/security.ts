@@ -70,10 +70,13 @@ export function securityHandlers(deps: {
   readonly withPassphrase: <T>(text: string, use: (passphrase: Buffer) => Promise<T>) => Promise<T>;
   /** The folder a 'header-backup' handle of this vault names. */
   readonly folderOf: (handle: string, vaultId: string) => string;
+  /** Runs a check of the current passphrase at the pace wrong ones earn, shared with the vault's unlocks. */
+  readonly paced: (vaultId: string, attempt: () => Promise<void>) => Promise<void>;
 }): SecurityHandlers {
   const confirmed = async (vaultId: string, current: string): Promise<Vault> => {
     const vault = deps.vaultOf(vaultId);
-    await confirmCurrentSecret(await deps.sodium(), vault, current);
+    const sodium = await deps.sodium();
+    await deps.paced(vaultId, () => confirmCurrentSecret(sodium, vault, current));
     return vault;
   };
   return {

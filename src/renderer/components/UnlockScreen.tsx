@@ -6,7 +6,7 @@ import { ApiError, call, describeError } from '../api.js';
 import { formatDuration } from '../format.js';
 import { showNotices, showVault } from '../store.js';
 import { unlockNotices } from '../unlock-notices.js';
-import { unlockDelayMs } from '../unlock-delay.js';
+import { unlockDelayMs } from '../../shared/unlock-delay.js';
 import { logProblemNotice } from '../security/activity-words.js';
 import { ErrorText } from './ErrorText.js';
 import { HeaderImportDialog } from './HeaderImportDialog.js';

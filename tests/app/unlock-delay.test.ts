@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { unlockDelayMs } from '../../src/renderer/unlock-delay.js';
+import { unlockDelayMs } from '../../src/shared/unlock-delay.js';
 
 describe('the wait after wrong passphrases', () => {
   it('no wait after the first two wrong tries, 5 s after the third, doubling with each further failure up to 5 minutes', () => {

@@ -81,6 +81,8 @@ export class Context {
   #logProblems = 0;
   /** The index as a whole failed its checks at unlock (format 1.1: its rows do not match its commitment). */
   #indexDamaged = false;
+  /** Each problem warned of in this run, as said. */
+  readonly #problemsWarned = new Set<string>();
 
   constructor(
     io: CliIo,
@@ -131,12 +133,18 @@ export class Context {
     this.io.stderr.write(`coffer: warning: ${terminalSafe(oneLine(message))}\n`);
   }
 
-  /** Reports problems from the engine, one warning each, naming the item unless the message already does. */
+  /**
+   * Reports problems from the engine, one warning each, naming the item unless the message already does. A problem
+   * already reported in this run (damage of the index found at unlock, then again by `verify`) is not repeated.
+   */
   warnProblems(problems: readonly Problem[]): void {
     for (const problem of problems) {
-      this.warn(
-        problem.message.includes(problem.path) ? problem.message : `${problem.path}: ${problem.message}`,
-      );
+      const text = problem.message.includes(problem.path)
+        ? problem.message
+        : `${problem.path}: ${problem.message}`;
+      if (this.#problemsWarned.has(text)) continue;
+      this.#problemsWarned.add(text);
+      this.warn(text);
     }
   }
 

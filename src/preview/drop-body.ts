@@ -69,7 +69,11 @@ export class DropUpload {
       this.#settle = resolve;
     });
     this.#timer = setTimeout(() => {
-      this.#never(new InvalidArgumentError('it never arrived (the window sent the drop but not its bytes). Drop it again.'));
+      this.#never(
+        new InvalidArgumentError(
+          'it never arrived (the window sent the drop but not its bytes). Drop it again.',
+        ),
+      );
       this.#settle('short');
     }, waitMs);
     this.#timer.unref();

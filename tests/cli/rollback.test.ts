@@ -1,6 +1,7 @@
 import { cpSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 
 import { requireBuiltCli, runCli, tempDir, type RunResult } from './helpers.js';
@@ -73,5 +74,27 @@ describe('rollback memory outside the vault', () => {
     const elsewhere = { cwd, env: { COFFER_STATE_DIR: join(cwd, 'other-state') } };
     expectOk(await runCli(['mkdir', 'vault', '/there'], elsewhere));
     expect(await run('ls', 'vault')).toMatchObject({ code: 0, stderr: '' });
+  });
+
+  it('verify says damage of the index found at unlock once, not again as its own finding', async () => {
+    const { cwd, run } = computer();
+    expectOk(await run('init', 'vault', '--kdf', 'interactive'));
+    expectOk(await run('mkdir', 'vault', '/first'));
+    const index = join(cwd, 'vault', 'index.sqlite');
+    const older = new Database(index, { readonly: true });
+    const meta = older
+      .prepare('SELECT key, value FROM meta WHERE key IN (?, ?)')
+      .all('generation', 'tree_snapshot');
+    older.close();
+    expectOk(await run('mkdir', 'vault', '/second'));
+    // The generation and snapshot put back without the rest: the commitment was sealed at another generation.
+    const db = new Database(index);
+    for (const row of meta as { key: string; value: Buffer }[]) {
+      db.prepare('UPDATE meta SET value = ? WHERE key = ?').run(row.value, row.key);
+    }
+    db.close();
+    const verified = await run('verify', 'vault');
+    expect(verified.code).toBe(4);
+    expect(verified.stderr.split('sealed at generation').length - 1).toBe(1);
   });
 });

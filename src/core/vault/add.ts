@@ -81,7 +81,8 @@ function problemOf(path: string, error: unknown): Problem {
   if (error instanceof CofferError) return { path, code: error.code, message: error.message };
   const cause = error instanceof SourceReadError ? error.cause : error;
   // A streamed file's own source says why it could not be read (a drop cut off, say).
-  if (cause instanceof CofferError) return { path, code: cause.code, message: `Skipped "${path}": ${cause.message}` };
+  if (cause instanceof CofferError)
+    return { path, code: cause.code, message: `Skipped "${path}": ${cause.message}` };
   const code = (cause as NodeJS.ErrnoException | undefined)?.code ?? 'IO';
   const reason =
     code === 'EACCES' || code === 'EPERM'

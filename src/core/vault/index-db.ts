@@ -422,9 +422,16 @@ export class IndexDb {
     };
   }
 
+  /**
+   * A meta value; `undefined` when the key is absent.
+   * @throws {@link IntegrityError} (`malformed`) for a value that is not a BLOB (FORMAT.md 8.2).
+   */
   getMeta(key: string): Buffer | undefined {
-    const row = this.#sql('SELECT value FROM meta WHERE key = ?').get(key) as { value: Buffer } | undefined;
-    return row?.value;
+    const row = this.#sql('SELECT value FROM meta WHERE key = ?').get(key) as { value: unknown } | undefined;
+    if (row === undefined) return undefined;
+    if (!Buffer.isBuffer(row.value))
+      throw indexDamaged('malformed', `, its meta value "${key}" is not a BLOB`);
+    return row.value;
   }
 
   /**
@@ -456,7 +463,10 @@ export class IndexDb {
    * tree snapshot sealed at one generation is known to be out of date after any later change.
    */
   generation(): bigint {
-    return this.getMeta(GENERATION_META)?.readBigUInt64LE(0) ?? 0n;
+    const stored = this.getMeta(GENERATION_META);
+    if (stored === undefined) return 0n;
+    if (stored.length !== 8) throw indexDamaged('malformed', ', its meta value "generation" is not 8 bytes');
+    return stored.readBigUInt64LE(0);
   }
 
   /** The sealed tree snapshot, if one was stored. */
@@ -937,10 +947,14 @@ export class IndexDb {
 }
 
 /** The schema version an index records (FORMAT.md section 8.2). */
+/** @throws {@link IntegrityError} (`malformed`) for an `index_schema` that is not a 4-byte BLOB. */
 function schemaOf(db: Database.Database): number {
-  const row = db.prepare('SELECT value FROM meta WHERE key = ?').pluck().get(SCHEMA_META) as
-    Buffer | undefined;
-  return row && row.length === 4 ? row.readUInt32LE(0) : 1;
+  const row: unknown = db.prepare('SELECT value FROM meta WHERE key = ?').pluck().get(SCHEMA_META);
+  if (row === undefined) return 1;
+  // Not read as schema 1: that would take a 1.1 index for a 1.0 one, whose records it then fails to open.
+  if (!Buffer.isBuffer(row) || row.length !== 4)
+    throw indexDamaged('malformed', ', its meta value "index_schema" is not a 4-byte BLOB');
+  return row.readUInt32LE(0);
 }
 
 /** @throws {@link UnsupportedFormatError} for an index from a newer Coffer. */

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 
+import { toFormat10 } from '../helpers/index-format.js';
 import { requireBuiltCli, runCli, tempDir, type RunResult } from './helpers.js';
 
 requireBuiltCli();
@@ -96,5 +97,21 @@ describe('rollback memory outside the vault', () => {
     const verified = await run('verify', 'vault');
     expect(verified.code).toBe(4);
     expect(verified.stderr.split('sealed at generation').length - 1).toBe(1);
+  });
+
+  it('warns when the index was put back to a copy from before the vault was upgraded to format 1.1', async () => {
+    const { cwd, run } = computer();
+    expectOk(await run('init', 'vault', '--kdf', 'interactive'));
+    expectOk(await run('mkdir', 'vault', '/first'));
+    // An index in format 1.0, as one from before the upgrade would be: its generation is not authenticated, and
+    // the upgrade at the next unlock seals whatever it claims.
+    await toFormat10(join(cwd, 'vault'));
+    const downgraded = await run('ls', 'vault');
+    expect(downgraded.code).toBe(1);
+    expect(downgraded.stdout).toMatch(/first/u);
+    expect(downgraded.stderr).toMatch(
+      /^coffer: warning: This vault is older than when this computer last opened it: its index was in format 1\.1/u,
+    );
+    expect(await run('ls', 'vault')).toMatchObject({ code: 0, stderr: '' });
   });
 });

@@ -17,6 +17,11 @@ export interface IndexState {
   readonly generation: string;
   /** BLAKE2b-256 of the stored `meta.index_commitment` (hex); empty for a format 1.0 index, which has none. */
   readonly fingerprint: string;
+  /**
+   * The index was format 1.0 when this open found it (read as it is, or brought to 1.1 by this unlock). Not kept:
+   * it says how the state now was reached.
+   */
+  readonly foundAsFormat10?: boolean;
 }
 
 const FOLDER = 'seen-vaults';
@@ -36,6 +41,14 @@ export function rollbackWarning(seen: IndexState | undefined, now: IndexState): 
   const advice =
     'Changes made since then may be missing, and deleted files may be back. If you did not put back an older copy ' +
     'of the vault on purpose, look for the newest copy (your sync service, a backup) before changing anything.';
+  // A 1.0 index has no authenticated generation, and the upgrade at unlock seals whatever it claims: an index from
+  // before this vault's upgrade, put back, would otherwise pass as newer.
+  if (seen.fingerprint !== '' && now.foundAsFormat10 === true) {
+    return (
+      'This vault is older than when this computer last opened it: its index was in format 1.1 then and is in the ' +
+      `older format 1.0 now, so it was replaced by a copy from before the vault was upgraded. ${advice}`
+    );
+  }
   if (current < before) {
     return (
       `This vault is older than when this computer last opened it: its index went back from change ${before} to ` +

@@ -74,6 +74,8 @@ export class Session {
   #committer: IndexCommitter | undefined;
   /** Whether the commitment is missing, did not open, or the rows or snapshot did not match it (format 1.1). */
   #commitmentDamaged = false;
+  /** This unlock found a format 1.0 index and brought it to 1.1 (FORMAT.md 8.2). */
+  upgradedIndex = false;
 
   constructor(
     readonly dir: string,
@@ -104,6 +106,7 @@ export class Session {
     if (!this.db.readOnly && !this.db.committed) {
       const committer = new IndexCommitter(this.sodium, keyring, vaultId, keyring.activeKeyId);
       try {
+        this.upgradedIndex = true;
         this.db.upgradeToCommitted(committer, (row) => {
           let plaintext: Buffer;
           try {

@@ -631,6 +631,7 @@ export class Vault {
       vaultId: parseVaultHeader(this.#sodium, this.#headerBytes).vaultId.toString('hex'),
       generation: this.#db.generation().toString(),
       fingerprint: sealed ? this.#sodium.blake2b(32, sealed).toString('hex') : '',
+      foundAsFormat10: !this.#db.committed || this.#session?.upgradedIndex === true,
     };
   }
 

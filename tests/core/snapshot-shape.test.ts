@@ -1,8 +1,8 @@
 /**
  * FORMAT.md section 8.6: what a reader accepts in a tree snapshot (entries in any order, the root implied) and what
- * makes it unusable (two entries with one record id, a folder with a size or a content id, a name that is not
- * UTF-8), which sends unlock to the rows and makes `verify` report it. Snapshots here are sealed under the vault's
- * own keys, as whoever holds the passphrase could seal them.
+ * makes it unusable (two entries with one record id, a folder with a size or a content id, an entry that does not
+ * reach the root through folders, a name that is not UTF-8), which sends unlock to the rows and makes `verify`
+ * report it. Snapshots here are sealed under the vault's own keys, as whoever holds the passphrase could seal them.
  */
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
@@ -80,6 +80,17 @@ describe('the tree snapshot', () => {
     [
       'a folder with a content file id',
       (nodes) => nodes.map((node) => (node.type === 'folder' ? { ...node, fileId: 'ab'.repeat(16) } : node)),
+    ],
+    [
+      'a folder that is its own parent (a loop: it and what it holds never reach the root)',
+      (nodes) => nodes.map((node) => (node.name === 'docs' ? { ...node, parent: node.id } : node)),
+    ],
+    [
+      'a file as the parent of another entry',
+      (nodes) => {
+        const c = nodes.find(byName('c.txt'));
+        return nodes.map((node) => (node.name === 'a.txt' && c ? { ...node, parent: c.id } : node));
+      },
     ],
     [
       'a name that is not valid UTF-8',

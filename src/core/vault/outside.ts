@@ -30,7 +30,12 @@ async function statOrUndefined(path: string, follow: boolean): Promise<Stats | u
  * the way cannot hide the folder; `followLast` says whether a symlink at `path` itself counts as its target (as it
  * does for a folder written into) or as a link (as it does for a file added, which is skipped).
  */
-async function isSameOrInside(path: string, folder: Stats, followLast: boolean): Promise<boolean> {
+async function isSameOrInside(
+  path: string,
+  folder: Stats,
+  followLast: boolean,
+  folders?: FolderAnswers,
+): Promise<boolean> {
   let at = resolve(path);
   let follow = followLast;
   let stats = await statOrUndefined(at, follow);
@@ -42,7 +47,19 @@ async function isSameOrInside(path: string, folder: Stats, followLast: boolean):
     stats = await statOrUndefined(at, true);
   }
   if (sameFile(stats, folder)) return true;
-  let real = await realpath(follow ? at : dirname(at));
+  const start = follow ? at : dirname(at);
+  if (!folders) return isOrIsIn(start, folder);
+  let answer = folders.get(start);
+  if (answer === undefined) {
+    answer = isOrIsIn(start, folder);
+    folders.set(start, answer);
+  }
+  return answer;
+}
+
+/** Whether the existing folder `start`, once its links are resolved, is `folder` or inside it. */
+async function isOrIsIn(start: string, folder: Stats): Promise<boolean> {
+  let real = await realpath(start);
   for (;;) {
     if (sameFile(await stat(real), folder)) return true;
     const parent = dirname(real);
@@ -50,6 +67,13 @@ async function isSameOrInside(path: string, folder: Stats, followLast: boolean):
     real = parent;
   }
 }
+
+/**
+ * What {@link isOrIsIn} answered for each folder, within one check of many paths against one folder: the files of
+ * a selection share their folder, whose walk up to "/" (a realpath and a stat per ancestor) was most of the cost
+ * of checking them (about 150 ms for 1,000 picked files).
+ */
+type FolderAnswers = Map<string, Promise<boolean>>;
 
 /**
  * Refuses a restore destination in the vault folder: decrypted files must never be written there.
@@ -78,18 +102,29 @@ export async function refuseRestoreIntoVault(vaultDir: string, destination: stri
  * @throws {@link InvalidArgumentError} naming the source; nothing has been added then.
  */
 export async function refuseAddingVault(vaultDir: string, sources: readonly string[]): Promise<void> {
+  const folders: FolderAnswers = new Map();
   const check = async (source: string, vault: Stats): Promise<'inside' | 'contains' | undefined> => {
-    if (await isSameOrInside(source, vault, false)) return 'inside';
+    if (await isSameOrInside(source, vault, false, folders)) return 'inside';
     const stats = await statOrUndefined(source, false);
     return stats?.isDirectory() && (await isSameOrInside(vaultDir, stats, true)) ? 'contains' : undefined;
   };
   const vault = await stat(vaultDir).catch((error: unknown) => {
     throw asIoError(error, `Could not check where "${vaultDir}" is`);
   });
-  for (const source of sources) {
-    const where = await check(source, vault).catch((error: unknown) => {
-      throw asIoError(error, `Could not check where "${source}" is`);
-    });
+  // All at once (each is a few file system calls, most of them waiting), then judged in the order given, so the
+  // source named is the first that fails, whichever check finished first.
+  const found = await Promise.all(
+    sources.map((source) =>
+      check(source, vault).then(
+        (where) => ({ where }),
+        (error: unknown) => ({ error }),
+      ),
+    ),
+  );
+  for (const [index, source] of sources.entries()) {
+    const outcome = found[index] as { where?: 'inside' | 'contains'; error?: unknown };
+    if ('error' in outcome) throw asIoError(outcome.error, `Could not check where "${source}" is`);
+    const { where } = outcome;
     if (where === 'inside') {
       throw new InvalidArgumentError(
         `Cannot add "${source}": it is in the vault folder "${vaultDir}", and a vault cannot store its own ` +

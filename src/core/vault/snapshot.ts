@@ -125,6 +125,29 @@ function namesOf(
   }
 }
 
+/**
+ * Whether every entry reaches the root through folders only (FORMAT.md 8.6), by parent index: no loop and no parent
+ * that is a file. By index, in typed arrays, it costs a few milliseconds for 100,000 entries; the same walk over the
+ * built tree (by hex id, through a set) took about a sixth of an unlock.
+ */
+function allReachRoot(parents: Uint32Array, types: Uint8Array): boolean {
+  const UNSEEN = 0;
+  const ON_PATH = 1;
+  const REACHES = 2;
+  const state = new Uint8Array(parents.length);
+  for (let i = 0; i < parents.length; i++) {
+    let at = i;
+    while (at !== ROOT_INDEX && state[at] === UNSEEN) {
+      state[at] = ON_PATH;
+      at = parents[at] as number;
+      if (at !== ROOT_INDEX && types[at] !== TYPE_FOLDER) return false;
+    }
+    if (at !== ROOT_INDEX && state[at] === ON_PATH) return false;
+    for (let j = i; j !== at; j = parents[j] as number) state[j] = REACHES;
+  }
+  return true;
+}
+
 function decode(plaintext: Buffer): OpenedSnapshot {
   const malformed = (): IntegrityError => new IntegrityError('malformed', { subject: SUBJECT });
   let bytes = plaintext;
@@ -144,10 +167,14 @@ function decode(plaintext: Buffer): OpenedSnapshot {
     ids.push(bytes.toString('hex', at, at + 16));
   }
   const nodes: TreeNode[] = [];
+  const parents = new Uint32Array(count);
+  const types = new Uint8Array(count);
   for (let i = 0; i < count; i++) {
     const at = HEAD_BYTES + i * ENTRY_BYTES;
     const type = bytes[at + 20];
     const parentIndex = bytes.readUInt32LE(at + 21);
+    parents[i] = parentIndex;
+    types[i] = type ?? TYPE_FILE;
     const size = bytes.readDoubleLE(at + 25);
     const mtime = bytes.readDoubleLE(at + 33);
     const parent = parentIndex === ROOT_INDEX ? null : ids[parentIndex];
@@ -175,6 +202,7 @@ function decode(plaintext: Buffer): OpenedSnapshot {
         : { type: 'folder', name, parent, size, mtime, id, keyId },
     );
   }
+  if (!allReachRoot(parents, types)) throw malformed();
   return { nodes, sum };
 }
 

@@ -1,3 +1,4 @@
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import Database from 'better-sqlite3';
@@ -7,7 +8,7 @@ import type { SodiumBackend } from '../../src/core/crypto/sodium.js';
 import { Vault } from '../../src/core/index.js';
 import { nativeSodium } from '../helpers/backends.js';
 import { toFormat10 } from '../helpers/index-format.js';
-import { newVault, passphrase, track, writeTree } from '../helpers/vault.js';
+import { collect, newVault, passphrase, track, writeTree } from '../helpers/vault.js';
 
 /** What the index says about its format: schema, whether it has a commitment, and the records' versions. */
 function indexFormat(dir: string): { schema: number; commitment: boolean; versions: unknown[] } {
@@ -101,6 +102,31 @@ describe('format 1.0 vaults', () => {
     const writable = track(await Vault.open(dir, { sodium: nativeSodium }));
     expect(await writable.unlock(passphrase())).toEqual([]);
     expect(await writable.verify()).toMatchObject({ ok: true });
+  });
+
+  it('are not upgraded under a header older than the index: the rows it cannot open stay readable', async () => {
+    const { vault, dir, root } = await newVault();
+    await writeTree(join(root, 'in'), { 'first.txt': 'under key 1', 'second.txt': 'under key 2' });
+    await vault.add([join(root, 'in', 'first.txt')]);
+    const olderHeader = vault.exportHeader();
+    await vault.rotateKey();
+    await vault.add([join(root, 'in', 'second.txt')]);
+    vault.close();
+    await toFormat10(dir);
+    const newerHeader = readFileSync(join(dir, 'coffer.header'));
+    for (const name of ['coffer.header', 'coffer.header.bak']) writeFileSync(join(dir, name), olderHeader);
+
+    const stale = track(await Vault.open(dir, { sodium: nativeSodium }));
+    await expect(stale.unlock(passphrase())).rejects.toThrow(/key 2, which the header does not hold/u);
+    stale.close();
+    expect(indexFormat(dir)).toMatchObject({ schema: 3, commitment: false });
+
+    for (const name of ['coffer.header', 'coffer.header.bak']) writeFileSync(join(dir, name), newerHeader);
+    const upgraded = track(await Vault.open(dir, { sodium: nativeSodium }));
+    expect(await upgraded.unlock(passphrase())).toEqual([]);
+    expect(await upgraded.info()).toMatchObject({ format: '1.1' });
+    expect((await collect(upgraded.read('/second.txt'))).toString()).toBe('under key 2');
+    expect(await upgraded.verify()).toMatchObject({ ok: true });
   });
 
   it('keep a damaged record damaged through the upgrade, never dropped', async () => {

@@ -282,6 +282,23 @@ describe('header backup', () => {
     await expect(Vault.open(dir, { sodium })).rejects.toMatchObject({ reason: 'header-damaged' });
   });
 
+  it("does not stand in when it is another vault's: the header's own damage, or its absence, is the error", async () => {
+    const { vault, dir } = await newVault();
+    vault.close();
+    const { vault: other, dir: otherDir } = await newVault();
+    other.close();
+    const [header] = headerFiles(dir);
+    const damaged = Buffer.from(header);
+    damaged[40] = (damaged[40] ?? 0) ^ 1;
+    writeFileSync(join(dir, HEADER), damaged);
+    writeFileSync(join(dir, BACKUP), readFileSync(join(otherDir, BACKUP)));
+    await expect(Vault.open(dir, { sodium })).rejects.toMatchObject({ reason: 'header-damaged' });
+    rmSync(join(dir, HEADER));
+    await expect(Vault.open(dir, { sodium })).rejects.toThrow(
+      /has no coffer\.header, and its coffer\.header\.bak belongs to another vault/u,
+    );
+  });
+
   it('is repaired at unlock when a crash left it older than the header', async () => {
     const { vault, dir } = await newVault();
     const [oldHeader] = headerFiles(dir);
@@ -345,6 +362,27 @@ describe('header export and import', () => {
     expect(problems).toEqual([expect.objectContaining({ path: '(activity log)', code: 'INTEGRITY' })]);
     expect(headerFiles(dir)).toEqual([exported, exported]);
     expect(readFileSync(join(dir, 'activity.log')).equals(log)).toBe(true);
+  });
+
+  it('refuses a header exported before a key rotation, writing nothing: what was sealed since stays readable', async () => {
+    const { vault, dir, root } = await newVault();
+    await writeTree(join(root, 'src'), { 'before.txt': 'under key 1' });
+    await vault.add([join(root, 'src', 'before.txt')]);
+    const exported = vault.exportHeader();
+    expect((await vault.rotateKey()).keyId).toBe(2);
+    await writeTree(join(root, 'src'), { 'after.txt': 'under key 2' });
+    await vault.add([join(root, 'src', 'after.txt')]);
+    vault.close();
+    const before = headerFiles(dir);
+    const log = readFileSync(join(dir, 'activity.log'));
+    const error = await Vault.importHeader(dir, exported, passphrase(), { sodium }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InvalidArgumentError);
+    expect((error as Error).message).toMatch(/does not hold key 2, under which data in the vault is sealed/u);
+    expect(headerFiles(dir)).toEqual(before);
+    expect(readFileSync(join(dir, 'activity.log')).equals(log)).toBe(true);
+    const reopened = track(await Vault.open(dir, { sodium }));
+    expect(await reopened.unlock(passphrase())).toEqual([]);
+    expect((await reopened.verify()).problems).toEqual([]);
   });
 
   it("refuses another vault's header, a damaged one, and a wrong passphrase, writing nothing", async () => {

@@ -39,3 +39,37 @@ describe('meta values of another storage class or length', () => {
     });
   }
 });
+
+/** FORMAT.md 8.2: a table without a column its schema has is a malformed index, said when it is opened. */
+describe('tables without a column of their schema', () => {
+  // A writable open makes a missing intents table anew (empty: no operation was under way), as for a schema 2 index.
+  const cases: [string, string, boolean[]][] = [
+    ['nodes without version (schema 4)', 'ALTER TABLE nodes DROP COLUMN version', [false, true]],
+    [
+      'contents without pack_length (schema 4)',
+      'ALTER TABLE contents DROP COLUMN pack_length',
+      [false, true],
+    ],
+    ['no intents table (schema 4)', 'DROP TABLE intents', [true]],
+  ];
+  for (const [what, sql, opens] of cases) {
+    for (const readOnly of opens) {
+      it(`${what}, opened ${readOnly ? 'read-only' : 'writable'}: a malformed index naming the column`, async () => {
+        const { vault, dir } = await newVault();
+        vault.close();
+        await vault.released();
+        editIndex(dir, (db) => db.exec(sql));
+        const failure: unknown = await Vault.open(dir, { sodium: nativeSodium, readOnly }).then(
+          (opened) => {
+            opened.close();
+            return undefined;
+          },
+          (error: unknown) => error,
+        );
+        expect(failure).toBeInstanceOf(IntegrityError);
+        expect((failure as IntegrityError).reason).toBe('malformed');
+        expect((failure as Error).message).toMatch(/its table "\w+" has no column "\w+" \(index schema 4\)/u);
+      });
+    }
+  }
+});

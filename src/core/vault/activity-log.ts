@@ -230,6 +230,22 @@ export class ActivityLog {
   }
 
   /**
+   * The key ids the log's entries name (bytes 8–11 of each, FORMAT.md 11.1), read without opening them; none when
+   * the log is missing or is not this vault's.
+   */
+  keyIdsNamed(): Set<number> {
+    const bytes = readVaultFile(this.#path, LOG_READ_CAP);
+    if (bytes === undefined) return new Set();
+    try {
+      checkLogHeader(bytes, this.#vaultId);
+    } catch (error) {
+      if (error instanceof IntegrityError || error instanceof UnsupportedFormatError) return new Set();
+      throw error;
+    }
+    return new Set(split(bytes).entries.map((entry) => entry.readUInt32LE(8)));
+  }
+
+  /**
    * Seals every entry under an older key again under the active one, same seq and contents (re-encryption,
    * FORMAT.md section 11), and writes the file anew as a rewrite does (temp file, fsync, rename). Entries that do
    * not open stay byte for byte: they are damage, reported as before.

@@ -22,6 +22,11 @@ export interface LoadedHeader {
   readonly vaultId: Buffer;
   /** Set when `coffer.header` was missing or damaged and its backup is in use (FORMAT.md 4.7). */
   readonly warning?: string;
+  /**
+   * With the backup in use: what `coffer.header` gave (its damage, or that it is missing), the error to report
+   * instead when the backup turns out not to be this index's vault's (FORMAT.md 4.7).
+   */
+  readonly replaced?: IntegrityError | NotAVaultError;
 }
 
 async function readHeaderFile(dir: string, name: string): Promise<Buffer | undefined> {
@@ -73,6 +78,12 @@ export async function loadVaultHeader(dir: string, sodium: SodiumBackend): Promi
   return {
     bytes: backup,
     vaultId,
+    replaced:
+      failure ??
+      new NotAVaultError(
+        `"${dir}" is not a Coffer vault: it has no ${HEADER_FILE}, and its ${HEADER_BACKUP_FILE} belongs to ` +
+          'another vault. Choose the folder you created the vault in.',
+      ),
     warning:
       `The vault header (${HEADER_FILE}) ${what}; its backup (${HEADER_BACKUP_FILE}) is used instead. ` +
       `Unlocking the vault writes ${HEADER_FILE} again from the backup.`,

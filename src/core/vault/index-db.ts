@@ -400,6 +400,7 @@ export class IndexDb {
       }
       const schema = schemaOf(db);
       refuseNewerSchema(schema);
+      refuseMissingColumns(db, schema);
       return mappingErrors(new IndexDb(db, options.readOnly, schema, options.afterClose));
     } catch (error) {
       db?.close();
@@ -731,6 +732,19 @@ export class IndexDb {
     this.putContent(row);
   }
 
+  /**
+   * The key ids the index names (FORMAT.md 11.1): its records', its snapshot's and its commitment's. Values that are
+   * not key ids are left out (they are damage, reported where they are read).
+   */
+  keyIdsNamed(): Set<number> {
+    const named = new Set(this.#sql('SELECT DISTINCT key_id FROM nodes').pluck().all().filter(isCount));
+    const snapshot = this.snapshot();
+    if (snapshot && snapshot.length >= 4) named.add(snapshot.readUInt32LE(0));
+    const commitment = this.commitmentKeyId();
+    if (commitment !== undefined) named.add(commitment);
+    return named;
+  }
+
   /** The ids of the node rows whose records are sealed under another key than `keyId`, whether or not they open. */
   nodeIdsNotUnder(keyId: number): Buffer[] {
     return this.#sql('SELECT id FROM nodes WHERE key_id IS NOT ?').pluck().all(keyId).filter(isId);
@@ -955,6 +969,46 @@ function schemaOf(db: Database.Database): number {
   if (!Buffer.isBuffer(row) || row.length !== 4)
     throw indexDamaged('malformed', ', its meta value "index_schema" is not a 4-byte BLOB');
   return row.readUInt32LE(0);
+}
+
+/** Each column a reader uses, by table, and the schema it came with (FORMAT.md 8.2). */
+const REQUIRED_COLUMNS: readonly (readonly [table: string, column: string, since: number])[] = [
+  ['meta', 'key', 1],
+  ['meta', 'value', 1],
+  ['nodes', 'id', 1],
+  ['nodes', 'key_id', 1],
+  ['nodes', 'record', 1],
+  ['nodes', 'version', 4],
+  ['contents', 'file_id', 1],
+  ['contents', 'node_id', 1],
+  ['contents', 'inline_blob', 1],
+  ['contents', 'pack_id', 2],
+  ['contents', 'pack_offset', 2],
+  ['contents', 'pack_length', 2],
+  ['intents', 'kind', 3],
+  ['intents', 'id', 3],
+];
+
+/**
+ * Refuses an index whose tables lack a column its schema has: read on, it failed midway with SQLite's own words.
+ * @throws {@link IntegrityError} (`malformed`) naming the table and column.
+ */
+function refuseMissingColumns(db: Database.Database, schema: number): void {
+  const columnsOf = new Map<string, string[]>();
+  for (const [table, column, since] of REQUIRED_COLUMNS) {
+    if (schema < since) continue;
+    let columns = columnsOf.get(table);
+    if (!columns) {
+      columns = db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all(table) as string[];
+      columnsOf.set(table, columns);
+    }
+    if (!columns.includes(column)) {
+      throw indexDamaged(
+        'malformed',
+        `, its table "${table}" has no column "${column}" (index schema ${schema})`,
+      );
+    }
+  }
 }
 
 /** @throws {@link UnsupportedFormatError} for an index from a newer Coffer. */

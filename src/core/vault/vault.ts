@@ -22,12 +22,13 @@ import {
   type UnlockSecret,
 } from '../crypto/vault-header.js';
 import { addDekToHeader, keepOnlyActiveDek, nextKeyId } from '../crypto/header-dek.js';
-import { SecretKey } from '../crypto/keys.js';
+import { SecretKey, type Keyring } from '../crypto/keys.js';
 import {
   AlreadyExistsError,
   BusyError,
   CancelledError,
   CofferError,
+  IntegrityError,
   InvalidArgumentError,
   NotAVaultError,
   NotFoundError,
@@ -100,6 +101,26 @@ async function isWritable(dir: string): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/**
+ * Refuses a header that lacks a key the vault's data is sealed under (FORMAT.md 4.7): one exported before a key
+ * rotation would make everything written since unreadable, and the next rotation would hand the missing key id to a
+ * new key. Blobs are not read for this (a vault's blob headers are as many as its files); the key they name is one
+ * the index or the log names too, as a key leaves the header only when nothing names it (section 11).
+ * @throws {@link InvalidArgumentError} naming the key ids the header lacks.
+ */
+function refuseLackingKeys(db: IndexDb, log: ActivityLog, keyring: Keyring): void {
+  const lacking = [...new Set([...db.keyIdsNamed(), ...log.keyIdsNamed()])]
+    .filter((keyId) => keyring.find(keyId) === undefined)
+    .sort((a, b) => a - b);
+  if (lacking.length === 0) return;
+  const ids = lacking.join(', ');
+  throw new InvalidArgumentError(
+    `This header does not hold key ${ids}, under which data in the vault is sealed: it was exported before a key ` +
+      'rotation, and importing it would make that data unreadable. Nothing was written. Import a header exported ' +
+      'after the last rotation ("coffer info" lists the key ids a vault uses).',
+  );
 }
 
 /**
@@ -236,7 +257,14 @@ export class Vault {
     const readOnly = options.readOnly === true || !(await isWritable(dir));
     // Refuses a missing, empty or foreign index (IntegrityError) rather than starting a new one; this is also what
     // ties a backup header standing in for a damaged one to this vault.
-    const { db, warnings } = await openIndex(dir, { readOnly, vaultId: header.vaultId });
+    const { db, warnings } = await openIndex(dir, { readOnly, vaultId: header.vaultId }).catch(
+      (error: unknown) => {
+        // A backup of another vault does not stand in: the news is what was wrong with coffer.header (FORMAT.md 4.7).
+        if (header.replaced && error instanceof IntegrityError && error.reason === 'wrong-file')
+          throw header.replaced;
+        throw error;
+      },
+    );
     const headerWarnings = header.warning === undefined ? [] : [header.warning];
     const vault = new Vault(dir, db, sodium, header.bytes, [...headerWarnings, ...warnings]);
     if (!readOnly) {
@@ -434,7 +462,9 @@ export class Vault {
    * empty when it was recorded.
    * @throws {@link IntegrityError} (`header-damaged`, `truncated`, `malformed`, `wrong-file` for another vault's
    * header, `header-modified`), {@link NotAVaultError}, {@link UnsupportedFormatError}, {@link WrongPassphraseError},
-   * {@link KdfLimitError}, {@link VaultInUseError}, {@link IoError}. Nothing is written then.
+   * {@link KdfLimitError}, {@link VaultInUseError}, {@link IoError}; {@link InvalidArgumentError} for a header that
+   * lacks a key id the index or the activity log names (one exported before a key rotation). Nothing is written
+   * then.
    */
   static async importHeader(
     dir: string,
@@ -449,6 +479,7 @@ export class Vault {
     try {
       const keys = await unlockVaultKeys(sodium, headerBytes, secret);
       try {
+        refuseLackingKeys(db, new ActivityLog(dir, { sodium, keyring: keys.keyring, vaultId }), keys.keyring);
         await writeVaultHeader(dir, headerBytes);
         // Only once the header is durable: the entry says it was imported.
         try {

@@ -136,6 +136,14 @@ export class Keyring {
   }
 
   /**
+   * The ids among `keyIds` this keyring holds no key for, each once, ascending.
+   * @throws {@link VaultLockedError} after {@link Keyring.wipe}.
+   */
+  lacking(keyIds: Iterable<number>): number[] {
+    return [...new Set(keyIds)].filter((keyId) => this.find(keyId) === undefined).sort((a, b) => a - b);
+  }
+
+  /**
    * Wipes and forgets a key that nothing names any more (re-encryption retired it, FORMAT.md section 11).
    * @throws {@link InvalidArgumentError} for the active key: new data is written with it.
    */

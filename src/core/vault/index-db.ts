@@ -22,6 +22,7 @@ import {
 import { ioError } from './durable.js';
 import { openSqlite } from '../sqlite.js';
 import { announceWrite } from '../test-hooks.js';
+import { snapshotKeyId } from './snapshot.js';
 
 /** Version of the index schema (FORMAT.md section 8.2); bumped with a migration when it changes. */
 export const INDEX_SCHEMA_VERSION = 4;
@@ -738,10 +739,10 @@ export class IndexDb {
    */
   keyIdsNamed(): Set<number> {
     const named = new Set(this.#sql('SELECT DISTINCT key_id FROM nodes').pluck().all().filter(isCount));
-    const snapshot = this.snapshot();
-    if (snapshot && snapshot.length >= 4) named.add(snapshot.readUInt32LE(0));
-    const commitment = this.commitmentKeyId();
-    if (commitment !== undefined) named.add(commitment);
+    const stored = this.snapshot();
+    for (const keyId of [stored && snapshotKeyId(stored), this.commitmentKeyId()]) {
+      if (keyId !== undefined) named.add(keyId);
+    }
     return named;
   }
 

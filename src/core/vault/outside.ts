@@ -34,7 +34,7 @@ async function isSameOrInside(
   path: string,
   folder: Stats,
   followLast: boolean,
-  folders?: FolderAnswers,
+  folders: FolderAnswers = new Map(),
 ): Promise<boolean> {
   let at = resolve(path);
   let follow = followLast;
@@ -48,7 +48,6 @@ async function isSameOrInside(
   }
   if (sameFile(stats, folder)) return true;
   const start = follow ? at : dirname(at);
-  if (!folders) return isOrIsIn(start, folder);
   let answer = folders.get(start);
   if (answer === undefined) {
     answer = isOrIsIn(start, folder);
@@ -113,18 +112,12 @@ export async function refuseAddingVault(vaultDir: string, sources: readonly stri
   });
   // All at once (each is a few file system calls, most of them waiting), then judged in the order given, so the
   // source named is the first that fails, whichever check finished first.
-  const found = await Promise.all(
-    sources.map((source) =>
-      check(source, vault).then(
-        (where) => ({ where }),
-        (error: unknown) => ({ error }),
-      ),
-    ),
-  );
+  const found = await Promise.allSettled(sources.map((source) => check(source, vault)));
   for (const [index, source] of sources.entries()) {
-    const outcome = found[index] as { where?: 'inside' | 'contains'; error?: unknown };
-    if ('error' in outcome) throw asIoError(outcome.error, `Could not check where "${source}" is`);
-    const { where } = outcome;
+    const outcome = found[index] as PromiseSettledResult<'inside' | 'contains' | undefined>;
+    if (outcome.status === 'rejected')
+      throw asIoError(outcome.reason, `Could not check where "${source}" is`);
+    const where = outcome.value;
     if (where === 'inside') {
       throw new InvalidArgumentError(
         `Cannot add "${source}": it is in the vault folder "${vaultDir}", and a vault cannot store its own ` +

@@ -17,7 +17,13 @@ import { INDEX_PROBLEM_PATH, type Problem, type VaultEntry } from '../types.js';
 import { isNotRegular } from './layout.js';
 import { PackReader } from './pack-reader.js';
 import type { IndexDb, NodeRow } from './index-db.js';
-import { openSnapshot, sealSnapshot, snapshotGeneration, type SnapshotKeys } from './snapshot.js';
+import {
+  openSnapshot,
+  sealSnapshot,
+  snapshotGeneration,
+  snapshotKeyId,
+  type SnapshotKeys,
+} from './snapshot.js';
 import { decodeRecord, encodeRecord, Tree, type NodeRecord, type TreeNode } from './tree.js';
 
 /** Damage of the index as a whole, as reported at unlock and by verify. */
@@ -149,10 +155,10 @@ export class Session {
    * @throws {@link IntegrityError} (`unknown-key`) naming the key ids; nothing is written.
    */
   #refuseUpgradeLackingKeys(): void {
-    const lacking = [...this.db.keyIdsNamed()].filter((keyId) => !this.keys.keyring.find(keyId));
+    const lacking = this.keys.keyring.lacking(this.db.keyIdsNamed());
     if (lacking.length === 0) return;
     throw new IntegrityError('unknown-key', {
-      subject: `vault index (key ${lacking.sort((a, b) => a - b).join(', ')}, which the header does not hold)`,
+      subject: `vault index (key ${lacking.join(', ')}, which the header does not hold)`,
       advice:
         'The header is older than the index, so the index is not upgraded to format 1.1 and nothing was written. ' +
         'Put back the newer header ("coffer header import" with a header exported after the last key rotation).',
@@ -288,7 +294,8 @@ export class Session {
    */
   resealSnapshot(): void {
     const stored = this.db.snapshot();
-    if (!stored || stored.length < 4 || stored.readUInt32LE(0) === this.keys.keyring.activeKeyId) return;
+    const keyId = stored && snapshotKeyId(stored);
+    if (keyId === undefined || keyId === this.keys.keyring.activeKeyId) return;
     this.db.deleteSnapshot();
     this.#snapshotGeneration = undefined;
     this.saveSnapshot();

@@ -111,13 +111,10 @@ async function isWritable(dir: string): Promise<boolean> {
  * @throws {@link InvalidArgumentError} naming the key ids the header lacks.
  */
 function refuseLackingKeys(db: IndexDb, log: ActivityLog, keyring: Keyring): void {
-  const lacking = [...new Set([...db.keyIdsNamed(), ...log.keyIdsNamed()])]
-    .filter((keyId) => keyring.find(keyId) === undefined)
-    .sort((a, b) => a - b);
+  const lacking = keyring.lacking([...db.keyIdsNamed(), ...log.keyIdsNamed()]);
   if (lacking.length === 0) return;
-  const ids = lacking.join(', ');
   throw new InvalidArgumentError(
-    `This header does not hold key ${ids}, under which data in the vault is sealed: it was exported before a key ` +
+    `This header does not hold key ${lacking.join(', ')}, under which data in the vault is sealed: it was exported before a key ` +
       'rotation, and importing it would make that data unreadable. Nothing was written. Import a header exported ' +
       'after the last rotation ("coffer info" lists the key ids a vault uses).',
   );

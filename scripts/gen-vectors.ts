@@ -1004,13 +1004,22 @@ function snapshotVector(name: string, description: string, stored: Buffer, forVa
             ? { text: value }
             : { blob: hex(value) };
   const sum = Buffer.alloc(32);
+  const contentsSum = Buffer.alloc(32);
   const described = rows.map(([table, values]): CommitmentRow => {
     const hash = committer.hashRow(table, values);
     addInto(sum, hash);
+    if (table === ROW_TABLE.contents) addInto(contentsSum, hash);
     return { table, values: values.map(asVector), encoded: hex(encodeRow(table, values)), hash: hex(hash) };
   });
   const generation = 5n;
   const stored = committer.seal(sum, generation);
+  // Its own randomness, so that adding it left every vector generated after it as it was.
+  const contentsSumStored = new IndexCommitter(
+    seeded(native, 'coffer test vectors: contents sum'),
+    keyring,
+    vaultId,
+    keyId,
+  ).sealContentsSum(contentsSum);
   const commitmentVector = (
     name: string,
     description: string,
@@ -1040,7 +1049,14 @@ function snapshotVector(name: string, description: string, stored: Buffer, forVa
       vaultId: hex(forVault),
       generation: at.toString(),
       stored: hex(sealed),
-      ...(opened ? { rows: described, sum: hex(opened) } : {}),
+      ...(opened
+        ? {
+            rows: described,
+            sum: hex(opened),
+            contentsSum: hex(contentsSum),
+            contentsSumStored: hex(contentsSumStored),
+          }
+        : {}),
     };
     write('index-commitment', vector);
   };

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 
 import { Vault, type Problem } from '../../src/core/index.js';
 import { nativeSodium } from '../helpers/backends.js';
-import { editIndex } from '../helpers/index-format.js';
+import { contentsSums, editIndex } from '../helpers/index-format.js';
 import { newVault, passphrase, track, writeTree } from '../helpers/vault.js';
 
 /**
@@ -80,6 +80,30 @@ async function twoFiles(): Promise<string> {
   return dir;
 }
 
+/** Gives each of the two files' contents rows the other's place in their pack. */
+function swapPackPlaces(db: Database.Database): void {
+  const rows = db.prepare('SELECT file_id, pack_offset, pack_length FROM contents').all() as {
+    file_id: Buffer;
+    pack_offset: number;
+    pack_length: number;
+  }[];
+  const [first, second] = rows;
+  if (!first || !second) throw new Error('two rows expected');
+  const place = db.prepare('UPDATE contents SET pack_offset = ?, pack_length = ? WHERE file_id = ?');
+  place.run(second.pack_offset, second.pack_length, first.file_id);
+  place.run(first.pack_offset, first.pack_length, second.file_id);
+}
+
+function contentsSumOf(dir: string): Buffer | undefined {
+  const db = new Database(join(dir, 'index.sqlite'), { readonly: true });
+  try {
+    return db.prepare("SELECT value FROM meta WHERE key = 'contents_sum'").pluck().get() as
+      Buffer | undefined;
+  } finally {
+    db.close();
+  }
+}
+
 const damageOfIndex = expect.objectContaining({ path: '(index)', code: 'INTEGRITY' }) as unknown;
 
 describe('index commitment: attacks on the index rows', () => {
@@ -133,26 +157,97 @@ describe('index commitment: attacks on the index rows', () => {
     );
   });
 
-  it('swapped pack offsets are reported at an unlock that reads the rows, and by verify as damage of the index', async () => {
+  it("swapped pack offsets are not used by an unlock from the rows: each file read fails as another file's, and verify reports the index", async () => {
     const dir = await twoFiles();
     editIndex(dir, (db) => {
-      const rows = db.prepare('SELECT file_id, pack_offset, pack_length FROM contents').all() as {
-        file_id: Buffer;
-        pack_offset: number;
-        pack_length: number;
-      }[];
-      const [first, second] = rows;
-      if (!first || !second) throw new Error('two rows expected');
-      const place = db.prepare('UPDATE contents SET pack_offset = ?, pack_length = ? WHERE file_id = ?');
-      place.run(second.pack_offset, second.pack_length, first.file_id);
-      place.run(first.pack_offset, first.pack_length, second.file_id);
+      swapPackPlaces(db);
       db.exec("DELETE FROM meta WHERE key = 'tree_snapshot'");
+    });
+
+    // The unlock checks the contents rows through meta.contents_sum (FORMAT.md 8.7), as one with a snapshot does.
+    const { vault, damaged } = await reopen(dir);
+    expect(damaged).toEqual([]);
+    const out = join(dir, '..', 'restored');
+    const restored = await vault.restore(['/a.txt', '/b.txt'], out);
+    expect(restored.filesRestored).toBe(0);
+    expect(restored.problems).toEqual([
+      expect.objectContaining({
+        path: '/a.txt',
+        message: expect.stringMatching(/different file/) as unknown,
+      }),
+      expect.objectContaining({
+        path: '/b.txt',
+        message: expect.stringMatching(/different file/) as unknown,
+      }),
+    ]);
+    expect((await vault.verify()).problems).toEqual(expect.arrayContaining([damageOfIndex]));
+  });
+
+  it('without meta.contents_sum (an index written before it), an unlock from the rows adds up the contents rows', async () => {
+    const dir = await twoFiles();
+    editIndex(dir, (db) => {
+      swapPackPlaces(db);
+      db.exec("DELETE FROM meta WHERE key IN ('tree_snapshot', 'contents_sum')");
     });
 
     const { vault, damaged } = await reopen(dir);
     expect(damaged).toEqual([damageOfIndex]);
-    const report = await vault.verify();
-    expect(report.problems).toEqual(expect.arrayContaining([damageOfIndex]));
+    expect((await vault.verify({ repair: true })).problems).toEqual(expect.arrayContaining([damageOfIndex]));
+    vault.close();
+    // The repair stored the sum anew from the rows, and with it the contents rows' part.
+    expect(contentsSumOf(dir)).toHaveLength(76);
+    const { vault: repaired, damaged: after } = await reopen(dir);
+    expect(after).toEqual([]);
+    expect((await repaired.verify()).problems).toEqual(
+      expect.not.arrayContaining([
+        expect.objectContaining({ message: expect.stringMatching(/contents_sum/) as unknown }),
+      ]),
+    );
+  });
+
+  it('an edited meta.contents_sum is reported at an unlock from the rows and by verify, and stored anew by --repair', async () => {
+    const dir = await twoFiles();
+    editIndex(dir, (db) => {
+      const sealed = Buffer.from(
+        db.prepare("SELECT value FROM meta WHERE key = 'contents_sum'").pluck().get() as Buffer,
+      );
+      sealed[40] = (sealed[40] ?? 0) ^ 1; // in the ciphertext, past the key id and the nonce
+      db.prepare("UPDATE meta SET value = ? WHERE key = 'contents_sum'").run(sealed);
+      db.exec("DELETE FROM meta WHERE key = 'tree_snapshot'");
+    });
+
+    const sumDamage = expect.objectContaining({
+      path: '(index)',
+      code: 'INTEGRITY',
+      message: expect.stringMatching(/meta\.contents_sum.*failed authentication/) as unknown,
+    }) as unknown;
+    // The rows themselves (added up instead) match the sealed sum: only the stored part of it is reported.
+    const { vault, damaged } = await reopen(dir);
+    expect(damaged).toEqual([sumDamage]);
+    expect((await vault.verify({ repair: true })).problems).toEqual([sumDamage]);
+    expect(await vault.verify({ readData: true })).toMatchObject({ ok: true, problems: [] });
+  });
+
+  it('meta.contents_sum is sealed, changes with every write of contents rows, and opens to their sum', async () => {
+    const { vault, dir, root } = await newVault();
+    await writeTree(join(root, 'in'), { 'a.txt': 'a', 'c.txt': 'c' });
+    await vault.add([join(root, 'in', 'a.txt')]);
+    vault.close();
+    const first = await contentsSums(dir);
+    const { vault: renaming } = await reopen(dir);
+    renaming.rename('/a.txt', 'b.txt'); // changes a nodes row, no contents row
+    renaming.close();
+    expect((await contentsSums(dir)).stored).toEqual(first.stored);
+    const { vault: adding } = await reopen(dir);
+    await adding.add([join(root, 'in', 'c.txt')]);
+    adding.close();
+
+    const second = await contentsSums(dir);
+    expect(second.stored).not.toEqual(first.stored);
+    for (const { stored, opened, rows } of [first, second]) {
+      expect(opened).toEqual(rows);
+      expect(stored?.includes(rows)).toBe(false); // only ever stored sealed: an h must stay unknown
+    }
   });
 
   it('a replayed row behind a current snapshot is shown as the snapshot has it, and found by verify', async () => {
@@ -196,6 +291,8 @@ describe('index commitment: attacks on the index rows', () => {
     await vault.remove(['/d/two.txt']);
     expect(await vault.verify({ readData: true })).toMatchObject({ ok: true, problems: [] });
     vault.close();
+    // Kept through every write above, or verify would have reported it.
+    expect(contentsSumOf(dir)).toHaveLength(76);
     editIndex(dir, (db) => {
       db.exec("DELETE FROM meta WHERE key = 'tree_snapshot'");
     });
@@ -211,11 +308,22 @@ describe('index commitment: attacks on the index rows', () => {
     again.close();
 
     editIndex(dir, (db) => {
+      // Its contents row goes with it (ON DELETE CASCADE).
       db.prepare('DELETE FROM nodes WHERE id IN (SELECT node_id FROM contents LIMIT 1)').run();
     });
     const { vault: edited, damaged: found } = await reopen(dir);
     expect(found).toEqual([damageOfIndex]);
-    expect((await edited.verify({ repair: true })).problems).toEqual([damageOfIndex]);
+    // The whole and, named apart, the contents rows' part that meta.contents_sum keeps.
+    expect((await edited.verify({ repair: true })).problems).toEqual([
+      expect.objectContaining({
+        path: '(index)',
+        message: expect.stringMatching(/meta\.contents_sum/) as unknown,
+      }),
+      expect.objectContaining({
+        path: '(index)',
+        message: expect.stringMatching(/rows do not match/) as unknown,
+      }),
+    ]);
     edited.rename('/x', 'z'); // writes work again after the repair
     expect(await edited.verify()).toMatchObject({ ok: true, problems: [] });
   });

@@ -9,6 +9,7 @@ import {
   commitmentKeyId,
   encodeRow,
   IndexCommitter,
+  ROW_TABLE,
   type SqlValue,
 } from '../../src/core/crypto/index-commitment.js';
 import { RecordSealer } from '../../src/core/crypto/record.js';
@@ -231,14 +232,18 @@ describe.each(backends)('generated vectors ($name)', (sodium) => {
       if (vector.rows && vector.sum) {
         const hasher = new IndexCommitter(sodium, keyring, vaultId, vector.keyId);
         const sum = Buffer.alloc(32);
+        const contentsSum = Buffer.alloc(32);
         for (const row of vector.rows) {
           const values = row.values.map(sqlValue);
           expect(hex(encodeRow(row.table, values))).toBe(row.encoded);
           const hash = hasher.hashRow(row.table, values);
           expect(hex(hash)).toBe(row.hash);
           addInto(sum, hash);
+          if (row.table === ROW_TABLE.contents) addInto(contentsSum, hash);
         }
         expect(hex(sum)).toBe(vector.sum);
+        expect(hex(contentsSum)).toBe(vector.contentsSum);
+        expect(hex(hasher.openContentsSum(unhex(vector.contentsSumStored ?? '')))).toBe(vector.contentsSum);
       }
       let error: unknown;
       try {

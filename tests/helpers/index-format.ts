@@ -48,6 +48,31 @@ export async function editIndexAsWriter(dir: string, edit: (db: Database.Databas
 }
 
 /**
+ * A closed vault's `meta.contents_sum` as stored, opened, and the sum its contents rows add up to (FORMAT.md 8.7).
+ */
+export async function contentsSums(
+  dir: string,
+): Promise<{ stored: Buffer | undefined; opened: Buffer | undefined; rows: Buffer }> {
+  const keys = await keysOf(dir);
+  const db = IndexDb.open(join(dir, 'index.sqlite'), {
+    readOnly: true,
+    create: false,
+    vaultId: keys.vaultId,
+  });
+  const committer = new IndexCommitter(nativeSodium, keys.keyring, keys.vaultId, keys.keyring.activeKeyId);
+  try {
+    return {
+      stored: db.getMeta('contents_sum'),
+      opened: db.openContentsSum(committer),
+      rows: db.contentsRowsSum(committer),
+    };
+  } finally {
+    db.close();
+    keys.wipe();
+  }
+}
+
+/**
  * Rewrites a closed format 1.1 vault's index as Coffer 1.0 wrote it (index schema 3): records sealed with the 1.0
  * AAD, no version column, no commitment, no snapshot.
  */
@@ -73,7 +98,7 @@ export async function toFormat10(dir: string): Promise<void> {
       }
       db.exec(`
         ALTER TABLE nodes DROP COLUMN version;
-        DELETE FROM meta WHERE key IN ('index_commitment', 'tree_snapshot');
+        DELETE FROM meta WHERE key IN ('index_commitment', 'contents_sum', 'tree_snapshot');
       `);
       const schema = Buffer.alloc(4);
       schema.writeUInt32LE(3);

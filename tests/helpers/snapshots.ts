@@ -1,7 +1,7 @@
 import { IndexCommitter } from '../../src/core/crypto/index-commitment.js';
 import { deriveSubkey } from '../../src/core/crypto/keys.js';
 import { encodeSnapshot, sealSnapshot } from '../../src/core/vault/snapshot.js';
-import { decodeRecord, type TreeNode } from '../../src/core/vault/tree.js';
+import { decodeNode, type TreeNode } from '../../src/core/vault/tree.js';
 import { nativeSodium } from './backends.js';
 import { withRecords } from './records.js';
 
@@ -19,7 +19,7 @@ export async function forgeSnapshot(
   await withRecords(dir, ({ keys, db, rows }) => {
     const nodes = rows.map((row): TreeNode => {
       const id = row.id.toString('hex');
-      return { ...decodeRecord(row.plaintext, id), id, keyId: row.key_id };
+      return decodeNode(row.plaintext, id, row.key_id);
     });
     const stored = db.prepare("SELECT value FROM meta WHERE key = 'generation'").pluck().get() as
       Buffer | undefined;

@@ -107,6 +107,9 @@ export interface IndexCommitmentVector extends VectorBase {
   stored: string;
   rows?: CommitmentRow[];
   sum?: string;
+  /** Σ h over the contents rows among `rows` only, and `meta.contents_sum` holding it sealed (FORMAT.md 8.7). */
+  contentsSum?: string;
+  contentsSumStored?: string;
 }
 
 /** One stored activity-log entry (100 bytes) to open in vault `vaultId` holding `dek` under `keyId`. */
@@ -192,6 +195,8 @@ const KEYS = {
     'stored',
     'rows',
     'sum',
+    'contentsSum',
+    'contentsSumStored',
   ],
   log: ['name', 'description', 'expect', 'reason', 'dek', 'keyId', 'vaultId', 'entry', 'decoded'],
 } as const;

@@ -31,6 +31,7 @@ export const LABEL = {
   indexRowKey: 'coffer/v1.1 index-row-key',
   indexSealKey: 'coffer/v1.1 index-seal-key',
   indexCommitment: 'coffer/v1.1 index-commitment',
+  contentsSum: 'coffer/v1.1 contents-sum',
   recoveryKey: 'coffer/v1 recovery-key',
   recoveryCheck: 'coffer/v1 recovery-check',
   logKey: 'coffer/v1 log-key',

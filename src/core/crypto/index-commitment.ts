@@ -16,10 +16,19 @@ export type SqlValue = null | bigint | number | string | Buffer;
 /** Which table a row is from: the first byte of its encoding. */
 export const ROW_TABLE = { nodes: 1, contents: 2, meta: 3 } as const;
 
+const KEY_ID_BYTES = 4;
 /** Stored in front of the sealed sum: key id u32 ‖ generation u64. */
-const PREFIX_BYTES = 12;
+const PREFIX_BYTES = KEY_ID_BYTES + 8;
 export const SEALED_COMMITMENT_BYTES = PREFIX_BYTES + NONCE_BYTES + HASH_BYTES + TAG_BYTES;
+/** `meta.contents_sum`: key id u32 ‖ nonce ‖ sealed sum (no generation: see FORMAT.md 8.7). */
+const SEALED_CONTENTS_SUM_BYTES = KEY_ID_BYTES + NONCE_BYTES + HASH_BYTES + TAG_BYTES;
 const SUBJECT = 'vault index as a whole (its commitment, index.sqlite)';
+const CONTENTS_SUM = {
+  subject: 'sum of the contents rows kept in the vault index (meta.contents_sum, index.sqlite)',
+  advice:
+    'The file pointers in the index, or this sum, were changed outside Coffer. Put back a copy of the index you ' +
+    'trust, or accept the index as it is now with "coffer verify --repair".',
+};
 
 /** `v(x)` of FORMAT.md 8.7: one SQLite value, tagged by storage class. */
 function valueBytes(value: SqlValue): number {
@@ -170,19 +179,48 @@ export class IndexCommitter {
     return this.#hash;
   }
 
-  #aad(generation: bigint): Buffer {
-    const tail = Buffer.alloc(PREFIX_BYTES);
+  /** label ‖ vault id ‖ u32 key id [‖ u64 generation]: the AAD of what this committer seals. */
+  #aad(label: string, generation?: bigint): Buffer {
+    const tail = Buffer.alloc(generation === undefined ? KEY_ID_BYTES : PREFIX_BYTES);
     tail.writeUInt32LE(this.keyId, 0);
-    tail.writeBigUInt64LE(generation, 4);
-    return Buffer.concat([ascii(LABEL.indexCommitment), this.#vaultId, tail]);
+    if (generation !== undefined) tail.writeBigUInt64LE(generation, KEY_ID_BYTES);
+    return Buffer.concat([ascii(label), this.#vaultId, tail]);
+  }
+
+  /** The stored form of both sealed values: the AAD's tail (key id [‖ generation]) ‖ nonce ‖ ciphertext ‖ tag. */
+  #sealed(sum: Buffer, aad: Buffer, tailBytes: number): Buffer {
+    const nonce = this.#sodium.randomBytes(NONCE_BYTES);
+    const sealed = this.#sodium.aeadEncrypt(sum, aad, nonce, this.#sealKey.bytes);
+    return Buffer.concat([aad.subarray(-tailBytes), nonce, sealed]);
   }
 
   /** `meta.index_commitment`: the sum sealed at `generation`, with a fresh nonce. */
   seal(sum: Buffer, generation: bigint): Buffer {
-    const aad = this.#aad(generation);
-    const nonce = this.#sodium.randomBytes(NONCE_BYTES);
-    const sealed = this.#sodium.aeadEncrypt(sum, aad, nonce, this.#sealKey.bytes);
-    return Buffer.concat([aad.subarray(-PREFIX_BYTES), nonce, sealed]);
+    return this.#sealed(sum, this.#aad(LABEL.indexCommitment, generation), PREFIX_BYTES);
+  }
+
+  /** `meta.contents_sum`: the contents rows' part of the sum, sealed with a fresh nonce (FORMAT.md 8.7). */
+  sealContentsSum(sum: Buffer): Buffer {
+    return this.#sealed(sum, this.#aad(LABEL.contentsSum), KEY_ID_BYTES);
+  }
+
+  /**
+   * Opens a stored `meta.contents_sum`.
+   * @returns the contents rows' part of the sum, in a buffer of its own.
+   * @throws {@link IntegrityError} when it is of the wrong length (`malformed`), sealed under another key id than the
+   * commitment (`unknown-key`) or fails authentication (`tampered`).
+   */
+  openContentsSum(stored: Buffer): Buffer {
+    if (stored.length !== SEALED_CONTENTS_SUM_BYTES) throw new IntegrityError('malformed', CONTENTS_SUM);
+    if (stored.readUInt32LE(0) !== this.keyId) throw new IntegrityError('unknown-key', CONTENTS_SUM);
+    const sum = this.#sodium.aeadDecrypt(
+      stored.subarray(KEY_ID_BYTES + NONCE_BYTES),
+      this.#aad(LABEL.contentsSum),
+      stored.subarray(KEY_ID_BYTES, KEY_ID_BYTES + NONCE_BYTES),
+      this.#sealKey.bytes,
+    );
+    if (!sum) throw new IntegrityError('tampered', CONTENTS_SUM);
+    return sum;
   }
 
   /**
@@ -203,7 +241,7 @@ export class IndexCommitter {
     }
     const sum = this.#sodium.aeadDecrypt(
       stored.subarray(PREFIX_BYTES + NONCE_BYTES),
-      this.#aad(generation),
+      this.#aad(LABEL.indexCommitment, generation),
       stored.subarray(PREFIX_BYTES, PREFIX_BYTES + NONCE_BYTES),
       this.#sealKey.bytes,
     );
@@ -215,6 +253,11 @@ export class IndexCommitter {
     this.#rowKey.wipe();
     this.#sealKey.wipe();
   }
+}
+
+/** The error for contents rows that do not add up to `meta.contents_sum`. */
+export function contentsSumDoesNotMatch(): IntegrityError {
+  return new IntegrityError('tampered', CONTENTS_SUM);
 }
 
 /** The error for rows that do not add up to the sealed commitment. */

@@ -1,4 +1,4 @@
-import { IntegrityError, InvalidArgumentError } from '../errors.js';
+import { IntegrityError, InvalidArgumentError, type IntegrityReason } from '../errors.js';
 import { ascii } from './bytes.js';
 import { ID_BYTES, LABEL, NONCE_BYTES, TAG_BYTES } from './constants.js';
 import { deriveSubkey, type Keyring, type SecretKey } from './keys.js';
@@ -124,12 +124,14 @@ export class RecordSealer {
    * or vault), is malformed, names an unknown key, or its row's id is not 16 bytes.
    */
   open(binding: RecordBinding, sealed: Uint8Array): Buffer {
-    const where = { subject: SUBJECT, fileId: binding.recordId.toString('hex') };
+    // Built only on failure: the hex of every id opened at an unlock from the rows was wasted work and garbage.
+    const failed = (reason: IntegrityReason): IntegrityError =>
+      new IntegrityError(reason, { subject: SUBJECT, fileId: binding.recordId.toString('hex') });
     // The AAD holds exactly 16 id bytes: any other length would open under a prefix of the id, or a stale one.
-    if (binding.recordId.length !== ID_BYTES) throw new IntegrityError('malformed', where);
+    if (binding.recordId.length !== ID_BYTES) throw failed('malformed');
     const subkey = this.#subkey(binding.keyId);
-    if (!subkey) throw new IntegrityError('unknown-key', where);
-    if (sealed.byteLength < NONCE_BYTES + TAG_BYTES) throw new IntegrityError('truncated', where);
+    if (!subkey) throw failed('unknown-key');
+    if (sealed.byteLength < NONCE_BYTES + TAG_BYTES) throw failed('truncated');
     const nonce = sealed.subarray(0, NONCE_BYTES);
     const padded = this.#sodium.aeadDecrypt(
       sealed.subarray(NONCE_BYTES),
@@ -137,9 +139,9 @@ export class RecordSealer {
       nonce,
       subkey.bytes,
     );
-    if (!padded) throw new IntegrityError('tampered', where);
+    if (!padded) throw failed('tampered');
     const plaintext = unpad(padded);
-    if (!plaintext) throw new IntegrityError('malformed', where);
+    if (!plaintext) throw failed('malformed');
     return plaintext;
   }
 

@@ -262,10 +262,21 @@ const SCHEMA_META = 'index_schema';
 const GENERATION_META = 'generation';
 const SNAPSHOT_META = 'tree_snapshot';
 const COMMITMENT_META = 'index_commitment';
-/** The meta rows the index commitment leaves out (FORMAT.md 8.7): the generation is bound by the seal instead. */
-const UNCOVERED_META = [GENERATION_META, SNAPSHOT_META, COMMITMENT_META];
+const CONTENTS_SUM_META = 'contents_sum';
+/**
+ * The meta rows the index commitment leaves out (FORMAT.md 8.7): the generation is bound by the seal instead, and
+ * the contents rows' part of the sum is checked against the sealed sum instead.
+ */
+const UNCOVERED_META = [GENERATION_META, SNAPSHOT_META, COMMITMENT_META, CONTENTS_SUM_META];
 const NODE_COLUMNS = 'id, key_id, record, version';
 const CONTENT_COLUMNS = 'file_id, node_id, inline_blob, pack_id, pack_offset, pack_length';
+type CoveredTable = (typeof ROW_TABLE)[keyof typeof ROW_TABLE];
+/** Every row the commitment covers, per table, in its encoding's column order (FORMAT.md 8.7). */
+const COVERED_ROWS: Record<CoveredTable, string> = {
+  [ROW_TABLE.nodes]: `SELECT ${NODE_COLUMNS} FROM nodes`,
+  [ROW_TABLE.contents]: `SELECT ${CONTENT_COLUMNS} FROM contents`,
+  [ROW_TABLE.meta]: `SELECT key, value FROM meta WHERE key NOT IN (${UNCOVERED_META.map((key) => `'${key}'`).join(', ')})`,
+};
 
 /**
  * The vault's SQLite index. Holds an exclusive lock on the database for as long as it is open, which is also the
@@ -286,8 +297,11 @@ export class IndexDb {
   #schema: number;
   /** Hashes rows and seals the commitment, while the vault is unlocked (format 1.1). */
   #committer: IndexCommitter | undefined;
-  /** What the rows changed so far in the running transaction add to the commitment's sum, mod 2^256. */
-  #delta: Buffer | undefined;
+  /**
+   * What the rows changed so far in the running transaction add to the commitment's sum, mod 2^256: the contents
+   * rows' part apart, since `meta.contents_sum` changes by it too.
+   */
+  #delta: { others: Buffer; contents: Buffer; contentsChanged: boolean } | undefined;
 
   /** Removes the private copy this index was read from, if it is one. */
   readonly #afterClose: (() => void) | undefined;
@@ -787,12 +801,21 @@ export class IndexDb {
 
   /** Adds a row written in the running transaction to the commitment's pending change (format 1.1). */
   #count(table: number, values: readonly SqlValue[]): void {
-    if (this.#delta && this.#committer) this.#committer.addRow(this.#delta, table, values);
+    const into = this.#deltaFor(table);
+    if (into && this.#committer) this.#committer.addRow(into, table, values);
   }
 
   /** Takes a row the running transaction deletes or replaces, as it was, out of the pending change. */
   #uncount(table: number, values: readonly SqlValue[]): void {
-    if (this.#delta && this.#committer) this.#committer.subtractRow(this.#delta, table, values);
+    const from = this.#deltaFor(table);
+    if (from && this.#committer) this.#committer.subtractRow(from, table, values);
+  }
+
+  #deltaFor(table: number): Buffer | undefined {
+    const delta = this.#delta;
+    if (!delta || table !== ROW_TABLE.contents) return delta?.others;
+    delta.contentsChanged = true;
+    return delta.contents;
   }
 
   /**
@@ -823,22 +846,54 @@ export class IndexDb {
   }
 
   /**
-   * The commitment's sum recomputed from every covered row (FORMAT.md 8.7): O(rows), for unlock and verify. With
-   * `nodesSum`, what {@link IndexDb.nodes} added up for the nodes rows as it read them, only the other rows are read.
+   * The commitment's sum recomputed from every covered row (FORMAT.md 8.7): O(rows), for unlock and verify. A part
+   * given in `known` is taken as it is instead of read: the nodes rows' part that {@link IndexDb.nodes} added up as
+   * it read them, or the contents rows' part that `meta.contents_sum` keeps (an unlock, never `verify`).
    */
-  computeSum(committer: IndexCommitter, nodesSum?: Buffer): Buffer {
-    const sum = nodesSum ? Buffer.from(nodesSum) : Buffer.alloc(HASH_BYTES);
-    const add = (table: number, sql: string): void => {
-      for (const row of this.#exact(sql).raw().iterate() as IterableIterator<SqlValue[]>)
-        committer.addRow(sum, table, row);
-    };
-    if (!nodesSum) add(ROW_TABLE.nodes, `SELECT ${NODE_COLUMNS} FROM nodes`);
-    add(ROW_TABLE.contents, `SELECT ${CONTENT_COLUMNS} FROM contents`);
-    add(
-      ROW_TABLE.meta,
-      `SELECT key, value FROM meta WHERE key NOT IN (${UNCOVERED_META.map((key) => `'${key}'`).join(', ')})`,
-    );
+  computeSum(committer: IndexCommitter, known: { nodes?: Buffer; contents?: Buffer } = {}): Buffer {
+    const sum = Buffer.alloc(HASH_BYTES);
+    addInto(sum, known.nodes ?? this.#tableSum(committer, ROW_TABLE.nodes));
+    addInto(sum, known.contents ?? this.contentsRowsSum(committer));
+    addInto(sum, this.#tableSum(committer, ROW_TABLE.meta));
     return sum;
+  }
+
+  /** Σ h over the contents rows, mod 2^256: what `meta.contents_sum` should hold (FORMAT.md 8.7). */
+  contentsRowsSum(committer: IndexCommitter): Buffer {
+    return this.#tableSum(committer, ROW_TABLE.contents);
+  }
+
+  /** Σ h over one table's covered rows, mod 2^256. */
+  #tableSum(committer: IndexCommitter, table: CoveredTable): Buffer {
+    const sum = Buffer.alloc(HASH_BYTES);
+    for (const row of this.#exact(COVERED_ROWS[table]).raw().iterate() as IterableIterator<SqlValue[]>)
+      committer.addRow(sum, table, row);
+    return sum;
+  }
+
+  /**
+   * Opens `meta.contents_sum` (FORMAT.md 8.7), the contents rows' part of the sum.
+   * @returns it, or `undefined` when it is absent.
+   * @throws {@link IntegrityError} when it is not a BLOB or does not open (see {@link IndexCommitter.openContentsSum}).
+   */
+  openContentsSum(committer: IndexCommitter): Buffer | undefined {
+    const row = this.#sql('SELECT value FROM meta WHERE key = ?').get(CONTENTS_SUM_META) as
+      { value: unknown } | undefined;
+    if (row === undefined) return undefined;
+    return committer.openContentsSum(Buffer.isBuffer(row.value) ? row.value : Buffer.alloc(0));
+  }
+
+  /**
+   * `meta.contents_sum` opened for a write, which leaves it as it is when it is absent or does not open (unlock and
+   * `verify` report that).
+   */
+  #usableContentsSum(committer: IndexCommitter): Buffer | undefined {
+    try {
+      return this.openContentsSum(committer);
+    } catch (error) {
+      if (error instanceof IntegrityError) return undefined;
+      throw error;
+    }
   }
 
   /**
@@ -883,11 +938,16 @@ export class IndexDb {
     announceWrite('committed');
   }
 
-  /** Advances the generation and seals the sum of every covered row at it, inside the caller's transaction. */
+  /**
+   * Advances the generation and seals the sum of every covered row at it, inside the caller's transaction, with
+   * `meta.contents_sum` its contents rows' part.
+   */
   #commitAll(committer: IndexCommitter): void {
     const generation = this.generation() + 1n;
     this.#setGeneration(generation);
-    this.setMeta(COMMITMENT_META, committer.seal(this.computeSum(committer), generation));
+    const contents = this.contentsRowsSum(committer);
+    this.setMeta(COMMITMENT_META, committer.seal(this.computeSum(committer, { contents }), generation));
+    this.setMeta(CONTENTS_SUM_META, committer.sealContentsSum(contents));
   }
 
   #setGeneration(generation: bigint): void {
@@ -917,14 +977,26 @@ export class IndexDb {
           if (!this.#committer)
             throw new IntegrityError('unknown-key', { subject: 'vault index as a whole (its commitment)' });
           sum = this.openCommitment(this.#committer);
-          this.#delta = Buffer.alloc(HASH_BYTES);
+          this.#delta = {
+            others: Buffer.alloc(HASH_BYTES),
+            contents: Buffer.alloc(HASH_BYTES),
+            contentsChanged: false,
+          };
         }
         try {
           const result = work();
           this.#setGeneration(generation + 1n);
           if (sum && this.#delta && this.#committer) {
-            addInto(sum, this.#delta);
+            addInto(sum, this.#delta.others);
+            addInto(sum, this.#delta.contents);
             this.setMeta(COMMITMENT_META, this.#committer.seal(sum, generation + 1n));
+            const contentsSum = this.#delta.contentsChanged
+              ? this.#usableContentsSum(this.#committer)
+              : undefined;
+            if (contentsSum) {
+              addInto(contentsSum, this.#delta.contents);
+              this.setMeta(CONTENTS_SUM_META, this.#committer.sealContentsSum(contentsSum));
+            }
           }
           announceWrite('pending');
           return result;

@@ -54,13 +54,14 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const FILE_RECORD_KEYS = 6;
 
 /**
- * Parses a decrypted record, rejecting any shape a writer does not produce (FORMAT.md section 8.3): exactly its
- * keys, each of its type, a folder's size 0.
+ * Parses a decrypted record into the node of its row `id` (hex) with key id `keyId`, rejecting any shape a writer
+ * does not produce (FORMAT.md section 8.3): exactly its keys, each of its type, a folder's size 0. Builds the node
+ * in one object: an unlock from the rows decodes one per entry.
  * @throws {@link IntegrityError} (`malformed`) for anything else.
  */
-export function decodeRecord(bytes: Buffer, recordId: string): NodeRecord {
+export function decodeNode(bytes: Buffer, id: string, keyId: number): TreeNode {
   const malformed = (): IntegrityError =>
-    new IntegrityError('malformed', { subject: 'metadata record', fileId: recordId });
+    new IntegrityError('malformed', { subject: 'metadata record', fileId: id });
   let parsed: unknown;
   try {
     parsed = JSON.parse(UTF8.decode(bytes));
@@ -76,14 +77,10 @@ export function decodeRecord(bytes: Buffer, recordId: string): NodeRecord {
   if (t === 'f' ? typeof c !== 'string' || !HEX_ID.test(c) : c !== undefined || s !== 0) throw malformed();
   // Every key read above is present, so another count means a key a writer never writes.
   if (Object.keys(parsed).length !== (t === 'f' ? FILE_RECORD_KEYS : FILE_RECORD_KEYS - 1)) throw malformed();
-  return {
-    type: t === 'f' ? 'file' : 'folder',
-    name: n,
-    parent: p === ROOT ? null : p,
-    size: s as number,
-    mtime: m,
-    ...(typeof c === 'string' ? { fileId: c } : {}),
-  };
+  const parent = p === ROOT ? null : p;
+  return typeof c === 'string'
+    ? { id, keyId, type: 'file', name: n, parent, size: s as number, mtime: m, fileId: c }
+    : { id, keyId, type: 'folder', name: n, parent, size: s as number, mtime: m };
 }
 
 /**

@@ -635,7 +635,16 @@ async function headers(): Promise<void> {
     'correct horse battery stapler',
   );
   await headerVector('not-a-vault', 'magic bytes changed', edit(headerBytes, 0, ascii('X')));
-  await headerVector('unsupported-version', 'format version 2', edit(headerBytes, 8, u16(2)));
+  await headerVector(
+    'unsupported-version',
+    'format version 2, checksum recomputed (as a newer Coffer writes it)',
+    edit(headerBytes, 8, u16(2)),
+  );
+  await headerVector(
+    'damaged-version',
+    'a bit of the version field flipped (1 reads as 3), checksum left alone: damage, not a newer format',
+    flipped(headerBytes, 8, 2),
+  );
   await headerVector(
     'damaged-salt',
     'one salt byte flipped, checksum left alone',

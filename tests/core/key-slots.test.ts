@@ -271,6 +271,20 @@ describe('header backup', () => {
     expect((await Vault.open(dir, { sodium })).warnings).toEqual([]);
   });
 
+  it('stands in for a header whose version field was damaged, instead of asking for a newer Coffer', async () => {
+    const { vault, dir } = await newVault();
+    vault.close();
+    const [header] = headerFiles(dir);
+    const damaged = Buffer.from(header);
+    damaged[8] = (damaged[8] ?? 0) ^ 2; // version 1 reads as 3; the checksum says the bytes changed
+    writeFileSync(join(dir, HEADER), damaged);
+    const opened = track(await Vault.open(dir, { sodium }));
+    expect(opened.warnings).toEqual([expect.stringMatching(/coffer\.header\) is damaged; its backup/u)]);
+    await opened.unlock(passphrase());
+    opened.close();
+    expect(readFileSync(join(dir, HEADER)).equals(header)).toBe(true);
+  });
+
   it('is not a way around a wrong passphrase, and both damaged is damage', async () => {
     const { vault, dir } = await newVault();
     vault.close();

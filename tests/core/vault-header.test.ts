@@ -82,10 +82,23 @@ describe.each(backends)('vault header ($name)', (sodium) => {
     for (let offset = 0; offset < headerBytes.length; offset++) {
       const damaged = flipped(headerBytes, offset, 0x10);
       const error = await unlockVaultKeys(spy, damaged, passphrase('pw')).catch((e: unknown) => e);
+      // The version field too (offsets 8-9): a newer header's checksum holds, a damaged one's does not.
       if (offset < 8) expect(error, `offset ${offset}`).toBeInstanceOf(NotAVaultError);
-      else if (offset < 10) expect(error, `offset ${offset}`).toBeInstanceOf(UnsupportedFormatError);
       else expect(error, `offset ${offset}`).toMatchObject({ reason: 'header-damaged' });
     }
+    expect(spy.derivations()).toBe(0);
+  });
+
+  it('reads a version it does not know, with a checksum that holds, as a newer format, before deriving', async () => {
+    const { headerBytes, keys } = await createVaultKeys(sodium, passphrase('pw'), FLOOR);
+    keys.wipe();
+    const newer = Buffer.from(headerBytes);
+    newer.writeUInt16LE(2, 8);
+    sodium.blake2b(32, newer.subarray(0, newer.length - 32)).copy(newer, newer.length - 32);
+    const spy = counting(sodium);
+    const error = await unlockVaultKeys(spy, newer, passphrase('pw')).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UnsupportedFormatError);
+    expect((error as Error).message).toMatch(/version 2.*Update Coffer/u);
     expect(spy.derivations()).toBe(0);
   });
 

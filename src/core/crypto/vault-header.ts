@@ -166,8 +166,8 @@ export function serializeVaultHeader(sodium: SodiumBackend, header: VaultHeader,
  * Parses a header file and checks its structure and checksum. Nothing here needs the passphrase, so damage is
  * reported as damage rather than as a wrong passphrase.
  * @throws {@link NotAVaultError} when the magic bytes are missing.
- * @throws {@link UnsupportedFormatError} for a newer format version.
- * @throws {@link IntegrityError} when the checksum fails or the layout is malformed.
+ * @throws {@link UnsupportedFormatError} for a newer format version (with a checksum that holds).
+ * @throws {@link IntegrityError} when the checksum fails (whatever the version says) or the layout is malformed.
  */
 export function parseVaultHeader(sodium: SodiumBackend, bytes: Buffer): VaultHeader {
   if (
@@ -178,15 +178,17 @@ export function parseVaultHeader(sodium: SodiumBackend, bytes: Buffer): VaultHea
       'This is not a Coffer vault: its header file does not start with the Coffer signature.',
     );
   }
-  const reader = new ByteReader(bytes, SUBJECT);
-  reader.bytes(VAULT_HEADER_MAGIC.length);
-  const version = reader.u16();
-  if (version !== FORMAT_VERSION) throw new UnsupportedFormatError('vault', version, FORMAT_VERSION);
+  // The checksum before the version (FORMAT.md 4.5): every version keeps it, so an unknown version with a good
+  // checksum was written by a newer Coffer, and one with a bad checksum is damage, for which the backup is tried.
   if (bytes.length < 2 * HASH_BYTES) throw new IntegrityError('truncated', { subject: SUBJECT });
   const checked = bytes.subarray(0, bytes.length - HASH_BYTES);
   if (!sodium.blake2b(HASH_BYTES, checked).equals(bytes.subarray(bytes.length - HASH_BYTES))) {
     throw new IntegrityError('header-damaged', { subject: SUBJECT });
   }
+  const reader = new ByteReader(bytes, SUBJECT);
+  reader.bytes(VAULT_HEADER_MAGIC.length);
+  const version = reader.u16();
+  if (version !== FORMAT_VERSION) throw new UnsupportedFormatError('vault', version, FORMAT_VERSION);
   const malformed = (): IntegrityError => new IntegrityError('malformed', { subject: SUBJECT });
   if (reader.u16() !== 0) throw malformed();
   const vaultId = reader.bytes(ID_BYTES);

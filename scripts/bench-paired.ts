@@ -5,6 +5,7 @@
  *
  *   npx tsx scripts/bench-paired.ts CHECKOUT source                 writes the files (/dev/shm/coffer-pair-src)
  *   npx tsx scripts/bench-paired.ts CHECKOUT add VAULT_DIR          creates a vault there and adds them
+ *   npx tsx scripts/bench-paired.ts CHECKOUT add-unpadded VAULT_DIR the same, the vault made without padding (1.1)
  *   npx tsx scripts/bench-paired.ts CHECKOUT unlock VAULT_DIR       unlocks it (snapshot current; KDF included)
  *   npx tsx scripts/bench-paired.ts CHECKOUT unlock-rows VAULT_DIR  unlocks it without the snapshot (rows read)
  *   npx tsx scripts/bench-paired.ts CHECKOUT restore VAULT_DIR      restores every file
@@ -59,9 +60,13 @@ async function measured(work: () => Promise<unknown>): Promise<{ cpu: number; wa
 async function run(engine: Engine, dir: string): Promise<{ cpu: number; wall: number }> {
   const sodium = await engine.loadSodium();
   const passphrase = engine.encodePassphrase(sodium, 'paired bench');
-  if (phase === 'add') {
+  if (phase === 'add' || phase === 'add-unpadded') {
     rmSync(dir, { recursive: true, force: true });
-    const vault = await engine.Vault.create(dir, passphrase, { kdf: 'interactive', sodium });
+    const vault = await engine.Vault.create(dir, passphrase, {
+      kdf: 'interactive',
+      sodium,
+      ...(phase === 'add-unpadded' ? { contentPadding: 'none' } : {}),
+    });
     const result = await measured(() => vault.add([SOURCE], '/'));
     vault.close();
     return result;

@@ -60,4 +60,22 @@ describe.each(backends)('index commitment sum ($name)', (sodium) => {
     if (!first) throw new Error('no rows');
     expect(sum).toEqual(hashAlone(...first));
   });
+
+  it("seals the contents sum so that it opens only under the commitment's key id and vault", () => {
+    const contentsSum = randomBytes(32);
+    const sealed = committer.sealContentsSum(contentsSum);
+    expect(sealed).toHaveLength(76);
+    expect(committer.openContentsSum(sealed)).toEqual(contentsSum);
+    keyring.add(8, SecretKey.generate(sodium));
+    const underEight = Buffer.from(sealed);
+    underEight.writeUInt32LE(8, 0); // a key the vault holds, but not the commitment's
+    expect(() => committer.openContentsSum(underEight)).toThrow(
+      expect.objectContaining({ reason: 'tampered' }),
+    );
+    const elsewhere = new IndexCommitter(sodium, keyring, randomBytes(16), 7);
+    expect(() => elsewhere.openContentsSum(sealed)).toThrow(expect.objectContaining({ reason: 'tampered' }));
+    expect(() => committer.openContentsSum(sealed.subarray(1))).toThrow(
+      expect.objectContaining({ reason: 'malformed' }),
+    );
+  });
 });

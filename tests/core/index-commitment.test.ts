@@ -205,6 +205,19 @@ describe('index commitment: attacks on the index rows', () => {
     );
   });
 
+  it('an index without meta.contents_sum gets it at its first writable unlock from the rows that finds them right', async () => {
+    const dir = await twoFiles();
+    editIndex(dir, (db) => {
+      db.exec("DELETE FROM meta WHERE key IN ('tree_snapshot', 'contents_sum')");
+    });
+    const { vault, damaged } = await reopen(dir);
+    expect(damaged).toEqual([]);
+    vault.close();
+    const { stored, opened, rows } = await contentsSums(dir);
+    expect(stored).toHaveLength(76);
+    expect(opened).toEqual(rows);
+  });
+
   it('an edited meta.contents_sum is reported at an unlock from the rows and by verify, and stored anew by --repair', async () => {
     const dir = await twoFiles();
     editIndex(dir, (db) => {

@@ -16,7 +16,7 @@ import { describe, expect, it, vi } from 'vitest';
 
 import { blobSize } from '../../src/core/crypto/content.js';
 import { blobPlaintextSize } from '../../src/core/crypto/padding.js';
-import { editIndexAsWriter, toFormat10 } from '../helpers/index-format.js';
+import { editIndex, editIndexAsWriter, toFormat10 } from '../helpers/index-format.js';
 import { CryptoPool } from '../../src/core/crypto/pool.js';
 import { SMALL_FILE_LIMIT, UnsupportedFormatError, Vault } from '../../src/core/index.js';
 import { INDEX_SCHEMA_VERSION } from '../../src/core/vault/index-db.js';
@@ -62,6 +62,35 @@ async function vaultWithPacks(count = COUNT) {
   await writeTree(join(root, 'src'), files);
   await vault.add([join(root, 'src')]);
   return { vault, dir, root, files };
+}
+
+/**
+ * A closed vault whose one pack holds /src/keep (two small files) and /src/gone (eight larger ones, most of the
+ * pack's bytes), so that the pack is compacted once /src/gone is deleted.
+ */
+async function packToCompact() {
+  const { vault, dir, root } = await newVault();
+  const keep = { 'a.bin': Buffer.alloc(1000, 1), 'b.bin': Buffer.alloc(1500, 2) };
+  const gone = Object.fromEntries(
+    Array.from({ length: 8 }, (_, i) => [`g${i}.bin`, Buffer.alloc(3000, 10 + i)]),
+  );
+  await writeTree(join(root, 'src', 'keep'), keep);
+  await writeTree(join(root, 'src', 'gone'), gone);
+  await vault.add([join(root, 'src')]);
+  vault.close();
+  expect(packNames(dir)).toHaveLength(1);
+  return { dir, files: { keep, gone } };
+}
+
+/** Gives the two kept files' rows (the smallest blobs) each other's place in the pack, as an attacker could. */
+function swapKeptPlaces(db: Database.Database): void {
+  const [first, second] = db
+    .prepare('SELECT file_id, pack_offset, pack_length FROM contents ORDER BY pack_length LIMIT 2')
+    .all() as { file_id: Buffer; pack_offset: number; pack_length: number }[];
+  if (!first || !second) throw new Error('two rows expected');
+  const place = db.prepare('UPDATE contents SET pack_offset = ?, pack_length = ? WHERE file_id = ?');
+  place.run(second.pack_offset, second.pack_length, first.file_id);
+  place.run(first.pack_offset, first.pack_length, second.file_id);
 }
 
 describe('small files in packs', () => {
@@ -265,6 +294,46 @@ describe('small files in packs', () => {
     expect(after).not.toBe(before);
     expect(statSync(join(dir, 'packs', after ?? '')).size).toBeLessThan(sizeBefore / 2);
     await expectFiles(reopened, '/src', kept);
+  });
+
+  it('verify that finds damage compacts nothing, so a trusted copy of the index put back still reads every file', async () => {
+    const { dir, files } = await packToCompact();
+    // As if the compaction after deleting /src/gone had failed: its rows are gone, the pack is as it was.
+    await editIndexAsWriter(dir, (db) => {
+      db.exec("DELETE FROM meta WHERE key = 'tree_snapshot'");
+      const gone = db.prepare('SELECT node_id FROM contents ORDER BY pack_length DESC LIMIT 8').pluck().all();
+      for (const id of gone) db.prepare('DELETE FROM nodes WHERE id = ?').run(id);
+    });
+    const trusted = readFileSync(join(dir, 'index.sqlite'));
+    // A row the commitment covers, planted: the file pointers stay right, and the index is still not to be trusted.
+    editIndex(dir, (db) => db.exec("INSERT INTO meta (key, value) VALUES ('planted', X'00')"));
+    const packs = packNames(dir);
+
+    const tampered = await reopen(dir);
+    expect((await tampered.verify()).ok).toBe(false);
+    tampered.close();
+    expect(packNames(dir)).toEqual(packs);
+
+    writeFileSync(join(dir, 'index.sqlite'), trusted);
+    await expectFiles(await reopen(dir), '/src/keep', files.keep);
+  });
+
+  it('a delete does not compact a pack by rows edited behind a current snapshot', async () => {
+    const { dir, files } = await packToCompact();
+    const trusted = readFileSync(join(dir, 'index.sqlite'));
+    // The snapshot stays current: the unlock shows its tree and never reads the edited rows (FORMAT.md 8.7).
+    editIndex(dir, swapKeptPlaces);
+    const packs = packNames(dir);
+
+    const tampered = await reopen(dir);
+    await tampered.remove(['/src/gone']); // most of the pack: compacted, were its rows to be trusted
+    tampered.close();
+    expect(packNames(dir)).toEqual(packs);
+
+    writeFileSync(join(dir, 'index.sqlite'), trusted);
+    const restored = await reopen(dir);
+    await expectFiles(restored, '/src/keep', files.keep);
+    await expectFiles(restored, '/src/gone', files.gone);
   });
 
   it('keeps a pack no row names when the vault is opened, and verify lists it without removing it', async () => {

@@ -207,12 +207,13 @@ export class IndexCommitter {
   /**
    * Opens a stored `meta.contents_sum`.
    * @returns the contents rows' part of the sum, in a buffer of its own.
-   * @throws {@link IntegrityError} when it is of the wrong length (`malformed`), sealed under another key id than the
-   * commitment (`unknown-key`) or fails authentication (`tampered`).
+   * @throws {@link IntegrityError} when it is of the wrong length (`malformed`), or names another key id than the
+   * commitment's or fails authentication (`tampered`).
    */
   openContentsSum(stored: Buffer): Buffer {
     if (stored.length !== SEALED_CONTENTS_SUM_BYTES) throw new IntegrityError('malformed', CONTENTS_SUM);
-    if (stored.readUInt32LE(0) !== this.keyId) throw new IntegrityError('unknown-key', CONTENTS_SUM);
+    // Always written with the commitment's key: another one, even a key the vault holds, was edited in.
+    if (stored.readUInt32LE(0) !== this.keyId) throw new IntegrityError('tampered', CONTENTS_SUM);
     const sum = this.#sodium.aeadDecrypt(
       stored.subarray(KEY_ID_BYTES + NONCE_BYTES),
       this.#aad(LABEL.contentsSum),

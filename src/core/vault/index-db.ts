@@ -872,6 +872,14 @@ export class IndexDb {
   }
 
   /**
+   * Stores a sealed `meta.contents_sum` where it was absent (FORMAT.md 8.7), outside any write transaction: like the
+   * tree snapshot it repeats what the rows say, and the generation stays as it is.
+   */
+  putContentsSum(sealed: Buffer): void {
+    this.setMeta(CONTENTS_SUM_META, sealed);
+  }
+
+  /**
    * Opens `meta.contents_sum` (FORMAT.md 8.7), the contents rows' part of the sum.
    * @returns it, or `undefined` when it is absent.
    * @throws {@link IntegrityError} when it is not a BLOB or does not open (see {@link IndexCommitter.openContentsSum}).

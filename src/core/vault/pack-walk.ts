@@ -62,6 +62,21 @@ export function walkPack(
   return { blobs, other };
 }
 
+/**
+ * Whether `pack[blob.offset, blob.offset + blob.length)` is exactly one complete, authentic blob of this vault for
+ * `blob.fileId`: what a row must point at before its bytes are copied anywhere (compaction).
+ */
+export function holdsBlob(
+  session: Session,
+  pack: Buffer,
+  blob: { readonly offset: number; readonly length: number; readonly fileId: Buffer },
+): boolean {
+  const end = blob.offset + blob.length;
+  if (end > pack.length) return false;
+  const found = blobAt(session, pack, blob.offset, end);
+  return found?.length === blob.length && found.fileId.equals(blob.fileId);
+}
+
 /** The complete, authentic blob of this vault that starts at `at` and ends by `end`, if there is one. */
 function blobAt(session: Session, pack: Buffer, at: number, end: number): WalkedBlob | undefined {
   if (end - at < BLOB_HEADER_BYTES + TAG_BYTES) return undefined;

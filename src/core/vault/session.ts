@@ -205,18 +205,24 @@ export class Session {
   #checkRows(sum: Buffer | undefined, nodesSum: Buffer | undefined, forVerify: boolean): void {
     const committer = this.#committer;
     if (!committer || !sum) return;
-    // Absent (an index written before it) or failing to open, the contents rows are added up instead.
-    let contents = forVerify ? this.db.contentsRowsSum(committer) : undefined;
+    let stored: Buffer | undefined;
+    let unopened = false;
     try {
-      const stored = this.db.openContentsSum(committer);
-      if (!forVerify) contents = stored;
-      else if (stored && contents && !timingSafeEqual(stored, contents)) throw contentsSumDoesNotMatch();
+      stored = this.db.openContentsSum(committer);
     } catch (error) {
       if (!(error instanceof IntegrityError)) throw error;
       this.#commitmentProblem(error);
+      unopened = true;
     }
-    if (!timingSafeEqual(this.db.computeSum(committer, { nodes: nodesSum, contents }), sum))
+    // Absent (an index written before it) or failing to open, the contents rows are added up instead.
+    const rows = forVerify || !stored ? this.db.contentsRowsSum(committer) : undefined;
+    if (stored && rows && !timingSafeEqual(stored, rows)) this.#commitmentProblem(contentsSumDoesNotMatch());
+    if (!timingSafeEqual(this.db.computeSum(committer, { nodes: nodesSum, contents: rows ?? stored }), sum)) {
       this.#commitmentProblem(rowsDoNotMatch());
+    } else if (!stored && !unopened && rows && !this.db.readOnly) {
+      // The whole sum is right, so its contents part is too: stored now, the next unlock need not add it up.
+      this.db.putContentsSum(committer.sealContentsSum(rows));
+    }
   }
 
   /**

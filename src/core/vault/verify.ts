@@ -21,8 +21,9 @@ import type { Session } from './session.js';
  * Checks the vault: SQLite's integrity check, every index row decrypts and has a parent, every file's contents
  * exist and have the size the index records (by authenticating the chunk that holds the last byte), every pack's
  * bytes that no row names are complete blobs (deleted files'); lists the packs and blob files no row names, and
- * keeps them unless asked to bring them back (`repair`) or delete them (`deleteUnreferenced`); reclaims the space of
- * deleted files' blobs in packs. With `readData`, every chunk of every file is authenticated.
+ * keeps them unless asked to bring them back (`repair`) or delete them (`deleteUnreferenced`); when it found no
+ * damage, reclaims the space of deleted files' blobs in packs. With `readData`, every chunk of every file is
+ * authenticated.
  * @throws {@link ReadOnlyVaultError} when `repair` or `deleteUnreferenced` is asked of a read-only vault.
  */
 export async function verifyVault(session: Session, options: VerifyOptions): Promise<VerifyReport> {
@@ -91,7 +92,9 @@ export async function verifyVault(session: Session, options: VerifyOptions): Pro
   }
   report(bytesDone);
   problems.push(...checkPackShapes(session));
-  if (!session.db.readOnly) await reclaimPacks(session, session.db.packIds());
+  // Only in a vault found whole: after damage the user is told to put back a copy of the index they trust, and a
+  // compaction would remove packs that copy names.
+  if (!session.db.readOnly && problems.length === 0) await reclaimPacks(session, session.db.packIds());
   options.onProgress?.({
     filesDone: filesChecked,
     filesTotal: files.length,

@@ -246,6 +246,26 @@ describe('recovery key', () => {
   });
 });
 
+/**
+ * Flips `mask` in byte `offset` of a closed vault's header, and expects the backup to stand in with a warning and
+ * the header to be written again from it at unlock.
+ */
+async function expectBackupStandsIn(
+  dir: string,
+  header: Buffer,
+  offset: number,
+  mask: number,
+): Promise<void> {
+  const damaged = Buffer.from(header);
+  damaged[offset] = (damaged[offset] ?? 0) ^ mask;
+  writeFileSync(join(dir, HEADER), damaged);
+  const opened = track(await Vault.open(dir, { sodium }));
+  expect(opened.warnings).toEqual([expect.stringMatching(/coffer\.header\) is damaged; its backup/u)]);
+  await opened.unlock(passphrase());
+  opened.close();
+  expect(readFileSync(join(dir, HEADER)).equals(header)).toBe(true);
+}
+
 describe('header backup', () => {
   it('is written with the header, stands in for a damaged or missing header with a warning, and repairs it', async () => {
     const { vault, dir } = await newVault();
@@ -253,14 +273,7 @@ describe('header backup', () => {
     const [header, backup] = headerFiles(dir);
     expect(backup.equals(header)).toBe(true);
 
-    const damaged = Buffer.from(header);
-    damaged[40] = (damaged[40] ?? 0) ^ 1;
-    writeFileSync(join(dir, HEADER), damaged);
-    const opened = track(await Vault.open(dir, { sodium }));
-    expect(opened.warnings).toEqual([expect.stringMatching(/coffer\.header\) is damaged; its backup/u)]);
-    await opened.unlock(passphrase());
-    opened.close();
-    expect(readFileSync(join(dir, HEADER)).equals(header)).toBe(true);
+    await expectBackupStandsIn(dir, header, 40, 1);
 
     rmSync(join(dir, HEADER));
     const missing = track(await Vault.open(dir, { sodium }));
@@ -275,14 +288,8 @@ describe('header backup', () => {
     const { vault, dir } = await newVault();
     vault.close();
     const [header] = headerFiles(dir);
-    const damaged = Buffer.from(header);
-    damaged[8] = (damaged[8] ?? 0) ^ 2; // version 1 reads as 3; the checksum says the bytes changed
-    writeFileSync(join(dir, HEADER), damaged);
-    const opened = track(await Vault.open(dir, { sodium }));
-    expect(opened.warnings).toEqual([expect.stringMatching(/coffer\.header\) is damaged; its backup/u)]);
-    await opened.unlock(passphrase());
-    opened.close();
-    expect(readFileSync(join(dir, HEADER)).equals(header)).toBe(true);
+    // Version 1 reads as 3; the checksum says the bytes changed.
+    await expectBackupStandsIn(dir, header, 8, 2);
   });
 
   it('is not a way around a wrong passphrase, and both damaged is damage', async () => {

@@ -32,19 +32,9 @@ export function editIndex(dir: string, change: (db: Database.Database) => void):
  */
 export async function editIndexAsWriter(dir: string, edit: (db: Database.Database) => void): Promise<void> {
   editIndex(dir, edit);
-  const keys = await keysOf(dir);
-  const db = IndexDb.open(join(dir, 'index.sqlite'), {
-    readOnly: false,
-    create: false,
-    vaultId: keys.vaultId,
-  });
-  const committer = new IndexCommitter(nativeSodium, keys.keyring, keys.vaultId, keys.keyring.activeKeyId);
-  try {
+  await withCommitter(dir, false, (db, committer) => {
     db.recommit(committer);
-  } finally {
-    db.close();
-    keys.wipe();
-  }
+  });
 }
 
 /**
@@ -53,19 +43,24 @@ export async function editIndexAsWriter(dir: string, edit: (db: Database.Databas
 export async function contentsSums(
   dir: string,
 ): Promise<{ stored: Buffer | undefined; opened: Buffer | undefined; rows: Buffer }> {
+  return withCommitter(dir, true, (db, committer) => ({
+    stored: db.getMeta('contents_sum'),
+    opened: db.openContentsSum(committer),
+    rows: db.contentsRowsSum(committer),
+  }));
+}
+
+/** Runs `use` on a closed vault's index with a committer under its active key (the test passphrase's). */
+async function withCommitter<T>(
+  dir: string,
+  readOnly: boolean,
+  use: (db: IndexDb, committer: IndexCommitter) => T,
+): Promise<T> {
   const keys = await keysOf(dir);
-  const db = IndexDb.open(join(dir, 'index.sqlite'), {
-    readOnly: true,
-    create: false,
-    vaultId: keys.vaultId,
-  });
+  const db = IndexDb.open(join(dir, 'index.sqlite'), { readOnly, create: false, vaultId: keys.vaultId });
   const committer = new IndexCommitter(nativeSodium, keys.keyring, keys.vaultId, keys.keyring.activeKeyId);
   try {
-    return {
-      stored: db.getMeta('contents_sum'),
-      opened: db.openContentsSum(committer),
-      rows: db.contentsRowsSum(committer),
-    };
+    return use(db, committer);
   } finally {
     db.close();
     keys.wipe();

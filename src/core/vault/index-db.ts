@@ -520,7 +520,7 @@ export class IndexDb {
     // Raw rows are arrays: building an object per row was a third of unlocking a 100,000-entry vault. INTEGERs as
     // bigint, so that the rows are hashed exactly as SQLite stores them.
     const rows = this.#exact(
-      this.committed ? `SELECT ${NODE_COLUMNS} FROM nodes` : 'SELECT id, key_id, record FROM nodes',
+      this.committed ? COVERED_ROWS[ROW_TABLE.nodes] : 'SELECT id, key_id, record FROM nodes',
     )
       .raw()
       .all() as SqlValue[][];

@@ -250,12 +250,12 @@ export function sealSnapshot(
   }
 }
 
-/** The generation a stored snapshot claims to describe (unauthenticated until opened). */
 /** The key id a stored snapshot names (unauthenticated until opened), or `undefined` if too short to hold one. */
 export function snapshotKeyId(stored: Buffer): number | undefined {
   return stored.length >= 4 ? stored.readUInt32LE(0) : undefined;
 }
 
+/** The generation a stored snapshot claims to describe (unauthenticated until opened). */
 export function snapshotGeneration(stored: Buffer): bigint | undefined {
   return stored.length >= PREFIX_BYTES ? stored.readBigUInt64LE(4) : undefined;
 }

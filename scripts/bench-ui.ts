@@ -191,7 +191,7 @@ const shown = {
   pick: [] as number[],
 };
 /** Round trips from the page (request, back end, JSON both ways), and the size of each answer. */
-const trips: { channel: string; ms: number; bytes: number }[] = [];
+const trips: { channel: string; path?: string; ms: number; bytes: number }[] = [];
 let searchNote = '';
 let coldFirstRows = NaN;
 try {
@@ -219,6 +219,7 @@ try {
 
   for (const [channel, request] of [
     ['entries.list', { path: '/' }],
+    ['entries.list', { path: '/big' }],
     ['entries.tree', {}],
     ['vault.info', {}],
     ['entries.search', { query: searchTerm, limit: 1000 }],
@@ -247,7 +248,11 @@ try {
       times.sort((a, b) => a - b);
       return { ms: times[Math.floor(times.length / 2)], bytes };
     })()`;
-    trips.push({ channel, ...(await page.evaluate<{ ms: number; bytes: number }>(script)) });
+    trips.push({
+      channel,
+      ...('path' in request ? { path: request.path } : {}),
+      ...(await page.evaluate<{ ms: number; bytes: number }>(script)),
+    });
   }
 
   for (let i = 0; i < RUNS; i++) {
@@ -396,7 +401,10 @@ console.log(
     `details (engine ${ms(engineInfo)} ms). Round trips from the page, medians of ${RUNS}:`,
 );
 for (const trip of trips)
-  console.log(`- ${trip.channel}: ${ms(trip.ms)} ms, ${trip.bytes.toLocaleString()} bytes of JSON`);
+  console.log(
+    `- ${trip.channel}${trip.path === undefined ? '' : ` ${trip.path}`}: ${ms(trip.ms)} ms, ` +
+      `${trip.bytes.toLocaleString()} bytes of JSON`,
+  );
 mkdirSync(join(import.meta.dirname, '..', 'bench-results'), { recursive: true });
 writeFileSync(
   join(import.meta.dirname, '..', 'bench-results', `bench-ui-${new Date().toISOString().slice(0, 10)}.json`),

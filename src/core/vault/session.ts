@@ -18,10 +18,11 @@ import { isNotRegular } from './layout.js';
 import { PackReader } from './pack-reader.js';
 import type { IndexDb, NodeRow } from './index-db.js';
 import {
-  openSnapshot,
+  openSnapshotEntries,
   sealSnapshot,
   snapshotGeneration,
   snapshotKeyId,
+  type SnapshotEntries,
   type SnapshotKeys,
 } from './snapshot.js';
 import { decodeNode, encodeRecord, Tree, type NodeRecord, type TreeNode } from './tree.js';
@@ -52,6 +53,17 @@ function unreachable(tree: Tree): TreeNode[] {
   const reached = new Set<string>();
   walk((node) => reached.add(node.id));
   return [...tree.values()].filter((node) => !reached.has(node.id));
+}
+
+/**
+ * A node of the snapshot, whose name a writer checked before storing it.
+ * @throws {@link IntegrityError} (`malformed`) for any other name: it was forged.
+ */
+function checkedSnapshotNode(node: TreeNode): TreeNode {
+  if (checkName(node.name) !== node.name) {
+    throw new IntegrityError('malformed', { subject: 'tree snapshot in the index', fileId: node.id });
+  }
+  return node;
 }
 
 function sameNodes(before: ReadonlyMap<string, TreeNode>, tree: Tree): boolean {
@@ -334,19 +346,22 @@ export class Session {
   }
 
   /**
-   * Loads the tree from a current snapshot; false (tree left empty) when there is none or it cannot be used. In
-   * format 1.1 only a snapshot that repeats the commitment's `sum` is used (FORMAT.md 8.6).
+   * Fills the tree from the snapshot when it is current: the root's entries at once, the rest when first needed
+   * ({@link Tree.deferAllButRoot}), so the first rows of a large vault do not wait for all of it. In format 1.1
+   * only a snapshot that repeats the commitment's `sum` is used (FORMAT.md 8.6).
+   * @returns whether the snapshot was used; else the tree is left empty, for the rows to be read.
    */
   #loadSnapshot(sum: Buffer | undefined): boolean {
     const stored = this.db.snapshot();
     const generation = this.db.generation();
     if (!stored || snapshotGeneration(stored) !== generation) return false;
     if (this.db.committed && !sum) return false;
+    let entries: SnapshotEntries | undefined;
     try {
-      const opened = openSnapshot(this.#snapshotKeys(), stored);
-      if ((opened.sum === undefined) === this.db.committed)
+      entries = openSnapshotEntries(this.#snapshotKeys(), stored);
+      if ((entries.sum === undefined) === this.db.committed)
         throw new IntegrityError('malformed', { subject: 'tree snapshot in the index' });
-      if (sum && opened.sum && !timingSafeEqual(opened.sum, sum)) {
+      if (sum && entries.sum && !timingSafeEqual(entries.sum, sum)) {
         // Same generation, another state: a snapshot of another copy of the index, or the commitment's.
         this.#commitmentProblem(
           new IntegrityError('tampered', {
@@ -354,32 +369,77 @@ export class Session {
             advice: 'The entries were read from the index rows instead. Run "coffer verify" for details.',
           }),
         );
+        entries.wipe();
         return false;
       }
-      const { nodes } = opened;
-      if (nodes.length !== this.db.nodeCount()) return false;
-      for (const node of nodes) {
-        // A writer only stores checked names; anything else was forged.
-        if (checkName(node.name) !== node.name) {
-          throw new IntegrityError('malformed', { subject: 'tree snapshot in the index', fileId: node.id });
-        }
-        this.tree.insert(node);
+      // Stale, or rows deleted without a write: read the rows, which says what is missing.
+      if (entries.count !== this.db.nodeCount()) {
+        entries.wipe();
+        return false;
       }
-      // Fewer nodes than entries: two entries had one record id (that every entry reaches the root, the decoding
-      // checked by position).
-      if (this.tree.size !== nodes.length) {
-        throw new IntegrityError('malformed', { subject: 'tree snapshot in the index' });
-      }
+      const roots = entries.rootIndexes();
+      for (const at of roots) this.tree.insert(checkedSnapshotNode(entries.node(at)));
+      const opened = entries;
+      this.tree.deferAllButRoot(
+        () => {
+          this.#loadSnapshotRest(opened, new Set(roots));
+        },
+        () => {
+          opened.wipe();
+        },
+      );
     } catch (error) {
-      this.tree.clear();
-      if (!(error instanceof CofferError)) throw error;
-      // Not a loss of data (the rows are read instead), but verify reports it: a current snapshot that does not
-      // open was damaged or forged.
-      this.#snapshotProblem = { path: INDEX_PROBLEM_PATH, code: error.code, message: error.message };
-      return false;
+      entries?.wipe();
+      return this.#snapshotFailed(error);
     }
     this.#snapshotGeneration = generation;
     return true;
+  }
+
+  /**
+   * Adds the snapshot's entries that {@link Session.#loadSnapshot} held back, checking the whole of it; a snapshot
+   * found damaged now gives way to the rows, as it would have at unlock.
+   */
+  #loadSnapshotRest(entries: SnapshotEntries, roots: ReadonlySet<number>): void {
+    try {
+      for (let at = 0; at < entries.count; at++)
+        if (!roots.has(at)) this.tree.insert(checkedSnapshotNode(entries.node(at)));
+      // Fewer nodes than entries: two entries had one record id (that every entry reaches the root, the decoding
+      // checked by position).
+      if (this.tree.size !== entries.count) {
+        throw new IntegrityError('malformed', { subject: 'tree snapshot in the index' });
+      }
+    } catch (error) {
+      this.#snapshotFailed(error);
+      this.#readRowsInstead();
+    } finally {
+      entries.wipe();
+    }
+  }
+
+  /**
+   * Forgets a snapshot that did not open or check: not a loss of data (the rows are read instead), but verify
+   * reports it, as a current snapshot that does not open was damaged or forged.
+   * @returns `false`, what {@link Session.#loadSnapshot} returns then.
+   * @throws what is not a {@link CofferError}.
+   */
+  #snapshotFailed(error: unknown): false {
+    this.tree.clear();
+    if (!(error instanceof CofferError)) throw error;
+    // A name refused or taken twice is the snapshot's fault, not a request to rename something.
+    const problem =
+      error instanceof IntegrityError
+        ? error
+        : new IntegrityError('malformed', { subject: 'tree snapshot in the index' });
+    this.#snapshotProblem = { path: INDEX_PROBLEM_PATH, code: problem.code, message: problem.message };
+    return false;
+  }
+
+  /** Fills the tree from the rows in place of a snapshot that was held back and then found unusable. */
+  #readRowsInstead(): void {
+    this.tree.clear();
+    this.#snapshotGeneration = undefined;
+    this.#loadRows(this.#openCommitment(), false);
   }
 
   /**

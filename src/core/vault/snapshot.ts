@@ -148,62 +148,115 @@ function allReachRoot(parents: Uint32Array, types: Uint8Array): boolean {
   return true;
 }
 
-function decode(plaintext: Buffer): OpenedSnapshot {
-  const malformed = (): IntegrityError => new IntegrityError('malformed', { subject: SUBJECT });
-  let bytes = plaintext;
-  let sum: Buffer | undefined;
-  if (plaintext[0] === FORMAT_WITH_SUM) {
-    if (plaintext.length < HASH_BYTES + HEAD_BYTES) throw malformed();
-    sum = Buffer.from(plaintext.subarray(1, 1 + HASH_BYTES));
-    bytes = plaintext.subarray(HASH_BYTES);
-  } else if (plaintext[0] !== FORMAT) throw malformed();
-  if (bytes.length < HEAD_BYTES) throw malformed();
-  const count = bytes.readUInt32LE(1);
-  const names = namesOf(plaintext, bytes, count, sum !== undefined, malformed);
-  if (names.length !== count) throw malformed();
-  const ids: string[] = [];
-  for (let i = 0; i < count; i++) {
-    const at = HEAD_BYTES + i * ENTRY_BYTES;
-    ids.push(bytes.toString('hex', at, at + 16));
+/**
+ * An opened snapshot's entries, checked field by field (FORMAT.md 8.6) but not yet made into nodes: an unlock needs
+ * the root's entries at once and the rest only when something asks for them, and making 100,000 nodes (hex ids,
+ * objects, then the tree's maps) was most of an unlock. Owns the decrypted bytes until {@link SnapshotEntries.wipe}.
+ */
+export class SnapshotEntries {
+  readonly #plaintext: Buffer;
+  /** The plaintext from the entry count on (version 2 is shifted by the sum). */
+  readonly #bytes: Buffer;
+  #names: string[];
+  readonly #parents: Uint32Array;
+  readonly #ids: (string | undefined)[];
+
+  /** @throws {@link IntegrityError} (`malformed`) for an entry or layout a writer does not produce. */
+  constructor(plaintext: Buffer) {
+    const malformed = (): IntegrityError => new IntegrityError('malformed', { subject: SUBJECT });
+    this.#plaintext = plaintext;
+    let bytes = plaintext;
+    if (plaintext[0] === FORMAT_WITH_SUM) {
+      if (plaintext.length < HASH_BYTES + HEAD_BYTES) throw malformed();
+      this.sum = Buffer.from(plaintext.subarray(1, 1 + HASH_BYTES));
+      bytes = plaintext.subarray(HASH_BYTES);
+    } else if (plaintext[0] !== FORMAT) throw malformed();
+    if (bytes.length < HEAD_BYTES) throw malformed();
+    this.#bytes = bytes;
+    const count = bytes.readUInt32LE(1);
+    this.count = count;
+    this.#names = namesOf(plaintext, bytes, count, this.sum !== undefined, malformed);
+    if (this.#names.length !== count) throw malformed();
+    this.#ids = new Array<string | undefined>(count);
+    const parents = new Uint32Array(count);
+    const types = new Uint8Array(count);
+    for (let i = 0; i < count; i++) {
+      const at = HEAD_BYTES + i * ENTRY_BYTES;
+      const type = bytes[at + 20] as number;
+      const parent = bytes.readUInt32LE(at + 21);
+      const size = bytes.readDoubleLE(at + 25);
+      if (parent !== ROOT_INDEX && parent >= count) throw malformed();
+      if ((type !== TYPE_FILE && type !== TYPE_FOLDER) || !Number.isSafeInteger(size) || size < 0)
+        throw malformed();
+      // A folder has no size and no contents, as in its record (FORMAT.md section 8.3).
+      if (type === TYPE_FOLDER && (size !== 0 || !isZero(bytes, at + 41, at + 57))) throw malformed();
+      if (!Number.isFinite(bytes.readDoubleLE(at + 33))) throw malformed();
+      parents[i] = parent;
+      types[i] = type;
+    }
+    if (!allReachRoot(parents, types)) throw malformed();
+    this.#parents = parents;
   }
-  const nodes: TreeNode[] = [];
-  const parents = new Uint32Array(count);
-  const types = new Uint8Array(count);
-  for (let i = 0; i < count; i++) {
+
+  /** How many entries the snapshot holds. */
+  readonly count: number;
+  /** The index commitment's sum the snapshot was sealed with (format 1.1), or `undefined` (format 1.0). */
+  readonly sum: Buffer | undefined;
+
+  /** Positions of the root's entries. */
+  rootIndexes(): number[] {
+    const out: number[] = [];
+    for (let i = 0; i < this.count; i++) if (this.#parents[i] === ROOT_INDEX) out.push(i);
+    return out;
+  }
+
+  #id(i: number): string {
+    let id = this.#ids[i];
+    if (id === undefined) {
+      const at = HEAD_BYTES + i * ENTRY_BYTES;
+      id = this.#bytes.toString('hex', at, at + 16);
+      this.#ids[i] = id;
+    }
+    return id;
+  }
+
+  /** The node of the entry at position `i`. */
+  node(i: number): TreeNode {
+    const bytes = this.#bytes;
     const at = HEAD_BYTES + i * ENTRY_BYTES;
-    const type = bytes[at + 20];
-    const parentIndex = bytes.readUInt32LE(at + 21);
-    parents[i] = parentIndex;
-    types[i] = type ?? TYPE_FILE;
+    const parentIndex = this.#parents[i] as number;
+    const parent = parentIndex === ROOT_INDEX ? null : this.#id(parentIndex);
+    const name = this.#names[i] as string;
     const size = bytes.readDoubleLE(at + 25);
     const mtime = bytes.readDoubleLE(at + 33);
-    const parent = parentIndex === ROOT_INDEX ? null : ids[parentIndex];
-    const name = names[i];
-    const id = ids[i];
-    if (parent === undefined || name === undefined || id === undefined) throw malformed();
-    if ((type !== TYPE_FILE && type !== TYPE_FOLDER) || !Number.isSafeInteger(size) || size < 0)
-      throw malformed();
-    // A folder has no size and no contents, as in its record (FORMAT.md section 8.3).
-    if (type === TYPE_FOLDER && (size !== 0 || !isZero(bytes, at + 41, at + 57))) throw malformed();
-    if (!Number.isFinite(mtime)) throw malformed();
     const keyId = bytes.readUInt32LE(at + 16);
-    nodes.push(
-      type === TYPE_FILE
-        ? {
-            type: 'file',
-            name,
-            parent,
-            size,
-            mtime,
-            fileId: bytes.toString('hex', at + 41, at + 57),
-            id,
-            keyId,
-          }
-        : { type: 'folder', name, parent, size, mtime, id, keyId },
-    );
+    const id = this.#id(i);
+    return bytes[at + 20] === TYPE_FILE
+      ? {
+          type: 'file',
+          name,
+          parent,
+          size,
+          mtime,
+          fileId: bytes.toString('hex', at + 41, at + 57),
+          id,
+          keyId,
+        }
+      : { type: 'folder', name, parent, size, mtime, id, keyId };
   }
-  if (!allReachRoot(parents, types)) throw malformed();
-  return { nodes, sum };
+
+  /** Every entry's node, in the snapshot's order. */
+  nodes(): TreeNode[] {
+    const out = new Array<TreeNode>(this.count);
+    for (let i = 0; i < this.count; i++) out[i] = this.node(i);
+    return out;
+  }
+
+  /** Zeroes the decrypted bytes and drops the names; no entry can be read after. */
+  wipe(): void {
+    this.#plaintext.fill(0);
+    this.#names = [];
+  }
 }
 
 function aad(keys: SnapshotKeys, keyId: number, generation: bigint): Buffer {
@@ -261,12 +314,11 @@ export function snapshotGeneration(stored: Buffer): bigint | undefined {
 }
 
 /**
- * Opens a stored snapshot.
- * @returns the tree's nodes, in no particular order, and the commitment's sum when it carries one.
+ * Opens a stored snapshot, its entries checked but not made into nodes; the caller wipes them.
  * @throws {@link IntegrityError} when it fails authentication (`tampered`), names a key the vault lacks
  * (`unknown-key`), or does not parse (`malformed`, `truncated`).
  */
-export function openSnapshot(keys: SnapshotKeys, stored: Buffer): OpenedSnapshot {
+export function openSnapshotEntries(keys: SnapshotKeys, stored: Buffer): SnapshotEntries {
   if (stored.length < PREFIX_BYTES + NONCE_BYTES + TAG_BYTES) {
     throw new IntegrityError('truncated', { subject: SUBJECT });
   }
@@ -284,8 +336,23 @@ export function openSnapshot(keys: SnapshotKeys, stored: Buffer): OpenedSnapshot
   if (opened === undefined) throw new IntegrityError('unknown-key', { subject: SUBJECT });
   if (opened === null) throw new IntegrityError('tampered', { subject: SUBJECT });
   try {
-    return decode(opened);
-  } finally {
+    return new SnapshotEntries(opened);
+  } catch (error) {
     opened.fill(0);
+    throw error;
+  }
+}
+
+/**
+ * Opens a stored snapshot.
+ * @returns the tree's nodes, in no particular order, and the commitment's sum when it carries one.
+ * @throws {@link IntegrityError} as {@link openSnapshotEntries}.
+ */
+export function openSnapshot(keys: SnapshotKeys, stored: Buffer): OpenedSnapshot {
+  const entries = openSnapshotEntries(keys, stored);
+  try {
+    return { nodes: entries.nodes(), sum: entries.sum };
+  } finally {
+    entries.wipe();
   }
 }

@@ -90,31 +90,57 @@ export function decodeNode(bytes: Buffer, id: string, keyId: number): TreeNode {
 export class Tree {
   readonly #nodes = new Map<string, TreeNode>();
   readonly #children = new Map<string, Map<string, TreeNode>>();
+  /** Adds the entries held back by {@link Tree.deferAllButRoot}, and `drop` forgets them unread. */
+  #rest: { add: () => void; drop: () => void } | undefined;
+
+  /**
+   * Holds back every entry below the root's until something other than a listing of the root needs the tree: an
+   * unlock shows the root first, and building the whole tree of a large vault took most of it. `add` inserts them
+   * (it may rebuild the tree another way); it runs once, at the first such need. {@link Tree.clear} calls `drop`
+   * instead when it never ran.
+   */
+  deferAllButRoot(add: () => void, drop: () => void): void {
+    this.#rest = { add, drop };
+  }
+
+  /** Adds what {@link Tree.deferAllButRoot} held back. */
+  #complete(): void {
+    const rest = this.#rest;
+    if (rest === undefined) return;
+    this.#rest = undefined;
+    rest.add();
+  }
 
   get size(): number {
+    this.#complete();
     return this.#nodes.size;
   }
 
   values(): IterableIterator<TreeNode> {
+    this.#complete();
     return this.#nodes.values();
   }
 
   get(id: string): TreeNode | undefined {
+    this.#complete();
     return this.#nodes.get(id);
   }
 
   /** The node called `name` in folder `parent` (`null` = root), compared ignoring case and normalisation. */
   child(parent: string | null, name: string): TreeNode | undefined {
+    // The root's entries are all here, but a write that finds its name free must see the whole tree afterwards.
+    this.#complete();
     return this.#children.get(parent ?? ROOT)?.get(nameKey(name));
   }
 
   /** The entries of a folder, without copying them out (the caller must not change the tree while iterating). */
   children(parent: string | null): Iterable<TreeNode> {
+    if (parent !== null) this.#complete();
     return this.#children.get(parent ?? ROOT)?.values() ?? [];
   }
 
   childrenOf(parent: string | null): TreeNode[] {
-    return [...(this.#children.get(parent ?? ROOT)?.values() ?? [])];
+    return [...this.children(parent)];
   }
 
   /**
@@ -122,6 +148,7 @@ export class Tree {
    * @throws {@link AlreadyExistsError} when its folder already has an entry with that name.
    */
   insert(node: TreeNode): void {
+    this.#complete();
     const key = nameKey(node.name);
     let siblings = this.#children.get(node.parent ?? ROOT);
     if (!siblings) {
@@ -139,6 +166,7 @@ export class Tree {
   }
 
   remove(id: string): void {
+    this.#complete();
     const node = this.#nodes.get(id);
     if (!node) return;
     this.#nodes.delete(id);
@@ -150,6 +178,7 @@ export class Tree {
 
   /** Replaces a node's record (rename or move), keeping the indexes consistent. */
   replace(node: TreeNode): void {
+    this.#complete();
     const previous = this.#nodes.get(node.id);
     if (!previous) throw new NotFoundError('That item no longer exists in the vault.');
     this.remove(node.id);
@@ -187,9 +216,10 @@ export class Tree {
     const parts: string[] = [];
     for (let at: TreeNode | undefined = node; at;) {
       parts.unshift(at.name);
+      // Held-back entries are below the root's: counting without them stops no path early.
       if (parts.length > this.#nodes.size) return undefined;
       if (at.parent === null) return parts;
-      at = this.#nodes.get(at.parent);
+      at = this.get(at.parent);
     }
     return undefined;
   }
@@ -211,17 +241,15 @@ export class Tree {
   }
 
   isAncestor(ancestor: TreeNode, node: TreeNode): boolean {
-    for (
-      let at: TreeNode | undefined = node;
-      at;
-      at = at.parent === null ? undefined : this.#nodes.get(at.parent)
-    ) {
+    for (let at: TreeNode | undefined = node; at; at = at.parent === null ? undefined : this.get(at.parent)) {
       if (at.id === ancestor.id) return true;
     }
     return false;
   }
 
   clear(): void {
+    this.#rest?.drop();
+    this.#rest = undefined;
     this.#nodes.clear();
     this.#children.clear();
   }

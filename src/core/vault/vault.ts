@@ -74,6 +74,7 @@ import type { IndexState } from './seen-states.js';
 import { Session } from './session.js';
 import type { TreeNode } from './tree.js';
 import { verifyVault } from './verify.js';
+import { compareEntries } from '../../shared/name-order.js';
 
 export interface CreateOptions {
   /** Argon2id strength; default {@link DEFAULT_KDF_PRESET}. */
@@ -1318,11 +1319,9 @@ function retire(session: Session, saveSnapshot: boolean): void {
   }
 }
 
-/** Folders first, then by name. */
+/** Folders first, then by name, as the window lists them. */
 function sortNodes(nodes: TreeNode[]): TreeNode[] {
-  return nodes.sort((a, b) =>
-    a.type === b.type ? a.name.localeCompare(b.name) : a.type === 'folder' ? -1 : 1,
-  );
+  return nodes.sort(compareEntries);
 }
 
 async function folderSize(dir: string): Promise<number> {

@@ -1,5 +1,6 @@
 /** Pure helpers of the browser: sorting, range selection, fresh names. No React, no API. */
 import type { FolderTree, VaultEntry } from '../../shared/contract.js';
+import { compareNames } from '../../shared/name-order.js';
 
 export type SortColumn = 'name' | 'size' | 'mtime';
 export interface SortOrder {
@@ -7,15 +8,15 @@ export interface SortOrder {
   readonly ascending: boolean;
 }
 
-const collator = new Intl.Collator(undefined, { numeric: true, sensitivity: 'base' });
-
 /** Folders first (as file managers list them), then by the column; ties by name so the order is stable. */
 export function sortEntries(entries: readonly VaultEntry[], order: SortOrder): VaultEntry[] {
   const sign = order.ascending ? 1 : -1;
   return [...entries].sort((a, b) => {
     const kind = Number(a.type === 'file') - Number(b.type === 'file');
     if (kind !== 0) return kind;
-    const byName = collator.compare(a.name, b.name) || a.path.localeCompare(b.path);
+    // Search results from several folders can share a name. A folder's listing comes sorted by name (the
+    // engine's order is this one), so sorting it again by name takes one pass.
+    const byName = compareNames(a.name, b.name) || a.path.localeCompare(b.path);
     if (order.column === 'name') return sign * byName;
     const byColumn = order.column === 'size' ? a.size - b.size : a.mtime - b.mtime;
     return sign * byColumn || byName;

@@ -1,0 +1,21 @@
+/**
+ * The order a folder's entries are listed in, by the engine (the CLI's `ls`, the contract's listings) and by the
+ * window: one order, so the window's sort of a listing it was sent already in that order costs one pass.
+ */
+const collator = new Intl.Collator(undefined, { numeric: true, sensitivity: 'base' });
+
+/**
+ * Names in natural order ("file 2" before "file 10"), ignoring case and accents, then told apart by them so that
+ * the order is total.
+ */
+export function compareNames(a: string, b: string): number {
+  return collator.compare(a, b) || a.localeCompare(b);
+}
+
+/** Folders first (as file managers list them), then by name ({@link compareNames}). */
+export function compareEntries(
+  a: { readonly type: 'file' | 'folder'; readonly name: string },
+  b: { readonly type: 'file' | 'folder'; readonly name: string },
+): number {
+  return Number(a.type === 'file') - Number(b.type === 'file') || compareNames(a.name, b.name);
+}

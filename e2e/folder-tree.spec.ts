@@ -80,6 +80,20 @@ test('the folder tree has levels and positions, and the keyboard moves, opens, c
   await item('Taxes').click();
   await expect(row(page, 'x.txt')).toBeVisible();
 
+  // Going to a folder does not ask for the tree again; a change does, and the tree shows it.
+  await page.getByRole('button', { name: 'New folder' }).click();
+  await page.getByLabel('New name for New folder').fill('Receipts');
+  await page.keyboard.press('Enter');
+  await expect(item('Receipts')).toHaveAttribute('aria-level', '4');
+  await item('Personal').click();
+  await row(page, 'Docs').dblclick();
+  await row(page, 'Taxes').click();
+  await page.keyboard.press('F2');
+  await page.getByLabel('New name for Taxes').fill('Tax');
+  await page.keyboard.press('Enter');
+  await expect(item('Tax')).toHaveAttribute('aria-level', '3');
+  await expect(item('Taxes')).toHaveCount(0);
+
   for (const colorScheme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme });
     const { violations } = await new AxeBuilder({ page })

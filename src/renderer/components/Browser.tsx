@@ -99,21 +99,27 @@ export function Browser({ vault }: { vault: VaultSummary }) {
     }
   }, []);
 
-  /** Shows `path` (selecting `select`), and refreshes the tree and the vault's size, which a change may move. */
+  /**
+   * Shows `path` (selecting `select`), and unless `changed` is false refreshes the tree and the vault's size, which
+   * only a change moves (this window's own: no other program can open the vault meanwhile).
+   */
   const load = useCallback(
-    (path: string, select: readonly string[] = []): Promise<void> =>
+    (path: string, select: readonly string[] = [], changed = true): Promise<void> =>
       run(async () => {
+        const listed = call('entries.list', { vaultId, path });
         // Asked together, but the rows are shown as soon as they come: the tree and the vault's size (a walk of
         // every folder, and of the vault folder on disk) must not hold back the first rows after an unlock.
-        const listed = call('entries.list', { vaultId, path });
-        const folders = call('entries.tree', { vaultId });
-        const details = call('vault.info', { vaultId });
+        const refreshing = changed
+          ? { folders: call('entries.tree', { vaultId }), details: call('vault.info', { vaultId }) }
+          : undefined;
         // Awaited below, unless the rows fail first: then their failures are the same news, already shown.
-        for (const pending of [folders, details]) pending.catch(() => undefined);
+        refreshing?.folders.catch(() => undefined);
+        refreshing?.details.catch(() => undefined);
         showFolder(path, await listed);
         if (select.length > 0) setSelection(new Set(select));
-        setTree(await folders);
-        setVaultBytes((await details).info.totalBytes ?? null);
+        if (!refreshing) return;
+        setTree(await refreshing.folders);
+        setVaultBytes((await refreshing.details).info.totalBytes ?? null);
       }),
     [run, vaultId],
   );
@@ -167,9 +173,10 @@ export function Browser({ vault }: { vault: VaultSummary }) {
   const rows = useMemo(() => sortEntries(shown, sort), [shown, sort]);
   const selected = useMemo(() => rows.filter((row) => selection.has(row.path)), [rows, selection]);
 
-  const open = (path: string, select: readonly string[] = []): Promise<void> => {
+  /** Goes to a folder; `changed` when something was changed there (the tree and the vault's size then too). */
+  const open = (path: string, select: readonly string[] = [], changed = false): Promise<void> => {
     setQuery('');
-    return load(path, select);
+    return load(path, select, changed);
   };
   const openEntry = (entry: VaultEntry): void => {
     if (entry.type === 'folder') void open(entry.path);
@@ -240,7 +247,7 @@ export function Browser({ vault }: { vault: VaultSummary }) {
     run(async () => {
       const name = freeName('New folder', new Set(entries.map((entry) => entry.name)));
       const created = await call('entries.mkdir', { vaultId, path: childPath(folder, name) });
-      await open(folder, [created.path]);
+      await open(folder, [created.path], true);
       setRenaming(created.path);
     });
 

@@ -182,6 +182,20 @@ export function checkName(name: string): string {
 }
 
 /**
+ * Whether `name` is one a writer stores as it is ({@link checkName} accepts it unchanged): a read of stored names
+ * in bulk, where anything else means a forged index.
+ */
+export function isStorableName(name: string): boolean {
+  if (isPlainName(name)) return true;
+  try {
+    return checkName(name) === name;
+  } catch (error) {
+    if (error instanceof InvalidNameError || error instanceof InvalidArgumentError) return false;
+    throw error;
+  }
+}
+
+/**
  * The key under which names clash within one folder. Two names with the same key cannot both be restored onto a
  * case-insensitive file system (Windows, macOS by default), so a folder may hold only one of them.
  *

@@ -5,11 +5,12 @@
 const collator = new Intl.Collator(undefined, { numeric: true, sensitivity: 'base' });
 
 /**
- * Names in natural order ("file 2" before "file 10"), ignoring case and accents, then told apart by them so that
- * the order is total.
+ * Names in natural order ("file 2" before "file 10"), ignoring case and accents, then told apart by them, and last
+ * by code units (the collator ignores some characters, such as a zero-width space, altogether), so that the order
+ * is total and a listing comes out the same at every unlock.
  */
 export function compareNames(a: string, b: string): number {
-  return collator.compare(a, b) || a.localeCompare(b);
+  return collator.compare(a, b) || a.localeCompare(b) || (a < b ? -1 : a > b ? 1 : 0);
 }
 
 /** Folders first (as file managers list them), then by name ({@link compareNames}). */

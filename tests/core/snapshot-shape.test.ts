@@ -5,7 +5,8 @@
  * report it. Snapshots here are sealed under the vault's own keys, as whoever holds the passphrase could seal them.
  */
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
@@ -93,7 +94,7 @@ describe('the tree snapshot', () => {
       },
     ],
     [
-      // Found when the entries below the root are first needed, after the root was listed from the snapshot.
+      // Checked at unlock, though the nodes below the root are made only when first needed.
       'a name a writer never stores, below the root',
       (nodes) => nodes.map((node) => (node.name === 'a.txt' ? { ...node, name: 'a\u0001.txt' } : node)),
     ],
@@ -122,6 +123,37 @@ describe('the tree snapshot', () => {
     expect(report.problems).toEqual([
       expect.objectContaining({ path: '(index)', message: expect.stringMatching(MALFORMED) as string }),
     ]);
+  });
+
+  it('one flawed below the root is refused at unlock, so damage to the rows read instead is reported there', async () => {
+    const { dir } = await closedVault();
+    let nodes: TreeNode[] = [];
+    await forgeSnapshot(dir, (rows) => {
+      nodes = rows;
+      return rows.map((node) => (node.name === 'a.txt' ? { ...node, name: 'a\u0001.txt' } : node));
+    });
+    damageRowOf(dir, nodes, 'c.txt');
+    const { vault, damaged } = await unlocked(dir);
+    expect(damaged).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ path: expect.stringMatching(/^\(index row /u) as string }),
+      ]),
+    );
+    expect(vault.list('/').map((entry) => entry.name)).toEqual(['docs']);
+  });
+
+  it('a root entry with the record id of an entry below the root never reaches a listing or a restore', async () => {
+    const { dir, before } = await closedVault();
+    await forgeSnapshot(dir, (rows) => {
+      const a = rows.find(byName('a.txt'));
+      if (!a) throw new Error('no a.txt');
+      return rows.map((node) => (node.name === 'c.txt' ? { ...a, name: 'c.txt', parent: null } : node));
+    });
+    const { vault } = await unlocked(dir);
+    expect(vault.list('/')).toEqual(before.filter((entry) => !entry.path.startsWith('/docs/')));
+    const out = join(dirname(dir), 'restored');
+    await vault.restore(['/'], out);
+    expect(readFileSync(join(out, 'c.txt'), 'utf8')).toBe('charlie');
   });
 
   it('an entry whose record id names no row is not noticed at unlock; verify finds it and drops the snapshot', async () => {

@@ -55,17 +55,6 @@ function unreachable(tree: Tree): TreeNode[] {
   return [...tree.values()].filter((node) => !reached.has(node.id));
 }
 
-/**
- * A node of the snapshot, whose name a writer checked before storing it.
- * @throws {@link IntegrityError} (`malformed`) for any other name: it was forged.
- */
-function checkedSnapshotNode(node: TreeNode): TreeNode {
-  if (checkName(node.name) !== node.name) {
-    throw new IntegrityError('malformed', { subject: 'tree snapshot in the index', fileId: node.id });
-  }
-  return node;
-}
-
 function sameNodes(before: ReadonlyMap<string, TreeNode>, tree: Tree): boolean {
   if (before.size !== tree.size) return false;
   for (const node of tree.values()) {
@@ -347,8 +336,9 @@ export class Session {
 
   /**
    * Fills the tree from the snapshot when it is current: the root's entries at once, the rest when first needed
-   * ({@link Tree.deferAllButRoot}), so the first rows of a large vault do not wait for all of it. In format 1.1
-   * only a snapshot that repeats the commitment's `sum` is used (FORMAT.md 8.6).
+   * ({@link Tree.deferAllButRoot}), so the first rows of a large vault do not wait for all of it; every check of
+   * the whole snapshot is made here. In format 1.1 only a snapshot that repeats the commitment's `sum` is used
+   * (FORMAT.md 8.6).
    * @returns whether the snapshot was used; else the tree is left empty, for the rows to be read.
    */
   #loadSnapshot(sum: Buffer | undefined): boolean {
@@ -378,11 +368,15 @@ export class Session {
         return false;
       }
       const roots = entries.rootIndexes();
-      for (const at of roots) this.tree.insert(checkedSnapshotNode(entries.node(at)));
+      for (const at of roots) this.tree.insert(entries.node(at));
       const opened = entries;
+      const isRoot = new Uint8Array(opened.count);
+      for (const at of roots) isRoot[at] = 1;
       this.tree.deferAllButRoot(
         () => {
-          this.#loadSnapshotRest(opened, new Set(roots));
+          // Cannot fail: the snapshot's names and ids were checked as a whole when it was opened.
+          for (let at = 0; at < opened.count; at++) if (isRoot[at] === 0) this.tree.insert(opened.node(at));
+          opened.wipe();
         },
         () => {
           opened.wipe();
@@ -390,56 +384,15 @@ export class Session {
       );
     } catch (error) {
       entries?.wipe();
-      return this.#snapshotFailed(error);
+      this.tree.clear();
+      if (!(error instanceof CofferError)) throw error;
+      // Not a loss of data (the rows are read instead), but verify reports it: a current snapshot that does not
+      // open was damaged or forged.
+      this.#snapshotProblem = { path: INDEX_PROBLEM_PATH, code: error.code, message: error.message };
+      return false;
     }
     this.#snapshotGeneration = generation;
     return true;
-  }
-
-  /**
-   * Adds the snapshot's entries that {@link Session.#loadSnapshot} held back, checking the whole of it; a snapshot
-   * found damaged now gives way to the rows, as it would have at unlock.
-   */
-  #loadSnapshotRest(entries: SnapshotEntries, roots: ReadonlySet<number>): void {
-    try {
-      for (let at = 0; at < entries.count; at++)
-        if (!roots.has(at)) this.tree.insert(checkedSnapshotNode(entries.node(at)));
-      // Fewer nodes than entries: two entries had one record id (that every entry reaches the root, the decoding
-      // checked by position).
-      if (this.tree.size !== entries.count) {
-        throw new IntegrityError('malformed', { subject: 'tree snapshot in the index' });
-      }
-    } catch (error) {
-      this.#snapshotFailed(error);
-      this.#readRowsInstead();
-    } finally {
-      entries.wipe();
-    }
-  }
-
-  /**
-   * Forgets a snapshot that did not open or check: not a loss of data (the rows are read instead), but verify
-   * reports it, as a current snapshot that does not open was damaged or forged.
-   * @returns `false`, what {@link Session.#loadSnapshot} returns then.
-   * @throws what is not a {@link CofferError}.
-   */
-  #snapshotFailed(error: unknown): false {
-    this.tree.clear();
-    if (!(error instanceof CofferError)) throw error;
-    // A name refused or taken twice is the snapshot's fault, not a request to rename something.
-    const problem =
-      error instanceof IntegrityError
-        ? error
-        : new IntegrityError('malformed', { subject: 'tree snapshot in the index' });
-    this.#snapshotProblem = { path: INDEX_PROBLEM_PATH, code: problem.code, message: problem.message };
-    return false;
-  }
-
-  /** Fills the tree from the rows in place of a snapshot that was held back and then found unusable. */
-  #readRowsInstead(): void {
-    this.tree.clear();
-    this.#snapshotGeneration = undefined;
-    this.#loadRows(this.#openCommitment(), false);
   }
 
   /**

@@ -4,6 +4,8 @@ import { deriveSubkey, type Keyring } from '../crypto/keys.js';
 import { padme } from '../crypto/padding.js';
 import type { SodiumBackend } from '../crypto/sodium.js';
 import { IntegrityError } from '../errors.js';
+import { isStorableName, nameKey } from '../names.js';
+import { hasDuplicate, hashId, hashNameKey } from './find-duplicate.js';
 import type { TreeNode } from './tree.js';
 
 /**
@@ -196,6 +198,28 @@ export class SnapshotEntries {
     }
     if (!allReachRoot(parents, types)) throw malformed();
     this.#parents = parents;
+    this.#checkNamesAndIds(malformed);
+  }
+
+  /**
+   * Checks what a tree would refuse when the nodes are made (FORMAT.md 8.6): every name passes the name rules, no
+   * two entries share a record id, no folder holds two entries whose names clash. All of it at unlock, though the
+   * nodes below the root are made later, so what is found is reported at unlock and the rows are read instead.
+   */
+  #checkNamesAndIds(malformed: () => IntegrityError): void {
+    const names = this.#names;
+    const parents = this.#parents;
+    // A writer only stores checked names; anything else was forged.
+    for (const name of names) if (!isStorableName(name)) throw malformed();
+    const at = (i: number): number => HEAD_BYTES + i * ENTRY_BYTES;
+    const bytes = this.#bytes;
+    const sameId = (a: number, b: number): boolean =>
+      bytes.compare(bytes, at(b), at(b) + 16, at(a), at(a) + 16) === 0;
+    if (hasDuplicate(this.count, (i) => hashId(bytes, at(i)), sameId)) throw malformed();
+    const sameKey = (a: number, b: number): boolean =>
+      parents[a] === parents[b] && nameKey(names[a] as string) === nameKey(names[b] as string);
+    if (hasDuplicate(this.count, (i) => hashNameKey(parents[i] as number, names[i] as string), sameKey))
+      throw malformed();
   }
 
   /** How many entries the snapshot holds. */

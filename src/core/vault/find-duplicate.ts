@@ -1,0 +1,80 @@
+import { getRandomValues } from 'node:crypto';
+
+import { nameKey } from '../names.js';
+
+/**
+ * Odd multipliers drawn once per process: hashes that whoever writes a snapshot cannot predict, so no set of ids or
+ * names can be chosen to make every lookup collide (a table that degrades to a list would make an unlock quadratic).
+ */
+const MULTIPLIERS = Array.from(getRandomValues(new Uint32Array(5)), (word) => word | 1);
+
+/** Spreads a 32-bit value's bits over the whole word (murmur3's finaliser). */
+function finish(hash: number): number {
+  let h = hash ^ (hash >>> 16);
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  return h ^ (h >>> 16);
+}
+
+/** A hash of the 16 bytes at `at`. */
+export function hashId(bytes: Buffer, at: number): number {
+  let h = 0;
+  for (let word = 0; word < 4; word++)
+    h = (h + Math.imul(bytes.readUInt32LE(at + word * 4), MULTIPLIERS[word] as number)) | 0;
+  return finish(h);
+}
+
+/**
+ * A hash of `parent` and the UTF-16 code units of `text` with A-Z lowered, or `undefined` when `text` is not ASCII.
+ */
+function hashAscii(parent: number, text: string): number | undefined {
+  let h = Math.imul(parent, MULTIPLIERS[4] as number);
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit > 0x7f) return undefined;
+    h = Math.imul(h ^ (unit >= 0x41 && unit <= 0x5a ? unit + 0x20 : unit), 0x01000193);
+  }
+  return finish(h);
+}
+
+/**
+ * A hash of `parent` and the key under which `name` clashes in a folder ({@link nameKey}); equal keys hash alike.
+ * An ASCII name's key is its lower case, hashed without being built: an unlock hashes every name.
+ */
+export function hashNameKey(parent: number, name: string): number {
+  return hashAscii(parent, name) ?? hashNonAscii(parent, nameKey(name));
+}
+
+/** The hash of a key that is not ASCII: its code units (lower case already, as {@link nameKey} makes it). */
+function hashNonAscii(parent: number, key: string): number {
+  let h = Math.imul(parent, MULTIPLIERS[4] as number);
+  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
+  return finish(h);
+}
+
+/**
+ * Whether two of items 0 … count-1 are the same, by a 32-bit `hash` of each and `same` for those whose hashes are
+ * equal: an open-addressing table of item numbers in a typed array, which for 100,000 items costs a few
+ * milliseconds where a `Set` of strings built for the purpose costs tens.
+ */
+export function hasDuplicate(
+  count: number,
+  hash: (item: number) => number,
+  same: (a: number, b: number) => boolean,
+): boolean {
+  const mask = 2 ** Math.ceil(Math.log2(2 * count + 2)) - 1;
+  const slots = new Int32Array(mask + 1).fill(-1);
+  const hashes = new Int32Array(count);
+  for (let item = 0; item < count; item++) {
+    const h = hash(item);
+    hashes[item] = h;
+    let slot = h & mask;
+    for (let other = slots[slot] as number; other !== -1; other = slots[slot] as number) {
+      if (hashes[other] === h && same(item, other)) return true;
+      slot = (slot + 1) & mask;
+    }
+    slots[slot] = item;
+  }
+  return false;
+}

@@ -7,7 +7,7 @@ import { nameKey } from '../../src/core/names.js';
 import { hasDuplicate, hashId, hashNameKey } from '../../src/core/vault/find-duplicate.js';
 
 const sameIn =
-  <T>(items: readonly T[]) =>
+  (items: readonly string[]) =>
   (a: number, b: number): boolean =>
     items[a] === items[b];
 

@@ -76,6 +76,14 @@ describe('vault lifecycle', () => {
     readOnly.close();
   });
 
+  it('counts the rows through a memory map that is gone once counted (a read error in it would stop the process)', () => {
+    const path = join(tempDir(), 'index.sqlite');
+    const db = IndexDb.open(path, { readOnly: false, create: true, vaultId: Buffer.alloc(16, 1) });
+    expect(db.nodeCount()).toBe(0);
+    expect(db.pragmas().mmapSize).toBe(0);
+    db.close();
+  });
+
   it('refuses a second opener in this process and in another process', async () => {
     const { dir } = await newVault();
     await expect(Vault.open(dir, { sodium: nativeSodium })).rejects.toBeInstanceOf(VaultInUseError);

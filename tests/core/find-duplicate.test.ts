@@ -58,6 +58,27 @@ describe('hashNameKey', () => {
     }
   });
 
+  it('cannot be steered by chosen names, in any folder (the first folder once hashed from a known start)', () => {
+    // The hash with a known start: FNV-1a from 0, then murmur3's finaliser, as every folder at position 0 had.
+    const known = (text: string): number => {
+      let h = 0;
+      for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+      h ^= h >>> 16;
+      h = Math.imul(h, 0x85ebca6b);
+      h ^= h >>> 13;
+      h = Math.imul(h, 0xc2b2ae35);
+      return h ^ (h >>> 16);
+    };
+    const mask = 4095;
+    // Names that all fall in 16 of 4,096 slots under the known start.
+    const chosen: string[] = [];
+    for (let i = 0; chosen.length < 2000; i++) if ((known(`f${i}`) & mask) < 16) chosen.push(`f${i}`);
+    for (const parent of [0, 1, 0xffffffff]) {
+      const slots = new Set(chosen.map((name) => hashNameKey(parent, name) & mask));
+      expect(slots.size).toBeGreaterThan(1000);
+    }
+  });
+
   it('depends on the folder', () => {
     const folders = new Set(Array.from({ length: 50 }, (_, parent) => hashNameKey(parent, 'a.txt')));
     expect(folders.size).toBe(50);

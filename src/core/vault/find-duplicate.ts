@@ -7,6 +7,12 @@ import { nameKey } from '../names.js';
  * names can be chosen to make every lookup collide (a table that degrades to a list would make an unlock quadratic).
  */
 const MULTIPLIERS = Array.from(getRandomValues(new Uint32Array(5)), (word) => word | 1);
+/** Where a name's hash starts, with the folder mixed in: random too, so no folder (position 0 gave 0) starts known. */
+const NAME_SEED = getRandomValues(new Uint32Array(1))[0] as number;
+
+function nameHashStart(parent: number): number {
+  return finish(Math.imul(parent, MULTIPLIERS[4] as number) ^ NAME_SEED);
+}
 
 /** Spreads a 32-bit value's bits over the whole word (murmur3's finaliser). */
 function finish(hash: number): number {
@@ -29,7 +35,7 @@ export function hashId(bytes: Buffer, at: number): number {
  * A hash of `parent` and the UTF-16 code units of `text` with A-Z lowered, or `undefined` when `text` is not ASCII.
  */
 function hashAscii(parent: number, text: string): number | undefined {
-  let h = Math.imul(parent, MULTIPLIERS[4] as number);
+  let h = nameHashStart(parent);
   for (let i = 0; i < text.length; i++) {
     const unit = text.charCodeAt(i);
     if (unit > 0x7f) return undefined;
@@ -48,7 +54,7 @@ export function hashNameKey(parent: number, name: string): number {
 
 /** The hash of a key that is not ASCII: its code units (lower case already, as {@link nameKey} makes it). */
 function hashNonAscii(parent: number, key: string): number {
-  let h = Math.imul(parent, MULTIPLIERS[4] as number);
+  let h = nameHashStart(parent);
   for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
   return finish(h);
 }

@@ -374,9 +374,12 @@ export class Session {
       for (const at of roots) isRoot[at] = 1;
       this.tree.deferAllButRoot(
         () => {
-          // Cannot fail: the snapshot's names and ids were checked as a whole when it was opened.
-          for (let at = 0; at < opened.count; at++) if (isRoot[at] === 0) this.tree.insert(opened.node(at));
-          opened.wipe();
+          try {
+            // Cannot fail: the snapshot's names and ids were checked as a whole when it was opened.
+            for (let at = 0; at < opened.count; at++) if (isRoot[at] === 0) this.tree.insert(opened.node(at));
+          } finally {
+            opened.wipe();
+          }
         },
         () => {
           opened.wipe();

@@ -24,7 +24,7 @@ const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
 const SHOWN_CODE_POINTS = 80;
 
 /** True when every UTF-16 unit is ASCII. */
-function isAscii(text: string): boolean {
+export function isAscii(text: string): boolean {
   for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) return false;
   return true;
 }

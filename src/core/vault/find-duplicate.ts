@@ -1,6 +1,6 @@
 import { getRandomValues } from 'node:crypto';
 
-import { nameKey } from '../names.js';
+import { isAscii, nameKey } from '../names.js';
 
 /**
  * Odd multipliers drawn once per process: hashes that whoever writes a snapshot cannot predict, so no set of ids or
@@ -32,30 +32,17 @@ export function hashId(bytes: Buffer, at: number): number {
 }
 
 /**
- * A hash of `parent` and the UTF-16 code units of `text` with A-Z lowered, or `undefined` when `text` is not ASCII.
- */
-function hashAscii(parent: number, text: string): number | undefined {
-  let h = nameHashStart(parent);
-  for (let i = 0; i < text.length; i++) {
-    const unit = text.charCodeAt(i);
-    if (unit > 0x7f) return undefined;
-    h = Math.imul(h ^ (unit >= 0x41 && unit <= 0x5a ? unit + 0x20 : unit), 0x01000193);
-  }
-  return finish(h);
-}
-
-/**
  * A hash of `parent` and the key under which `name` clashes in a folder ({@link nameKey}); equal keys hash alike.
- * An ASCII name's key is its lower case, hashed without being built: an unlock hashes every name.
+ * An ASCII name's key is its lower case, hashed from the name itself with A-Z lowered on the way rather than built
+ * (an unlock hashes every name); lowering changes nothing in any other key, which {@link nameKey} made lower case.
  */
 export function hashNameKey(parent: number, name: string): number {
-  return hashAscii(parent, name) ?? hashNonAscii(parent, nameKey(name));
-}
-
-/** The hash of a key that is not ASCII: its code units (lower case already, as {@link nameKey} makes it). */
-function hashNonAscii(parent: number, key: string): number {
+  const key = isAscii(name) ? name : nameKey(name);
   let h = nameHashStart(parent);
-  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
+  for (let i = 0; i < key.length; i++) {
+    const unit = key.charCodeAt(i);
+    h = Math.imul(h ^ (unit >= 0x41 && unit <= 0x5a ? unit + 0x20 : unit), 0x01000193);
+  }
   return finish(h);
 }
 

@@ -367,16 +367,14 @@ export class Session {
         entries.wipe();
         return false;
       }
-      const roots = entries.rootIndexes();
-      for (const at of roots) this.tree.insert(entries.node(at));
+      for (let at = 0; at < entries.count; at++) if (entries.isAtRoot(at)) this.tree.insert(entries.node(at));
       const opened = entries;
-      const isRoot = new Uint8Array(opened.count);
-      for (const at of roots) isRoot[at] = 1;
       this.tree.deferAllButRoot(
         () => {
           try {
             // Cannot fail: the snapshot's names and ids were checked as a whole when it was opened.
-            for (let at = 0; at < opened.count; at++) if (isRoot[at] === 0) this.tree.insert(opened.node(at));
+            for (let at = 0; at < opened.count; at++)
+              if (!opened.isAtRoot(at)) this.tree.insert(opened.node(at));
           } finally {
             opened.wipe();
           }

@@ -26,6 +26,8 @@ const NAMES_LENGTH_BYTES = 4;
 const BUCKET_FLOOR = 4096;
 /** id 16 ‖ key id u32 ‖ type u8 ‖ parent index u32 ‖ size f64 ‖ mtime f64 ‖ file id 16. */
 const ENTRY_BYTES = 57;
+/** Where entry `i` starts, counted from the entry count's byte (version 2: after the sum). */
+const entryAt = (i: number): number => HEAD_BYTES + i * ENTRY_BYTES;
 const ROOT_INDEX = 0xffffffff;
 const TYPE_FILE = 0;
 const TYPE_FOLDER = 1;
@@ -80,7 +82,7 @@ export function encodeSnapshot(nodes: readonly TreeNode[], sum?: Buffer): Buffer
   const out = whole.subarray(sum?.length ?? 0);
   out.writeUInt32LE(nodes.length, 1);
   nodes.forEach((node, i) => {
-    const at = HEAD_BYTES + i * ENTRY_BYTES;
+    const at = entryAt(i);
     const parent = node.parent === null ? ROOT_INDEX : position.get(node.parent);
     if (parent === undefined) throw new Error(`internal error: ${node.id} has a parent outside the tree`);
     out.write(node.id, at, 16, 'hex');
@@ -183,7 +185,7 @@ export class SnapshotEntries {
     const parents = new Uint32Array(count);
     const types = new Uint8Array(count);
     for (let i = 0; i < count; i++) {
-      const at = HEAD_BYTES + i * ENTRY_BYTES;
+      const at = entryAt(i);
       const type = bytes[at + 20] as number;
       const parent = bytes.readUInt32LE(at + 21);
       const size = bytes.readDoubleLE(at + 25);
@@ -211,11 +213,10 @@ export class SnapshotEntries {
     const parents = this.#parents;
     // A writer only stores checked names; anything else was forged.
     for (const name of names) if (!isStorableName(name)) throw malformed();
-    const at = (i: number): number => HEAD_BYTES + i * ENTRY_BYTES;
     const bytes = this.#bytes;
     const sameId = (a: number, b: number): boolean =>
-      bytes.compare(bytes, at(b), at(b) + 16, at(a), at(a) + 16) === 0;
-    if (hasDuplicate(this.count, (i) => hashId(bytes, at(i)), sameId)) throw malformed();
+      bytes.compare(bytes, entryAt(b), entryAt(b) + 16, entryAt(a), entryAt(a) + 16) === 0;
+    if (hasDuplicate(this.count, (i) => hashId(bytes, entryAt(i)), sameId)) throw malformed();
     const sameKey = (a: number, b: number): boolean =>
       parents[a] === parents[b] && nameKey(names[a] as string) === nameKey(names[b] as string);
     if (hasDuplicate(this.count, (i) => hashNameKey(parents[i] as number, names[i] as string), sameKey))
@@ -227,17 +228,15 @@ export class SnapshotEntries {
   /** The index commitment's sum the snapshot was sealed with (format 1.1), or `undefined` (format 1.0). */
   readonly sum: Buffer | undefined;
 
-  /** Positions of the root's entries. */
-  rootIndexes(): number[] {
-    const out: number[] = [];
-    for (let i = 0; i < this.count; i++) if (this.#parents[i] === ROOT_INDEX) out.push(i);
-    return out;
+  /** Whether the entry at position `i` is in the root folder. */
+  isAtRoot(i: number): boolean {
+    return this.#parents[i] === ROOT_INDEX;
   }
 
   #id(i: number): string {
     let id = this.#ids[i];
     if (id === undefined) {
-      const at = HEAD_BYTES + i * ENTRY_BYTES;
+      const at = entryAt(i);
       id = this.#bytes.toString('hex', at, at + 16);
       this.#ids[i] = id;
     }
@@ -247,7 +246,7 @@ export class SnapshotEntries {
   /** The node of the entry at position `i`. */
   node(i: number): TreeNode {
     const bytes = this.#bytes;
-    const at = HEAD_BYTES + i * ENTRY_BYTES;
+    const at = entryAt(i);
     const parentIndex = this.#parents[i] as number;
     const parent = parentIndex === ROOT_INDEX ? null : this.#id(parentIndex);
     const name = this.#names[i] as string;

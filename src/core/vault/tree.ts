@@ -95,9 +95,8 @@ export class Tree {
 
   /**
    * Holds back every entry below the root's until something other than a listing of the root needs the tree: an
-   * unlock shows the root first, and building the whole tree of a large vault took most of it. `add` inserts them
-   * (it may rebuild the tree another way); it runs once, at the first such need. {@link Tree.clear} calls `drop`
-   * instead when it never ran.
+   * unlock shows the root first, and building the whole tree of a large vault took most of it. `add` inserts them;
+   * it runs once, at the first such need. {@link Tree.clear} calls `drop` instead when it never ran.
    */
   deferAllButRoot(add: () => void, drop: () => void): void {
     this.#rest = { add, drop };

@@ -13,10 +13,18 @@ export function compareNames(a: string, b: string): number {
   return collator.compare(a, b) || a.localeCompare(b) || (a < b ? -1 : a > b ? 1 : 0);
 }
 
-/** Folders first (as file managers list them), then by name ({@link compareNames}). */
+/** Folders before files, as file managers list them; 0 for two of a kind. */
+export function compareKinds(
+  a: { readonly type: 'file' | 'folder' },
+  b: { readonly type: 'file' | 'folder' },
+): number {
+  return Number(a.type === 'file') - Number(b.type === 'file');
+}
+
+/** Folders first ({@link compareKinds}), then by name ({@link compareNames}). */
 export function compareEntries(
   a: { readonly type: 'file' | 'folder'; readonly name: string },
   b: { readonly type: 'file' | 'folder'; readonly name: string },
 ): number {
-  return Number(a.type === 'file') - Number(b.type === 'file') || compareNames(a.name, b.name);
+  return compareKinds(a, b) || compareNames(a.name, b.name);
 }

@@ -1,6 +1,6 @@
 /** Pure helpers of the browser: sorting, range selection, fresh names. No React, no API. */
 import type { FolderTree, VaultEntry } from '../../shared/contract.js';
-import { compareNames } from '../../shared/name-order.js';
+import { compareKinds, compareNames } from '../../shared/name-order.js';
 
 export type SortColumn = 'name' | 'size' | 'mtime';
 export interface SortOrder {
@@ -12,7 +12,7 @@ export interface SortOrder {
 export function sortEntries(entries: readonly VaultEntry[], order: SortOrder): VaultEntry[] {
   const sign = order.ascending ? 1 : -1;
   return [...entries].sort((a, b) => {
-    const kind = Number(a.type === 'file') - Number(b.type === 'file');
+    const kind = compareKinds(a, b);
     if (kind !== 0) return kind;
     // Search results from several folders can share a name. A folder's listing comes sorted by name (the
     // engine's order is this one), so sorting it again by name takes one pass.

@@ -1,6 +1,7 @@
 /**
- * The browser implementation of `window.coffer` for the preview server: requests over HTTP, events over a
- * WebSocket, dropped files as bytes. Browser code: no Node imports (a test keeps it so).
+ * The browser implementation of `window.coffer` for the preview server: events over a WebSocket, requests on the
+ * same socket while it is open (over HTTP otherwise), dropped files as bytes over HTTP. Browser code: no Node
+ * imports (a test keeps it so).
  */
 import type {
   Channel,
@@ -11,7 +12,14 @@ import type {
   ResponseOf,
   Result,
 } from '../shared/contract.js';
-import { decodeWire, type ChooserListing, type ChooserRequest, type DropManifestEntry } from './wire.js';
+import {
+  decodeWire,
+  type ChooserListing,
+  type ChooserRequest,
+  type DropManifestEntry,
+  type SocketReply,
+  type SocketRequest,
+} from './wire.js';
 
 export type { ChooserEntry, ChooserListing, ChooserRequest } from './wire.js';
 
@@ -77,6 +85,9 @@ export function createPreviewApi(
   let socket: WebSocket | undefined;
   /** Settles when the event socket opened (or failed): requests wait for it so no event of theirs is missed. */
   let socketReady: Promise<void> = Promise.resolve();
+  /** Requests sent on the socket and not yet answered, by id. */
+  const awaiting = new Map<number, (result: Result<unknown>) => void>();
+  let nextRequestId = 0;
 
   const post = async <T>(
     path: string,
@@ -111,12 +122,21 @@ export function createPreviewApi(
     });
     opened.onmessage = (message: MessageEvent) => {
       if (typeof message.data !== 'string') return;
-      const { event, payload } = decodeWire(message.data) as { event: EventName | 'chooser'; payload: never };
-      for (const listener of listeners.get(event) ?? []) listener(payload);
+      const decoded = decodeWire(message.data) as
+        SocketReply | { event: EventName | 'chooser'; payload: never };
+      if ('reply' in decoded) {
+        awaiting.get(decoded.reply)?.(decoded.result as Result<unknown>);
+        awaiting.delete(decoded.reply);
+        return;
+      }
+      for (const listener of listeners.get(decoded.event) ?? []) listener(decoded.payload);
     };
     opened.onclose = () => {
       socket = undefined;
       socketReady = Promise.resolve();
+      // Whether the server carried them out is unknown, as for an HTTP request whose connection broke.
+      for (const answer of awaiting.values()) answer(unreachable(new Error('the connection closed')));
+      awaiting.clear();
       if ([...listeners.values()].some((set) => set.size > 0)) setTimeout(connect, RECONNECT_MS);
     };
   };
@@ -136,8 +156,18 @@ export function createPreviewApi(
   };
 
   return {
-    invoke<C extends Channel>(channel: C, request: RequestOf<C>): Promise<Result<ResponseOf<C>>> {
-      return post(`/api/invoke/${encodeURIComponent(channel)}`, JSON.stringify(request));
+    async invoke<C extends Channel>(channel: C, request: RequestOf<C>): Promise<Result<ResponseOf<C>>> {
+      await socketReady;
+      const open = socket;
+      if (open?.readyState !== transport.WebSocket.OPEN) {
+        return post(`/api/invoke/${encodeURIComponent(channel)}`, JSON.stringify(request));
+      }
+      const id = nextRequestId++;
+      const message: SocketRequest = { id, channel, request };
+      return new Promise((answered) => {
+        awaiting.set(id, answered as (result: Result<unknown>) => void);
+        open.send(JSON.stringify(message));
+      });
     },
 
     on<E extends EventName>(event: E, listener: (payload: EventPayloads[E]) => void): () => void {

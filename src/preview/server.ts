@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { extname, resolve, sep } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 
-import { WebSocketServer, type WebSocket } from 'ws';
+import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 
 import { createBackend, type Backend, type DialogProvider } from '../app/backend.js';
 import { IdleLock } from '../app/idle-lock.js';
@@ -18,7 +18,7 @@ import type { Result } from '../shared/contract.js';
 import { ChooserDialogs, defaultChooserRoots } from './chooser.js';
 import { DropUpload, parseDropManifest } from './drop-body.js';
 import { RecordingShell, xdgOpenShell } from './shell.js';
-import { encodeWire } from './wire.js';
+import { encodeWire, parseSocketRequest, type SocketReply } from './wire.js';
 
 /** The only address the preview server binds to: it serves decrypted data, so never beyond this machine. */
 export const PREVIEW_HOST = '127.0.0.1';
@@ -35,7 +35,7 @@ const DROP_BYTES_PATH = '/api/drop/';
 /** How long the bytes of a drop may take to start coming after its manifest (a page closed in between, say). */
 const DROP_BYTES_WAIT_MS = 60_000;
 
-/** Largest JSON request body (a request naming many vault paths stays well below). */
+/** Largest JSON request, as an HTTP body or a socket message (a request naming many vault paths stays well below). */
 const JSON_BODY_MAX = 16 * 1024 * 1024;
 
 export interface PreviewServerOptions {
@@ -134,6 +134,12 @@ function sendJson(response: ServerResponse, status: number, body: unknown): void
   response.end(text);
 }
 
+/** Logs what went wrong in the server itself (never a payload) and says so to the page. */
+function internalFailure(error: unknown): Result<never> {
+  console.error('coffer preview: request failed:', error);
+  return fail('INTERNAL', 'The preview server failed to answer this request.');
+}
+
 function sendFailure(response: ServerResponse, status: number, result: Result<never>): void {
   sendJson(response, status, result);
 }
@@ -167,7 +173,7 @@ export async function startPreviewServer(options: PreviewServerOptions): Promise
     );
   }
   const token = randomBytes(32).toString('hex');
-  const socketServer = new WebSocketServer({ noServer: true, maxPayload: 1024 });
+  const socketServer = new WebSocketServer({ noServer: true, maxPayload: JSON_BODY_MAX });
   const broadcast = (event: string, payload: unknown): void => {
     const message = encodeWire({ event, payload });
     for (const client of socketServer.clients) if (client.readyState === client.OPEN) client.send(message);
@@ -312,6 +318,24 @@ export async function startPreviewServer(options: PreviewServerOptions): Promise
     throw new HttpError(404, 'No such API.');
   };
 
+  /**
+   * Answers a contract request the page sent on its socket, as `/api/invoke/` answers one sent over HTTP (the
+   * socket's token, Host and Origin were checked when it opened). A message of any other shape closes the socket.
+   */
+  const answerOnSocket = async (client: WebSocket, data: RawData, isBinary: boolean): Promise<void> => {
+    const message =
+      !isBinary && Buffer.isBuffer(data) ? parseSocketRequest(data.toString('utf8')) : undefined;
+    if (message === undefined) {
+      client.close(1008, 'A request on this socket is JSON: { id, channel, request }.');
+      return;
+    }
+    idle.touch();
+    // Payloads are never logged: vault.create and vault.unlock carry a passphrase.
+    const result = await backend.handle(message.channel, message.request).catch(internalFailure);
+    const reply: SocketReply = { reply: message.id, result };
+    if (client.readyState === client.OPEN) client.send(encodeWire(reply));
+  };
+
   /** Static files and media are only read, and only through this server's own host name (DNS rebinding). */
   const refuseUnlessGet = (request: IncomingMessage): void => {
     if (request.method !== 'GET' && request.method !== 'HEAD') throw new HttpError(405, 'Use GET.');
@@ -405,8 +429,7 @@ export async function startPreviewServer(options: PreviewServerOptions): Promise
         sendFailure(response, error.status, fail('INVALID_ARGUMENT', error.message));
         return;
       }
-      console.error('coffer preview: request failed:', error);
-      sendFailure(response, 500, fail('INTERNAL', 'The preview server failed to answer this request.'));
+      sendFailure(response, 500, internalFailure(error));
     });
     request.on('error', () => response.destroy());
   });
@@ -424,8 +447,12 @@ export async function startPreviewServer(options: PreviewServerOptions): Promise
       return;
     }
     socketServer.handleUpgrade(request, socket, head, (client: WebSocket) => {
-      // The socket only carries events to the page; anything the page sends on it is ignored.
-      client.on('message', () => undefined);
+      client.on('message', (data, isBinary) => {
+        // Each request in a turn of its own: the socket hands over every message of a network read in one go, so
+        // one request's long synchronous work (the first use of a large tree, say) would otherwise hold back the
+        // replies to the requests before it.
+        setImmediate(() => void answerOnSocket(client, data, isBinary));
+      });
       client.on('error', () => {
         client.terminate();
       });

@@ -70,3 +70,36 @@ export interface ChooserListing {
   /** Entries past the listing limit, not listed. */
   readonly omitted: number;
 }
+
+/**
+ * A contract request the page sends on its event socket (a round trip there takes a third of an HTTP request's
+ * in Chromium); the server answers it with a {@link SocketReply} of the same `id`, after any event it caused.
+ */
+export interface SocketRequest {
+  readonly id: number;
+  readonly channel: string;
+  readonly request: unknown;
+}
+
+/** The back end's answer to the {@link SocketRequest} whose `id` is `reply`. */
+export interface SocketReply {
+  readonly reply: number;
+  readonly result: unknown;
+}
+
+/**
+ * The request a socket message holds, or undefined when it holds none (not JSON, or not that shape). A missing
+ * `request` is `{}`, as an empty HTTP body is.
+ */
+export function parseSocketRequest(text: string): SocketRequest | undefined {
+  let message: unknown;
+  try {
+    message = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (message === null || typeof message !== 'object' || Array.isArray(message)) return undefined;
+  const { id, channel, request } = message as Record<string, unknown>;
+  if (!Number.isSafeInteger(id) || (id as number) < 0 || typeof channel !== 'string') return undefined;
+  return { id: id as number, channel, request: 'request' in message ? request : {} };
+}

@@ -320,6 +320,106 @@ async function createVaultThrough(
   return created.value.vaultId;
 }
 
+/** Opens the event socket as the page does; `messages` collects what the server sends, `closed` its close code. */
+async function openSocket(server: PreviewServer): Promise<{
+  socket: WebSocket;
+  messages: unknown[];
+  closed: Promise<number>;
+  next: () => Promise<unknown>;
+}> {
+  const socket = new WebSocket(`${server.origin.replace('http', 'ws')}/api/events?token=${server.token}`, {
+    origin: server.origin,
+  });
+  const messages: unknown[] = [];
+  let arrived: (() => void) | undefined;
+  socket.on('message', (data: Buffer) => {
+    messages.push(JSON.parse(data.toString('utf8')));
+    arrived?.();
+  });
+  const closed = new Promise<number>((resolve) => socket.on('close', resolve));
+  await new Promise((resolve) => socket.once('open', resolve));
+  let read = 0;
+  const next = async (): Promise<unknown> => {
+    while (messages.length <= read) await new Promise<void>((resolve) => (arrived = resolve));
+    return messages[read++];
+  };
+  return { socket, messages, closed, next };
+}
+
+describe('preview server: requests on the event socket', () => {
+  it("answers a request on the socket after the events it caused, with the engine's codes", async () => {
+    const server = await start();
+    const vaultId = await createVaultThrough(
+      server,
+      createPreviewApi(new URL(server.url), transport),
+      tempDir(),
+      'V',
+    );
+    const { socket, next } = await openSocket(server);
+    socket.send(JSON.stringify({ id: 7, channel: 'vault.lock', request: { vaultId } }));
+    expect(await next()).toEqual({ event: 'locked', payload: { vaultId, reason: 'user' } });
+    expect(await next()).toEqual({ reply: 7, result: { ok: true, value: null } });
+    socket.send(JSON.stringify({ id: 8, channel: 'entries.list', request: { vaultId, path: '/' } }));
+    expect(await next()).toMatchObject({ reply: 8, result: { ok: false, code: 'VAULT_LOCKED' } });
+    socket.send(JSON.stringify({ id: 9, channel: 'vault.explode', request: {} }));
+    expect(await next()).toMatchObject({ reply: 9, result: { ok: false, code: 'INVALID_ARGUMENT' } });
+    socket.send(JSON.stringify({ id: 10, channel: 'settings.set', request: { theme: 'neon' } }));
+    expect(await next()).toMatchObject({ reply: 10, result: { ok: false, code: 'INVALID_ARGUMENT' } });
+  });
+
+  it('closes the socket on a message that is not a request, or larger than a request may be', async () => {
+    const server = await start();
+    for (const message of [
+      'not json',
+      '[1, 2]',
+      JSON.stringify({ id: -1, channel: 'settings.get' }),
+      JSON.stringify({ id: 1.5, channel: 'settings.get' }),
+      JSON.stringify({ id: 1, channel: 42 }),
+      Buffer.from(JSON.stringify({ id: 1, channel: 'settings.get', request: {} })),
+    ]) {
+      const { socket, closed, messages } = await openSocket(server);
+      socket.send(message);
+      expect(await closed, String(message)).toBe(1008);
+      expect(messages).toEqual([]);
+    }
+    const { socket, closed } = await openSocket(server);
+    socket.send(
+      JSON.stringify({ id: 1, channel: 'settings.get', request: { pad: ' '.repeat(17 * 1024 * 1024) } }),
+    );
+    expect(await closed).toBe(1009);
+  });
+
+  it('lets the bridge send requests on its socket while it is open and over HTTP otherwise', async () => {
+    const server = await start({ testMode: false });
+    let fetched = 0;
+    const counting: PreviewTransport = {
+      ...transport,
+      fetch: (...args) => {
+        fetched++;
+        return transport.fetch(...args);
+      },
+    };
+    const api = createPreviewApi(new URL(server.url), counting);
+    expect(await api.invoke('settings.get', {})).toMatchObject({ ok: true });
+    expect(fetched).toBe(1); // no socket yet: nothing listens for events
+    api.on('locked', () => undefined);
+    expect(await api.invoke('settings.get', {})).toMatchObject({ ok: true });
+    expect(await api.invoke('vault.info', { vaultId: 'v-none' })).toMatchObject({ ok: false });
+    expect(fetched).toBe(1);
+
+    // A dialog waits for the page's chooser; the server stops before it is answered.
+    const picking = api.invoke('dialog.pickFolder', { purpose: 'create-vault' });
+    await new Promise<void>((resolve) => {
+      api.chooser.onRequest(() => {
+        resolve();
+      });
+    });
+    servers.splice(servers.indexOf(server), 1);
+    await server.close();
+    expect(await picking).toMatchObject({ ok: false, code: 'IO' });
+  });
+});
+
 describe('preview server: the app end to end through the browser bridge', () => {
   it('creates a vault, sends events on the socket, adds dropped bytes and restores them byte-identical', async () => {
     const server = await start();

@@ -101,10 +101,18 @@ export class SeenStates {
   }
 
   /**
-   * Remembers a vault's current state (temp file, fsync, rename).
+   * Remembers a vault's current state (temp file, fsync, rename), unless it is the state remembered already: an
+   * unlock after a lock with no change between would otherwise wait for the disk (1 to 30 ms here) for nothing.
    * @throws {@link IoError} (or the file system's error for the folder) when it cannot be written.
    */
   remember(state: IndexState): void {
+    let known: IndexState | undefined;
+    try {
+      known = this.recall(state.vaultId);
+    } catch {
+      known = undefined; // unreadable: written anew
+    }
+    if (known?.generation === state.generation && known.fingerprint === state.fingerprint) return;
     mkdirSync(this.#dir, { recursive: true, mode: 0o700 });
     const { generation, fingerprint } = state;
     writeFileAtomic(

@@ -14,6 +14,7 @@ import type {
 } from '../shared/contract.js';
 import {
   decodeWire,
+  REQUEST_MAX_BYTES,
   type ChooserListing,
   type ChooserRequest,
   type DropManifestEntry,
@@ -58,6 +59,14 @@ export interface PreviewTransport {
   readonly WebSocket: typeof WebSocket;
 }
 
+/** An event socket, and the requests sent on it that are not answered yet (by id). */
+interface SocketLink {
+  readonly socket: WebSocket;
+  readonly awaiting: Map<number, (result: Result<unknown>) => void>;
+  /** No longer listened to: closed once the requests sent on it are answered; its events are not passed on. */
+  retired: boolean;
+}
+
 /** Waits this long before reconnecting the event socket after it closed. */
 const RECONNECT_MS = 1000;
 
@@ -82,11 +91,10 @@ export function createPreviewApi(
   const token = tokenFrom(location.hash);
   const authorization = { Authorization: `Bearer ${token}` };
   const listeners = new Map<EventName | 'chooser', Set<(payload: never) => void>>();
-  let socket: WebSocket | undefined;
+  /** The event socket now in use, if any. */
+  let link: SocketLink | undefined;
   /** Settles when the event socket opened (or failed): requests wait for it so no event of theirs is missed. */
   let socketReady: Promise<void> = Promise.resolve();
-  /** Requests sent on the socket and not yet answered, by id. */
-  const awaiting = new Map<number, (result: Result<unknown>) => void>();
   let nextRequestId = 0;
 
   const post = async <T>(
@@ -108,10 +116,11 @@ export function createPreviewApi(
   };
 
   const connect = (): void => {
-    if (socket) return;
+    if (link) return;
     const url = `${location.origin.replace(/^http/, 'ws')}/api/events?token=${encodeURIComponent(token)}`;
     const opened = new transport.WebSocket(url);
-    socket = opened;
+    const current: SocketLink = { socket: opened, awaiting: new Map(), retired: false };
+    link = current;
     socketReady = new Promise((settled) => {
       opened.onopen = () => {
         settled();
@@ -125,18 +134,21 @@ export function createPreviewApi(
       const decoded = decodeWire(message.data) as
         SocketReply | { event: EventName | 'chooser'; payload: never };
       if ('reply' in decoded) {
-        awaiting.get(decoded.reply)?.(decoded.result as Result<unknown>);
-        awaiting.delete(decoded.reply);
+        current.awaiting.get(decoded.reply)?.(decoded.result as Result<unknown>);
+        current.awaiting.delete(decoded.reply);
+        if (current.retired && current.awaiting.size === 0) opened.close();
         return;
       }
+      if (current.retired) return;
       for (const listener of listeners.get(decoded.event) ?? []) listener(decoded.payload);
     };
     opened.onclose = () => {
-      socket = undefined;
-      socketReady = Promise.resolve();
       // Whether the server carried them out is unknown, as for an HTTP request whose connection broke.
-      for (const answer of awaiting.values()) answer(unreachable(new Error('the connection closed')));
-      awaiting.clear();
+      for (const answer of current.awaiting.values()) answer(unreachable(new Error('the connection closed')));
+      current.awaiting.clear();
+      if (link !== current) return; // a socket given up before it closed
+      link = undefined;
+      socketReady = Promise.resolve();
       if ([...listeners.values()].some((set) => set.size > 0)) setTimeout(connect, RECONNECT_MS);
     };
   };
@@ -148,9 +160,11 @@ export function createPreviewApi(
     connect();
     return () => {
       set.delete(listener);
-      if ([...listeners.values()].every((each) => each.size === 0)) {
-        socket?.close();
-        socket = undefined;
+      if (link && [...listeners.values()].every((each) => each.size === 0)) {
+        // Nothing listens any more: the socket goes once the requests sent on it are answered.
+        link.retired = true;
+        if (link.awaiting.size === 0) link.socket.close();
+        link = undefined;
       }
     };
   };
@@ -158,15 +172,16 @@ export function createPreviewApi(
   return {
     async invoke<C extends Channel>(channel: C, request: RequestOf<C>): Promise<Result<ResponseOf<C>>> {
       await socketReady;
-      const open = socket;
-      if (open?.readyState !== transport.WebSocket.OPEN) {
+      const current = link;
+      const id = nextRequestId++;
+      const message = JSON.stringify({ id, channel, request } satisfies SocketRequest);
+      // A message the socket would refuse as too large goes by HTTP, which answers it with its own error.
+      if (current?.socket.readyState !== transport.WebSocket.OPEN || message.length * 3 > REQUEST_MAX_BYTES) {
         return post(`/api/invoke/${encodeURIComponent(channel)}`, JSON.stringify(request));
       }
-      const id = nextRequestId++;
-      const message: SocketRequest = { id, channel, request };
       return new Promise((answered) => {
-        awaiting.set(id, answered as (result: Result<unknown>) => void);
-        open.send(JSON.stringify(message));
+        current.awaiting.set(id, answered as (result: Result<unknown>) => void);
+        current.socket.send(message);
       });
     },
 

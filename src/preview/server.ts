@@ -18,7 +18,7 @@ import type { Result } from '../shared/contract.js';
 import { ChooserDialogs, defaultChooserRoots } from './chooser.js';
 import { DropUpload, parseDropManifest } from './drop-body.js';
 import { RecordingShell, xdgOpenShell } from './shell.js';
-import { encodeWire, parseSocketRequest, type SocketReply } from './wire.js';
+import { encodeWire, parseSocketRequest, REQUEST_MAX_BYTES, type SocketReply } from './wire.js';
 
 /** The only address the preview server binds to: it serves decrypted data, so never beyond this machine. */
 export const PREVIEW_HOST = '127.0.0.1';
@@ -34,9 +34,6 @@ const DROP_BYTES_PATH = '/api/drop/';
 
 /** How long the bytes of a drop may take to start coming after its manifest (a page closed in between, say). */
 const DROP_BYTES_WAIT_MS = 60_000;
-
-/** Largest JSON request, as an HTTP body or a socket message (a request naming many vault paths stays well below). */
-const JSON_BODY_MAX = 16 * 1024 * 1024;
 
 export interface PreviewServerOptions {
   /** The app's data folder (settings.json). */
@@ -134,6 +131,11 @@ function sendJson(response: ServerResponse, status: number, body: unknown): void
   response.end(text);
 }
 
+/** Whether a message can be sent on the socket (a function, as the state changes across awaits). */
+function isOpen(client: WebSocket): boolean {
+  return client.readyState === client.OPEN;
+}
+
 /** Logs what went wrong in the server itself (never a payload) and says so to the page. */
 function internalFailure(error: unknown): Result<never> {
   console.error('coffer preview: request failed:', error);
@@ -149,7 +151,7 @@ async function readJson(request: IncomingMessage): Promise<unknown> {
   let length = 0;
   for await (const chunk of request) {
     length += (chunk as Buffer).length;
-    if (length > JSON_BODY_MAX) throw new HttpError(413, 'The request body is too large.');
+    if (length > REQUEST_MAX_BYTES) throw new HttpError(413, 'The request body is too large.');
     chunks.push(chunk as Buffer);
   }
   if (length === 0) return {};
@@ -173,10 +175,10 @@ export async function startPreviewServer(options: PreviewServerOptions): Promise
     );
   }
   const token = randomBytes(32).toString('hex');
-  const socketServer = new WebSocketServer({ noServer: true, maxPayload: JSON_BODY_MAX });
+  const socketServer = new WebSocketServer({ noServer: true, maxPayload: REQUEST_MAX_BYTES });
   const broadcast = (event: string, payload: unknown): void => {
     const message = encodeWire({ event, payload });
-    for (const client of socketServer.clients) if (client.readyState === client.OPEN) client.send(message);
+    for (const client of socketServer.clients) if (isOpen(client)) client.send(message);
   };
   const dialogs = options.testMode === true ? new QueuedDialogs() : undefined;
   // Without the test queue, a dialog becomes a chooser in the page, limited to these folders.
@@ -329,11 +331,13 @@ export async function startPreviewServer(options: PreviewServerOptions): Promise
       client.close(1008, 'A request on this socket is JSON: { id, channel, request }.');
       return;
     }
+    // Not for a socket that is closing (after a message of another shape, say): its reply could not be sent.
+    if (!isOpen(client)) return;
     idle.touch();
     // Payloads are never logged: vault.create and vault.unlock carry a passphrase.
     const result = await backend.handle(message.channel, message.request).catch(internalFailure);
     const reply: SocketReply = { reply: message.id, result };
-    if (client.readyState === client.OPEN) client.send(encodeWire(reply));
+    if (isOpen(client)) client.send(encodeWire(reply));
   };
 
   /** Static files and media are only read, and only through this server's own host name (DNS rebinding). */
@@ -448,9 +452,9 @@ export async function startPreviewServer(options: PreviewServerOptions): Promise
     }
     socketServer.handleUpgrade(request, socket, head, (client: WebSocket) => {
       client.on('message', (data, isBinary) => {
-        // Each request in a turn of its own: the socket hands over every message of a network read in one go, so
-        // one request's long synchronous work (the first use of a large tree, say) would otherwise hold back the
-        // replies to the requests before it.
+        // Each request in a turn of its own: the socket hands over every message of a network read in one go, and
+        // a request's long synchronous work (the first use of a large tree, say) would otherwise run before the
+        // replies to the requests before it were sent. (A reply that waits for I/O still waits behind it.)
         setImmediate(() => void answerOnSocket(client, data, isBinary));
       });
       client.on('error', () => {

@@ -7,6 +7,9 @@ import type { FilesPurpose, FolderPurpose } from '../shared/contract.js';
 
 const BYTES_KEY = '$bytes';
 
+/** The largest request, as an HTTP body or a socket message (a request naming many vault paths stays well below). */
+export const REQUEST_MAX_BYTES = 16 * 1024 * 1024;
+
 function toBase64(bytes: Uint8Array): string {
   let binary = '';
   for (let at = 0; at < bytes.length; at += 0x8000) {

@@ -365,6 +365,13 @@ describe('preview server: requests on the event socket', () => {
     expect(await next()).toMatchObject({ reply: 9, result: { ok: false, code: 'INVALID_ARGUMENT' } });
     socket.send(JSON.stringify({ id: 10, channel: 'settings.set', request: { theme: 'neon' } }));
     expect(await next()).toMatchObject({ reply: 10, result: { ok: false, code: 'INVALID_ARGUMENT' } });
+    // No request: as an empty HTTP body, {}. A large one (1 MiB) is taken like a small one.
+    socket.send(JSON.stringify({ id: 11, channel: 'settings.get' }));
+    expect(await next()).toMatchObject({ reply: 11, result: { ok: true } });
+    socket.send(
+      JSON.stringify({ id: 12, channel: 'vault.info', request: { vaultId, pad: 'x'.repeat(1 << 20) } }),
+    );
+    expect(await next()).toMatchObject({ reply: 12, result: { ok: false, code: 'INVALID_ARGUMENT' } });
   });
 
   it('closes the socket on a message that is not a request, or larger than a request may be', async () => {
@@ -387,10 +394,27 @@ describe('preview server: requests on the event socket', () => {
       JSON.stringify({ id: 1, channel: 'settings.get', request: { pad: ' '.repeat(17 * 1024 * 1024) } }),
     );
     expect(await closed).toBe(1009);
+
+    // A request right behind a message of another shape is not carried out.
+    const vaultId = await createVaultThrough(
+      server,
+      createPreviewApi(new URL(server.url), transport),
+      tempDir(),
+      'V',
+    );
+    const after = await openSocket(server);
+    after.socket.send('not json');
+    after.socket.send(JSON.stringify({ id: 2, channel: 'vault.lock', request: { vaultId } }));
+    expect(await after.closed).toBe(1008);
+    expect(after.messages).toEqual([]);
+    expect(JSON.parse((await invoke(server, 'entries.list', { vaultId, path: '/' })).body)).toEqual({
+      ok: true,
+      value: [],
+    });
   });
 
-  it('lets the bridge send requests on its socket while it is open and over HTTP otherwise', async () => {
-    const server = await start({ testMode: false });
+  /** The bridge over a transport that counts its HTTP requests. */
+  const countingApi = (server: PreviewServer): { api: PreviewApi; fetched: () => number } => {
     let fetched = 0;
     const counting: PreviewTransport = {
       ...transport,
@@ -399,13 +423,27 @@ describe('preview server: requests on the event socket', () => {
         return transport.fetch(...args);
       },
     };
-    const api = createPreviewApi(new URL(server.url), counting);
+    return { api: createPreviewApi(new URL(server.url), counting), fetched: () => fetched };
+  };
+
+  it('lets the bridge send requests on its socket while it is open and over HTTP otherwise', async () => {
+    const server = await start({ testMode: false });
+    const { api, fetched } = countingApi(server);
     expect(await api.invoke('settings.get', {})).toMatchObject({ ok: true });
-    expect(fetched).toBe(1); // no socket yet: nothing listens for events
+    expect(fetched()).toBe(1); // no socket yet: nothing listens for events
     api.on('locked', () => undefined);
     expect(await api.invoke('settings.get', {})).toMatchObject({ ok: true });
     expect(await api.invoke('vault.info', { vaultId: 'v-none' })).toMatchObject({ ok: false });
-    expect(fetched).toBe(1);
+    expect(fetched()).toBe(1);
+    // A request the socket would refuse as too large goes by HTTP, and the socket stays.
+    const paths = Array.from({ length: 1500 }, (_, i) => `/${String(i).padStart(4000, 'p')}`);
+    expect(await api.invoke('entries.remove', { vaultId: 'v-none', paths })).toMatchObject({
+      ok: false,
+      code: 'INVALID_ARGUMENT',
+    });
+    expect(fetched()).toBe(2);
+    expect(await api.invoke('settings.get', {})).toMatchObject({ ok: true });
+    expect(fetched()).toBe(2);
 
     // A dialog waits for the page's chooser; the server stops before it is answered.
     const picking = api.invoke('dialog.pickFolder', { purpose: 'create-vault' });
@@ -417,6 +455,34 @@ describe('preview server: requests on the event socket', () => {
     servers.splice(servers.indexOf(server), 1);
     await server.close();
     expect(await picking).toMatchObject({ ok: false, code: 'IO' });
+    expect(fetched()).toBe(2);
+  });
+
+  it('answers a request sent before the last listener went, and passes each event once after listening anew', async () => {
+    const server = await start({ testMode: false });
+    const { api, fetched } = countingApi(server);
+    const chooserIds: string[] = [];
+    const stopChooser = api.chooser.onRequest((request) => chooserIds.push(request.chooserId));
+    const picking = api.invoke('dialog.pickFolder', { purpose: 'create-vault' });
+    while (chooserIds.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    stopChooser();
+    expect(await api.chooser.answer(chooserIds[0] ?? '', null)).toMatchObject({ ok: true });
+    expect(await picking).toEqual({ ok: true, value: null });
+
+    // Listening again at once, as React's StrictMode does: the socket given up must not disturb the new one.
+    const first: string[] = [];
+    const second: string[] = [];
+    api.chooser.onRequest((request) => first.push(request.chooserId))();
+    api.chooser.onRequest((request) => second.push(request.chooserId));
+    const before = fetched();
+    const again = api.invoke('dialog.pickFolder', { purpose: 'create-vault' });
+    while (second.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    await api.chooser.answer(second[0] ?? '', null);
+    expect(await again).toEqual({ ok: true, value: null });
+    expect(fetched() - before).toBe(1); // the answer; the dialog request went on the socket
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(first).toEqual([]);
+    expect(second).toHaveLength(1);
   });
 });
 

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 
 import { describe, expect, it, vi } from 'vitest';
 
+import { IndexDb } from '../../src/core/vault/index-db.js';
 import { Vault } from '../../src/core/vault/vault.js';
 import { channels, PREVIEW_MAX_BYTES, type JobEvent } from '../../src/shared/contract.js';
 import { requireBuiltCli } from '../cli/helpers.js';
@@ -138,6 +139,27 @@ describe('vaults', () => {
       problems: [],
       rollbackWarning: null,
     });
+  });
+
+  it('reads the sealed tree snapshot when a vault is opened, before the passphrase comes', async () => {
+    const app = await newApp();
+    const { vaultId, parent } = await newVaultIn(app);
+    await app.call('entries.mkdir', { vaultId, path: '/kept' });
+    await app.call('vault.close', { vaultId });
+    const snapshotReads = vi.spyOn(IndexDb.prototype, 'snapshot');
+    try {
+      app.dialogs.folders.push(join(parent, 'vault'));
+      const picked = await app.call('dialog.pickFolder', { purpose: 'open-vault' });
+      const opened = await app.call('vault.open', { folder: picked?.handle ?? '' });
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(snapshotReads).toHaveBeenCalledTimes(1);
+      await app.call('vault.unlock', { vaultId: opened.vaultId, passphrase: PASSPHRASE });
+      expect(
+        (await app.call('entries.list', { vaultId: opened.vaultId, path: '/' })).map((entry) => entry.name),
+      ).toEqual(['kept']);
+    } finally {
+      snapshotReads.mockRestore();
+    }
   });
 
   it('creates, locks, refuses a wrong passphrase, unlocks, closes, and tells the window', async () => {

@@ -1,9 +1,10 @@
 import { join } from 'node:path';
 
 import Database from 'better-sqlite3';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 
 import { Vault, type VaultEntry } from '../../src/core/index.js';
+import { IndexDb } from '../../src/core/vault/index-db.js';
 import { nativeSodium } from '../helpers/backends.js';
 import { editIndex, editIndexAsWriter } from '../helpers/index-format.js';
 import { collect, newVault, passphrase, track, writeTree } from '../helpers/vault.js';
@@ -192,5 +193,45 @@ describe('tree snapshot', () => {
     editIndex(dir, (db) => {
       expect(meta(db, 'tree_snapshot')).toBeDefined();
     });
+  });
+});
+
+describe('the snapshot read ahead of the unlock', () => {
+  it('is the one the unlock uses, and a change made while unlocked is what the next unlock reads', async () => {
+    const { dir, before } = await populatedVault();
+    const vault = await reopen(dir);
+    vault.readAhead();
+    const rowsRead = vi.spyOn(IndexDb.prototype, 'nodes');
+    try {
+      expect(await vault.unlock(passphrase())).toEqual([]);
+      expect(vault.listRecursive('/')).toEqual(before);
+      vault.mkdir('/made while unlocked');
+      vault.lock(); // stores a new snapshot
+      expect(await vault.unlock(passphrase())).toEqual([]);
+      expect(vault.listRecursive('/').map((entry) => entry.path)).toContain('/made while unlocked');
+      // Both unlocks came from a snapshot that matched the index: a stale one would have sent them to the rows.
+      expect(rowsRead).not.toHaveBeenCalled();
+    } finally {
+      rowsRead.mockRestore();
+    }
+  });
+
+  it('leaves a snapshot value that cannot be read for the unlock to report, as without it', async () => {
+    const outcomes: string[] = [];
+    for (const readAhead of [false, true]) {
+      const { dir } = await populatedVault();
+      editIndex(dir, (db) => {
+        db.prepare("UPDATE meta SET value = 'not a blob' WHERE key = 'tree_snapshot'").run();
+      });
+      const vault = await reopen(dir);
+      if (readAhead) vault.readAhead();
+      outcomes.push(
+        await vault.unlock(passphrase()).then(
+          (problems) => `unlocked with ${JSON.stringify(problems)}`,
+          (error: unknown) => `refused: ${(error as Error).message}`,
+        ),
+      );
+    }
+    expect(outcomes[1]).toBe(outcomes[0]);
   });
 });

@@ -590,6 +590,21 @@ export class Vault {
     return this.#session === undefined;
   }
 
+  /**
+   * Reads the sealed tree snapshot (ciphertext only) while the vault is locked, so that the unlock does not wait
+   * for it: the window asks when a vault is opened, while its passphrase is being typed. A value that cannot be
+   * read is left for the unlock to report.
+   * @throws {@link InvalidArgumentError} after {@link Vault.close}.
+   */
+  readAhead(): void {
+    this.#requireOpen();
+    try {
+      this.#db.snapshot();
+    } catch (error) {
+      if (!(error instanceof IntegrityError)) throw error;
+    }
+  }
+
   get readOnly(): boolean {
     return this.#db.readOnly;
   }

@@ -256,9 +256,9 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
     open.set(entry.vaultId, entry);
     // After the answer: the index's largest read is done while the passphrase is typed, not after the KDF.
     setImmediate(() => {
-      if (open.get(entry.vaultId) !== entry || !vault.locked) return; // closed or unlocked meanwhile
+      if (open.get(entry.vaultId) !== entry || !entry.vault.locked) return; // closed or unlocked meanwhile
       try {
-        vault.readAhead();
+        entry.vault.readAhead();
       } catch (error) {
         console.warn('coffer: could not read ahead of the unlock:', (error as Error).message);
       }

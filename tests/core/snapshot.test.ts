@@ -202,17 +202,25 @@ describe('the snapshot read ahead of the unlock', () => {
     const vault = await reopen(dir);
     vault.readAhead();
     const rowsRead = vi.spyOn(IndexDb.prototype, 'nodes');
+    const metaRead = vi.spyOn(IndexDb.prototype, 'getMeta');
+    const snapshotReads = (): number => metaRead.mock.calls.filter(([key]) => key === 'tree_snapshot').length;
     try {
       expect(await vault.unlock(passphrase())).toEqual([]);
       expect(vault.listRecursive('/')).toEqual(before);
+      expect(snapshotReads()).toBe(0); // read ahead
       vault.mkdir('/made while unlocked');
       vault.lock(); // stores a new snapshot
       expect(await vault.unlock(passphrase())).toEqual([]);
       expect(vault.listRecursive('/').map((entry) => entry.path)).toContain('/made while unlocked');
-      // Both unlocks came from a snapshot that matched the index: a stale one would have sent them to the rows.
+      expect(snapshotReads()).toBe(1); // the new one
+      vault.lock(); // no change: nothing stored
+      expect(await vault.unlock(passphrase())).toEqual([]);
+      expect(snapshotReads()).toBe(1);
+      // Every unlock came from a snapshot that matched the index: a stale one would have sent it to the rows.
       expect(rowsRead).not.toHaveBeenCalled();
     } finally {
       rowsRead.mockRestore();
+      metaRead.mockRestore();
     }
   });
 
@@ -233,5 +241,24 @@ describe('the snapshot read ahead of the unlock', () => {
       );
     }
     expect(outcomes[1]).toBe(outcomes[0]);
+  });
+
+  it('is read again once the snapshot is deleted or stored', async () => {
+    const { dir } = await populatedVault();
+    let vaultId: Buffer = Buffer.alloc(0);
+    editIndex(dir, (db) => {
+      vaultId = meta(db, 'vault_id') ?? vaultId;
+    });
+    const db = IndexDb.open(join(dir, 'index.sqlite'), { readOnly: false, create: false, vaultId });
+    try {
+      const sealed = db.snapshot();
+      expect(sealed?.length).toBeGreaterThan(0);
+      db.deleteSnapshot();
+      expect(db.snapshot()).toBeUndefined();
+      db.putSnapshot(Buffer.from('another'));
+      expect(db.snapshot()).toEqual(Buffer.from('another'));
+    } finally {
+      db.close();
+    }
   });
 });

@@ -40,15 +40,21 @@ export interface CofferState {
   readonly entries: readonly VaultEntry[];
   readonly selection: ReadonlySet<string>;
   readonly jobs: readonly JobView[];
+  /**
+   * How many of this vault's jobs have ended since it was unlocked (dismissing one does not lower it): what the
+   * browser watches to show a changed folder again, so that a job's progress re-renders only the jobs panel.
+   */
+  readonly jobsEnded: number;
   /** What unlocking found that the user must know (damage, a vault gone back to an older copy); until dismissed. */
   readonly notices: readonly string[];
 }
 
-const EMPTY: Pick<CofferState, 'folder' | 'entries' | 'selection' | 'jobs' | 'notices'> = {
+const EMPTY: Pick<CofferState, 'folder' | 'entries' | 'selection' | 'jobs' | 'jobsEnded' | 'notices'> = {
   folder: '/',
   entries: [],
   selection: new Set(),
   jobs: [],
+  jobsEnded: 0,
   notices: [],
 };
 
@@ -125,7 +131,7 @@ export function jobEvent(event: JobEvent): void {
   // 'items' changes nothing the window shows, so it must not touch the store: a new jobs list per event re-renders
   // the whole browser (with one event per file, a drop of 1,000 files re-rendered it 1,000 times).
   if (event.type === 'items') return;
-  useCoffer.setState(({ jobs }) => {
+  useCoffer.setState(({ jobs, jobsEnded }) => {
     const current: JobView = jobs.find((job) => job.jobId === event.jobId) ?? {
       jobId: event.jobId,
       kind: event.kind,
@@ -143,6 +149,7 @@ export function jobEvent(event: JobEvent): void {
     }
     // Kept in the order the jobs started, so rows do not jump as events arrive.
     return {
+      jobsEnded: event.type === 'ended' ? jobsEnded + 1 : jobsEnded,
       jobs: jobs.some((job) => job.jobId === event.jobId)
         ? jobs.map((job) => (job.jobId === event.jobId ? next : job))
         : [...jobs, next],

@@ -3,7 +3,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { JobEvent, VaultSummary } from '../../src/shared/contract.js';
 import { formatTimeLeft, jobFigures } from '../../src/renderer/job-figures.js';
 import { previewKind } from '../../src/shared/preview-kind.js';
-import { jobEvent, showVault, useCoffer, vaultLocked } from '../../src/renderer/store.js';
+import { dismissJob, jobEvent, showVault, useCoffer, vaultLocked } from '../../src/renderer/store.js';
 
 const VAULT: VaultSummary = {
   vaultId: 'v1',
@@ -88,6 +88,36 @@ describe('the jobs in the window', () => {
     jobEvent({ ...base, kind: 'add', jobId: 'a', type: 'progress', progress });
     unsubscribe();
     expect(changes).toBe(1);
+  });
+
+  it('counts the jobs that ended, which is what the browser watches: not their progress, nor a dismissal', () => {
+    const ended = { kind: 'add', type: 'ended', status: 'cancelled' } as const;
+    const seen: number[] = [];
+    const unsubscribe = useCoffer.subscribe((state, before) => {
+      if (state.jobsEnded !== before.jobsEnded) seen.push(state.jobsEnded);
+    });
+    jobEvent({ ...base, jobId: 'a', type: 'started' });
+    jobEvent({ ...base, jobId: 'b', type: 'started' });
+    for (let i = 0; i < 10; i++) jobEvent({ ...base, jobId: 'a', type: 'progress', progress });
+    jobEvent({ ...base, ...ended, jobId: 'a' });
+    dismissJob('a');
+    jobEvent({ ...base, ...ended, jobId: 'b' });
+    unsubscribe();
+    expect(seen).toEqual([1, 2]);
+    expect(useCoffer.getState().jobs.map((job) => job.jobId)).toEqual(['b']);
+    vaultLocked('v1');
+    expect(useCoffer.getState().jobsEnded).toBe(0);
+  });
+
+  it('replaces only the job an event is about, so the other rows keep their objects', () => {
+    jobEvent({ ...base, jobId: 'a', type: 'started' });
+    jobEvent({ ...base, jobId: 'b', type: 'started' });
+    const [first, second] = useCoffer.getState().jobs;
+    jobEvent({ ...base, jobId: 'b', type: 'progress', progress });
+    const [firstAfter, secondAfter] = useCoffer.getState().jobs;
+    expect(firstAfter).toBe(first);
+    expect(secondAfter).not.toBe(second);
+    expect(secondAfter?.progress).toEqual(progress);
   });
 
   it('ignores the events of another vault’s jobs', () => {

@@ -44,3 +44,20 @@ export function isWithin(path: string, folder: string): boolean {
 export function flattenTree(tree: FolderTree, depth = 0): { folder: FolderTree; depth: number }[] {
   return [{ folder: tree, depth }, ...tree.children.flatMap((child) => flattenTree(child, depth + 1))];
 }
+
+/**
+ * Whether two trees hold the same folders under the same names. Times are not compared: the window shows none of
+ * a tree's, and adding files changes their folder's time.
+ */
+export function sameFolders(a: FolderTree, b: FolderTree): boolean {
+  return (
+    a.path === b.path &&
+    a.name === b.name &&
+    a.truncated === b.truncated &&
+    a.children.length === b.children.length &&
+    a.children.every((child, index) => {
+      const other = b.children[index];
+      return other !== undefined && sameFolders(child, other);
+    })
+  );
+}

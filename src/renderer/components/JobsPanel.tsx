@@ -1,10 +1,11 @@
 import { AlertTriangle, X } from 'lucide-react';
+import { memo } from 'react';
 import '../panels.css';
 
 import { call } from '../api.js';
 import { formatSize } from '../format.js';
 import { formatTimeLeft, jobFigures } from '../job-figures.js';
-import { dismissJob, plural, type JobView } from '../store.js';
+import { dismissJob, plural, useCoffer, type JobView } from '../store.js';
 
 const VERBS = {
   add: 'Adding',
@@ -27,7 +28,8 @@ function runningText(job: JobView, now: number): string {
   return `${VERBS[job.kind]} · ${parts.join(' · ')}`;
 }
 
-function JobRow({
+// Memoised: a progress event replaces only its own job's object, so the other rows are not drawn again.
+const JobRow = memo(function JobRow({
   job,
   onShowInFolder,
 }: {
@@ -100,7 +102,7 @@ function JobRow({
       )}
     </li>
   );
-}
+});
 
 /**
  * Every add, restore and check of this vault, several at once: a bar with files, bytes, speed and time left and a
@@ -108,13 +110,13 @@ function JobRow({
  * for a finished restore "Show in folder".
  */
 export function JobsPanel({
-  jobs,
   onShowInFolder,
 }: {
-  jobs: readonly JobView[];
   /** Shows a finished restore's files in the file manager; absent where the host cannot. */
   onShowInFolder?: ((jobId: string) => void) | undefined;
 }) {
+  // Its own subscription: progress events (about 20 a second per job) re-render this panel, not the browser.
+  const jobs = useCoffer((state) => state.jobs);
   if (jobs.length === 0) return null;
   return (
     <section className="jobs-panel" aria-label="Jobs">

@@ -2,7 +2,7 @@ import { useEffect } from 'react';
 
 import type { Problem, VaultEntry } from '../../shared/contract.js';
 import { call } from '../api.js';
-import { showNotices, useCoffer, type JobView } from '../store.js';
+import { showNotices, useCoffer } from '../store.js';
 import { logProblemNotice } from './activity-words.js';
 
 /** Shows what the activity log could not record with the vault's other notices, until dismissed. */
@@ -19,11 +19,10 @@ export function reportLogProblems(problems: readonly Problem[]): void {
 export function useLogProblemNotices(
   vaultId: string,
   entries: readonly VaultEntry[],
-  jobs: readonly JobView[],
+  jobsEnded: number,
 ): void {
-  const ended = jobs.filter((job) => job.status !== 'running').length;
   useEffect(() => {
     // Shown even when a newer answer is under way: the back end hands each problem over once.
     call('security.logProblems', { vaultId }).then(reportLogProblems, () => undefined);
-  }, [vaultId, entries, ended]);
+  }, [vaultId, entries, jobsEnded]);
 }

@@ -1,5 +1,6 @@
-/** Speed and time left of a running job, from its progress so far. */
+/** Speed and time left of a running job, from its progress so far; which jobs the panel shows. */
 import type { Progress } from '../shared/contract.js';
+import type { JobView } from './store.js';
 
 export interface JobFigures {
   /** Bytes per second, or undefined before there is anything to measure. */
@@ -23,4 +24,27 @@ export function formatTimeLeft(seconds: number): string {
   if (seconds < 3600) return `about ${Math.ceil(seconds / 60)} min left`;
   const hours = Math.floor(seconds / 3600);
   return `about ${hours} h ${Math.ceil((seconds - hours * 3600) / 60)} min left`;
+}
+
+/** How long a job runs before the jobs panel shows it running (how it ended is always shown). */
+export const SHOW_RUNNING_AFTER_MS = 400;
+
+/**
+ * The jobs the panel shows at `now`: every ended one, and those running for {@link SHOW_RUNNING_AFTER_MS} or
+ * more; with when the next one still hidden is due, if any. A job that ends sooner shows only its outcome, as a
+ * file manager shows no progress for a copy done at once: a bar that flashes for a moment tells nothing, and
+ * drawing it takes the computer from the job itself.
+ */
+export function jobsShown(
+  jobs: readonly JobView[],
+  now: number,
+): { shown: readonly JobView[]; nextAt?: number } {
+  const hidden = jobs.filter(
+    (job) => job.status === 'running' && now - job.startedAt < SHOW_RUNNING_AFTER_MS,
+  );
+  if (hidden.length === 0) return { shown: jobs };
+  return {
+    shown: jobs.filter((job) => !hidden.includes(job)),
+    nextAt: Math.min(...hidden.map((job) => job.startedAt + SHOW_RUNNING_AFTER_MS)),
+  };
 }

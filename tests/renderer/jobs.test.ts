@@ -1,9 +1,21 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 
 import type { JobEvent, VaultSummary } from '../../src/shared/contract.js';
-import { formatTimeLeft, jobFigures } from '../../src/renderer/job-figures.js';
+import {
+  formatTimeLeft,
+  jobFigures,
+  jobsShown,
+  SHOW_RUNNING_AFTER_MS,
+} from '../../src/renderer/job-figures.js';
 import { previewKind } from '../../src/shared/preview-kind.js';
-import { dismissJob, jobEvent, showVault, useCoffer, vaultLocked } from '../../src/renderer/store.js';
+import {
+  dismissJob,
+  jobEvent,
+  showVault,
+  useCoffer,
+  vaultLocked,
+  type JobView,
+} from '../../src/renderer/store.js';
 
 const VAULT: VaultSummary = {
   vaultId: 'v1',
@@ -152,5 +164,31 @@ describe('what can be previewed', () => {
     expect(previewKind('clip.webm')).toEqual({ kind: 'video', type: 'video/webm' });
     expect(previewKind('archive.zip')).toBeUndefined();
     expect(previewKind('Makefile')).toEqual({ kind: 'text' });
+  });
+});
+
+describe('which jobs the panel shows', () => {
+  const job = (jobId: string, startedAt: number, status: JobView['status'] = 'running'): JobView => ({
+    jobId,
+    kind: 'add',
+    status,
+    problems: [],
+    startedAt,
+  });
+
+  it('a running job once it has run for a while, and when the next one is due', () => {
+    const jobs = [job('a', 1000), job('b', 1100), job('c', 1200)];
+    expect(jobsShown(jobs, 1000)).toEqual({ shown: [], nextAt: 1000 + SHOW_RUNNING_AFTER_MS });
+    const later = jobsShown(jobs, 1000 + SHOW_RUNNING_AFTER_MS + 150);
+    expect(later.shown.map((shown) => shown.jobId)).toEqual(['a', 'b']);
+    expect(later.nextAt).toBe(1200 + SHOW_RUNNING_AFTER_MS);
+    expect(jobsShown(jobs, 1200 + SHOW_RUNNING_AFTER_MS)).toEqual({ shown: jobs });
+  });
+
+  it('how a job ended at once, however short it was', () => {
+    const jobs = [job('done', 1000, 'done'), job('failed', 1000, 'failed'), job('running', 1000)];
+    const { shown, nextAt } = jobsShown(jobs, 1001);
+    expect(shown.map((shown) => shown.jobId)).toEqual(['done', 'failed']);
+    expect(nextAt).toBe(1000 + SHOW_RUNNING_AFTER_MS);
   });
 });

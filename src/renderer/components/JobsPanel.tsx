@@ -1,10 +1,10 @@
 import { AlertTriangle, X } from 'lucide-react';
-import { memo } from 'react';
+import { memo, useEffect, useReducer } from 'react';
 import '../panels.css';
 
 import { call } from '../api.js';
 import { formatSize } from '../format.js';
-import { formatTimeLeft, jobFigures } from '../job-figures.js';
+import { formatTimeLeft, jobFigures, jobsShown } from '../job-figures.js';
 import { dismissJob, plural, useCoffer, type JobView } from '../store.js';
 
 const VERBS = {
@@ -117,11 +117,21 @@ export function JobsPanel({
 }) {
   // Its own subscription: progress events (about 20 a second per job) re-render this panel, not the browser.
   const jobs = useCoffer((state) => state.jobs);
-  if (jobs.length === 0) return null;
+  const [, reveal] = useReducer((count: number) => count + 1, 0);
+  const { shown, nextAt } = jobsShown(jobs, Date.now());
+  // Drawn again when the next hidden job is due, should no event of it come first.
+  useEffect(() => {
+    if (nextAt === undefined) return;
+    const timer = setTimeout(reveal, Math.max(0, nextAt - Date.now()));
+    return () => {
+      clearTimeout(timer);
+    };
+  }, [nextAt]);
+  if (shown.length === 0) return null;
   return (
     <section className="jobs-panel" aria-label="Jobs">
       <ul className="jobs">
-        {jobs.map((job) => (
+        {shown.map((job) => (
           <JobRow key={job.jobId} job={job} onShowInFolder={onShowInFolder} />
         ))}
       </ul>

@@ -352,14 +352,9 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
       return jobs.start(
         entry.vaultId,
         'add',
-        async ({ signal, onProgress, onItem }) => ({
+        async ({ signal, onProgress }) => ({
           kind: 'add',
-          report: await vault.addStreams(files, destination, {
-            signal,
-            onProgress,
-            onAdded: onItem,
-            onExisting,
-          }),
+          report: await vault.addStreams(files, destination, { signal, onProgress, onExisting }),
         }),
         () => {
           wipeDropped(target);
@@ -367,9 +362,9 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
       );
     }
     const paths = target.kind === 'folder' ? [target.path] : target.paths;
-    return jobs.start(entry.vaultId, 'add', async ({ signal, onProgress, onItem }) => ({
+    return jobs.start(entry.vaultId, 'add', async ({ signal, onProgress }) => ({
       kind: 'add',
-      report: await vault.add(paths, destination, { signal, onProgress, onAdded: onItem, onExisting }),
+      report: await vault.add(paths, destination, { signal, onProgress, onExisting }),
     }));
   };
 
@@ -542,11 +537,10 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
       const entry = openVault(request.vaultId);
       for (const path of request.paths) entry.vault.stat(path);
       const destination = folderOf(request.destination, 'restore-destination', request.vaultId);
-      const jobId: string = jobs.start(entry.vaultId, 'restore', async ({ signal, onProgress, onItem }) => {
+      const jobId: string = jobs.start(entry.vaultId, 'restore', async ({ signal, onProgress }) => {
         const report = await entry.vault.restore(request.paths, destination, {
           signal,
           onProgress,
-          onRestored: onItem,
           overwrite: request.overwrite,
           stateDir: restoreStateDir,
         });

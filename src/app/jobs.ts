@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 
 import { CancelledError, InvalidArgumentError } from '../core/errors.js';
-import type { Progress, VaultEntry } from '../core/types.js';
+import type { Progress } from '../core/types.js';
 import type { JobEvent, JobKind, JobReport, JobSummary } from '../shared/contract.js';
 import { errorResult } from './result.js';
 
@@ -12,35 +12,28 @@ export const PROGRESS_EVENTS_PER_SECOND = 20;
 export interface JobContext {
   readonly signal: AbortSignal;
   readonly onProgress: (progress: Progress) => void;
-  readonly onItem: (entry: VaultEntry) => void;
 }
 
 /**
- * Passes what a job reports on at most once per interval: the first at once, later ones at the end of their
- * interval, folded together by `merge` (by default the latest replaces what was pending: a burst of a thousand
- * progress reports becomes one or two events, never a stale one).
+ * Passes what a job reports on at most once per interval: the first at once, the latest of later ones at the end
+ * of their interval (a burst of a thousand progress reports becomes one or two events, never a stale one).
  */
 export class EventCoalescer<T> {
   readonly #send: (value: T) => void;
-  readonly #merge: (pending: T, next: T) => T;
   readonly #intervalMs: number;
   readonly #now: () => number;
   #lastSentAt = Number.NEGATIVE_INFINITY;
   #pending: T | undefined;
   #timer: ReturnType<typeof setTimeout> | undefined;
 
-  constructor(
-    send: (value: T) => void,
-    options: { intervalMs?: number; now?: () => number; merge?: (pending: T, next: T) => T } = {},
-  ) {
+  constructor(send: (value: T) => void, options: { intervalMs?: number; now?: () => number } = {}) {
     this.#send = send;
-    this.#merge = options.merge ?? ((_, next) => next);
     this.#intervalMs = options.intervalMs ?? 1000 / PROGRESS_EVENTS_PER_SECOND;
     this.#now = options.now ?? (() => performance.now());
   }
 
   push(value: T): void {
-    this.#pending = this.#pending === undefined ? value : this.#merge(this.#pending, value);
+    this.#pending = value;
     const wait = this.#lastSentAt + this.#intervalMs - this.#now();
     if (wait <= 0) this.flush();
     else
@@ -69,7 +62,7 @@ interface RunningJob {
 
 /**
  * The jobs running in the back end: one AbortController each, events in the contract's order ('started',
- * 'progress'/'items', 'problem' per problem of the report, exactly one 'ended').
+ * 'progress', 'problem' per problem of the report, exactly one 'ended').
  */
 export class JobRegistry {
   readonly #jobs = new Map<string, RunningJob>();
@@ -97,33 +90,11 @@ export class JobRegistry {
     const progress = new EventCoalescer<Progress>((latest) => {
       this.#emit({ ...base, type: 'progress', progress: latest });
     }, this.#coalescing);
-    // Items go out in batches at the same pace as progress: one event per file cost the preview server a
-    // WebSocket frame each (and Electron an IPC message each), about a third of the time of adding 1,000 small files.
-    const items = new EventCoalescer<VaultEntry[]>(
-      (entries) => {
-        this.#emit({ ...base, type: 'items', entries });
-      },
-      {
-        ...this.#coalescing,
-        // The pending list is this coalescer's own (each push brings a new one), so it may grow in place.
-        merge: (pending, next) => {
-          pending.push(...next);
-          return pending;
-        },
-      },
-    );
-    const flush = (): void => {
-      items.flush();
-      progress.flush();
-    };
     const context: JobContext = {
       signal: controller.signal,
       onProgress: (latest) => {
         summary.progress = latest;
         progress.push(latest);
-      },
-      onItem: (entry) => {
-        items.push([entry]);
       },
     };
     this.#emit({ ...base, type: 'started' });
@@ -134,11 +105,11 @@ export class JobRegistry {
         await Promise.resolve();
         if (controller.signal.aborted) throw new CancelledError();
         const result = await work(context);
-        flush();
+        progress.flush();
         for (const problem of result.report.problems) this.#emit({ ...base, type: 'problem', problem });
         event = { ...base, type: 'ended', status: 'done', result };
       } catch (error) {
-        flush();
+        progress.flush();
         if (error instanceof CancelledError || controller.signal.aborted) {
           event = { ...base, type: 'ended', status: 'cancelled' };
         } else {

@@ -128,9 +128,6 @@ export function plural(count: number, noun: string): string {
 /** Folds one job event into the job list. */
 export function jobEvent(event: JobEvent): void {
   if (event.vaultId !== useCoffer.getState().vault?.vaultId) return;
-  // 'items' changes nothing the window shows, so it must not touch the store: a new jobs list per event re-renders
-  // the whole browser (with one event per file, a drop of 1,000 files re-rendered it 1,000 times).
-  if (event.type === 'items') return;
   useCoffer.setState(({ jobs, jobsEnded }) => {
     const current: JobView = jobs.find((job) => job.jobId === event.jobId) ?? {
       jobId: event.jobId,

@@ -413,8 +413,7 @@ interface JobEventBase {
 
 /**
  * What a job reports, in order: 'started', then 'progress' (coalesced to at most about 20 a second; the last
- * one is always sent) and 'items' (the files and folders done since the last 'items', at the same pace; every
- * one is sent), 'problem' per thing skipped or damaged, and exactly one
+ * one is always sent), 'problem' per thing skipped or damaged, and exactly one
  * 'ended' — 'done' with the report, 'cancelled' (by the user, or because the vault was locked or closed), or
  * 'failed' with an error. A job's events may arrive before the answer that carries its id (in the preview they
  * come over another connection): keep them by `jobId` until it is known.
@@ -423,7 +422,6 @@ export type JobEvent = JobEventBase &
   (
     | { readonly type: 'started' }
     | { readonly type: 'progress'; readonly progress: Progress }
-    | { readonly type: 'items'; readonly entries: readonly VaultEntry[] }
     | { readonly type: 'problem'; readonly problem: Problem }
     | { readonly type: 'ended'; readonly status: 'done'; readonly result: JobReport }
     | { readonly type: 'ended'; readonly status: 'cancelled' }

@@ -339,11 +339,10 @@ describe('jobs', () => {
       status: 'done',
       result: { kind: 'add', report: { filesAdded: 2 } },
     });
-    expect(
-      added
-        .flatMap((event) => (event.type === 'items' ? event.entries.map((entry) => entry.path) : []))
-        .sort(),
-    ).toEqual(['/a.txt', '/b.bin']);
+    expect((await app.call('entries.list', { vaultId, path: '/' })).map((entry) => entry.path)).toEqual([
+      '/a.txt',
+      '/b.bin',
+    ]);
     expect(added.some((event) => event.type === 'progress')).toBe(true);
 
     const out = tempDir();
@@ -461,8 +460,8 @@ describe('jobs', () => {
   });
 
   it('cancels a running job: it ends cancelled and keeps no unfinished file', async () => {
-    // A clock a second later at each reading: every finished file goes out at once (not batched at the progress
-    // pace), so the cancel lands after the first file rather than after all three.
+    // A clock a second later at each reading: every progress report goes out at once (not coalesced), so the
+    // cancel lands once the first file is done rather than after all three.
     let clock = 0;
     const app = await newApp({ now: () => (clock += 1000), handleTtlMs: 1e12 });
     const { vaultId } = await newVaultIn(app);
@@ -473,12 +472,7 @@ describe('jobs', () => {
     let cancelled = false;
     app.backend.onEvent((event, payload) => {
       const job = payload as JobEvent;
-      if (
-        event === 'job' &&
-        job.type === 'items' &&
-        job.entries.some((entry) => entry.type === 'file') &&
-        !cancelled
-      ) {
+      if (event === 'job' && job.type === 'progress' && job.progress.filesDone > 0 && !cancelled) {
         cancelled = true;
         void app.backend.handle('job.cancel', { jobId: job.jobId });
       }
@@ -503,7 +497,8 @@ describe('jobs', () => {
     if (!picked) throw new Error('nothing picked');
     app.backend.onEvent((event, payload) => {
       const job = payload as JobEvent;
-      if (event === 'job' && job.type === 'items') void app.backend.handle('vault.lock', { vaultId });
+      if (event === 'job' && job.type === 'progress' && job.progress.filesDone > 0)
+        void app.backend.handle('vault.lock', { vaultId });
     });
     const { jobId } = await app.call('job.add', { vaultId, source: picked.handle });
     expect((await app.jobEvents(jobId)).at(-1)).toMatchObject({ status: 'cancelled' });

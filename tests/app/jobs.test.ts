@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 
 import { EventCoalescer, JobRegistry } from '../../src/app/jobs.js';
 import { CancelledError, IoError } from '../../src/core/errors.js';
-import type { Progress, VaultEntry } from '../../src/core/types.js';
+import type { Progress } from '../../src/core/types.js';
 import type { JobEvent } from '../../src/shared/contract.js';
 
 const progress = (filesDone: number): Progress => ({
@@ -14,14 +14,6 @@ const progress = (filesDone: number): Progress => ({
 
 afterEach(() => {
   vi.useRealTimers();
-});
-
-const entry = (path: string): VaultEntry => ({
-  path,
-  name: path.slice(1),
-  type: 'file',
-  size: 0,
-  mtime: 0,
 });
 
 describe('progress coalescing', () => {
@@ -76,40 +68,6 @@ describe('progress coalescing', () => {
     const sent = events.flatMap((event) => (event.type === 'progress' ? [event.progress.filesDone] : []));
     expect(sent).toEqual([1, 10_000]);
     expect(events.map((event) => event.type)).toEqual(['started', 'progress', 'progress', 'ended']);
-  });
-});
-
-describe('items of a job', () => {
-  it('go out in a handful of batches, not one event per file, and every entry exactly once in order', async () => {
-    vi.useFakeTimers();
-    let now = 0;
-    const events: JobEvent[] = [];
-    const jobs = new JobRegistry((event) => events.push(event), { now: () => now });
-    const paths = Array.from({ length: 1000 }, (_, i) => `/f-${i}.bin`);
-    let finish: () => void = () => undefined;
-    const halfway = new Promise<void>((resolve) => {
-      jobs.start('v-1', 'add', async ({ onItem }) => {
-        for (const path of paths.slice(0, 500)) onItem(entry(path));
-        resolve();
-        // The second half comes an interval later.
-        await new Promise<void>((resume) => (finish = resume));
-        for (const path of paths.slice(500)) onItem(entry(path));
-        return {
-          kind: 'add',
-          report: { filesAdded: 1000, foldersAdded: 0, bytesAdded: 0, replaced: 0, skipped: 0, problems: [] },
-        };
-      });
-    });
-    await halfway;
-    now = 50;
-    await vi.advanceTimersByTimeAsync(50);
-    finish();
-    await vi.runAllTimersAsync();
-    const batches = events.flatMap((event) => (event.type === 'items' ? [event.entries] : []));
-    // The first at once, the rest of the first burst at the end of its interval, the second burst at the end.
-    expect(batches.map((batch) => batch.length)).toEqual([1, 499, 500]);
-    expect(batches.flat().map((item) => item.path)).toEqual(paths);
-    expect(events.at(-1)?.type).toBe('ended');
   });
 });
 

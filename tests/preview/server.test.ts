@@ -553,7 +553,7 @@ describe('preview server: the app end to end through the browser bridge', () => 
     expect(readFileSync(join(out, 'photo.raw')).equals(bytes)).toBe(true);
     const jobTypes = events.map(({ payload }) => (payload as JobEvent).type);
     expect(jobTypes.filter((type) => type === 'ended')).toHaveLength(2);
-    expect(jobTypes).toContain('items');
+    expect(jobTypes).toContain('progress');
 
     await api.invoke('vault.lock', { vaultId });
     expect(await locked).toEqual({ vaultId, reason: 'user' });

@@ -82,26 +82,6 @@ describe('the jobs in the window', () => {
     expect(useCoffer.getState().jobs).toEqual([]);
   });
 
-  it('does not change the store (so nothing re-renders) for the items a job reports, only for its progress', () => {
-    jobEvent({ ...base, kind: 'add', jobId: 'a', type: 'started' });
-    let changes = 0;
-    const unsubscribe = useCoffer.subscribe(() => {
-      changes++;
-    });
-    for (let i = 0; i < 1000; i++) {
-      jobEvent({
-        ...base,
-        kind: 'add',
-        jobId: 'a',
-        type: 'items',
-        entries: [{ path: `/f-${i}`, name: `f-${i}`, type: 'file', size: 1, mtime: 0 }],
-      });
-    }
-    jobEvent({ ...base, kind: 'add', jobId: 'a', type: 'progress', progress });
-    unsubscribe();
-    expect(changes).toBe(1);
-  });
-
   it('counts the jobs that ended, which is what the browser watches: not their progress, nor a dismissal', () => {
     const ended = { kind: 'add', type: 'ended', status: 'cancelled' } as const;
     const seen: number[] = [];

@@ -135,7 +135,7 @@ type Handlers = { [C in Channel]: (request: ParsedRequestOf<C>) => Promise<Respo
 /** Most paths one drop may carry. */
 const DROP_MAX_ITEMS = 10_000;
 
-/** What `job.add` (and `job.takenNames`) accept as what to add. */
+/** What `job.add` accepts as what to add. */
 const ADD_SOURCES: readonly HandleUse[] = ['add-files', 'add-folder', 'dropped-paths', 'dropped-bytes'];
 
 /** Names schema issues by field and kind only: a payload may carry a passphrase, which must never be echoed. */
@@ -512,26 +512,28 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
     'entries.remove': async (request) => ({
       removed: await openVault(request.vaultId).vault.remove(request.paths),
     }),
-    'job.add': (request) => {
+    'job.add': async (request) => {
       const entry = openVault(request.vaultId);
       // Checked before the job starts, so a wrong destination is this request's error, not a job's.
       const destination = entry.vault.stat(request.destination);
       if (destination.type !== 'folder')
         throw new InvalidArgumentError(`"${request.destination}" is not a folder.`);
+      if (request.onExisting === 'ask') {
+        // Asked with the add, not before it: one round trip fewer, and no moment between the look and the start.
+        const target = handles.peek(request.source, ADD_SOURCES, request.vaultId);
+        const sources =
+          target.kind === 'dropped-bytes'
+            ? target.files.map(({ name }) => ({ name }))
+            : target.kind === 'folder'
+              ? [target.path]
+              : target.paths;
+        const taken = await entry.vault.takenNames(sources, destination.path);
+        if (taken.length > 0)
+          return { taken: { count: taken.length, paths: taken.slice(0, TAKEN_NAMES_SHOWN) } };
+      }
       const target = handles.take(request.source, ADD_SOURCES, request.vaultId);
-      return { jobId: startAdd(entry, target, destination.path, request.onExisting) };
-    },
-    'job.takenNames': async (request) => {
-      const { vault } = openVault(request.vaultId);
-      const target = handles.peek(request.source, ADD_SOURCES, request.vaultId);
-      const sources =
-        target.kind === 'dropped-bytes'
-          ? target.files.map(({ name }) => ({ name }))
-          : target.kind === 'folder'
-            ? [target.path]
-            : target.paths;
-      const taken = await vault.takenNames(sources, request.destination);
-      return { count: taken.length, paths: taken.slice(0, TAKEN_NAMES_SHOWN) };
+      const onExisting = request.onExisting === 'ask' ? 'fail' : request.onExisting;
+      return { jobId: startAdd(entry, target, destination.path, onExisting) };
     },
     'job.restore': (request) => {
       const entry = openVault(request.vaultId);

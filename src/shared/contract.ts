@@ -34,8 +34,14 @@ export const PREVIEW_MAX_BYTES = 4 * 1024 * 1024;
 /** Longest passphrase accepted (in UTF-16 code units); a longer one is refused before it reaches the KDF. */
 export const PASSPHRASE_MAX_LENGTH = 1024;
 
-/** Most taken paths `job.takenNames` names (it counts them all). */
+/** Most taken paths `job.add` with `onExisting: 'ask'` names (it counts them all). */
 export const TAKEN_NAMES_SHOWN = 5;
+
+/** The vault paths an add would meet already taken: how many, and the first {@link TAKEN_NAMES_SHOWN}. */
+export interface TakenNames {
+  readonly count: number;
+  readonly paths: readonly string[];
+}
 
 /** Most vault paths one request may name (move, remove, restore). */
 export const PATHS_MAX = 10_000;
@@ -251,14 +257,13 @@ export const requestSchemas = {
     ...vaultRef,
     source: id,
     destination: z._default(vaultPath, '/'),
-    /** What to do with a name already in the folder (see the engine's `OnExisting`); folders merge. */
-    onExisting: z._default(z.enum(['fail', 'skip', 'keep-both', 'replace']), 'fail'),
+    /**
+     * What to do with a name already in the folder (see the engine's `OnExisting`); folders merge. 'ask': when
+     * any name is taken, start nothing and answer with the taken names, so the window can ask once what to do
+     * (the handle is not used up); when none is, add as 'fail' would.
+     */
+    onExisting: z._default(z.enum(['ask', 'fail', 'skip', 'keep-both', 'replace']), 'fail'),
   }),
-  /**
-   * The vault paths already taken that adding what a handle names into `destination` would meet, so the window
-   * can ask once, before `job.add`, what to do with them. Does not use up a drop's handle.
-   */
-  'job.takenNames': z.strictObject({ ...vaultRef, source: id, destination: z._default(vaultPath, '/') }),
   /** Restores vault paths into a picked folder (handle of purpose 'restore-destination'). */
   'job.restore': z.strictObject({
     ...vaultRef,
@@ -506,9 +511,8 @@ export interface Responses {
   'entries.rename': VaultEntry;
   'entries.move': readonly VaultEntry[];
   'entries.remove': { readonly removed: number };
-  'job.add': { readonly jobId: string };
-  /** How many paths are taken, and the first few of them ({@link TAKEN_NAMES_SHOWN}). */
-  'job.takenNames': { readonly count: number; readonly paths: readonly string[] };
+  /** The job started; or, with `onExisting: 'ask'`, the names that stopped it from starting. */
+  'job.add': { readonly jobId: string } | { readonly taken: TakenNames };
   'job.restore': { readonly jobId: string };
   'job.verify': { readonly jobId: string };
   'job.reencrypt': { readonly jobId: string };

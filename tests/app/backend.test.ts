@@ -10,7 +10,8 @@ import { channels, PREVIEW_MAX_BYTES, type JobEvent } from '../../src/shared/con
 import { requireBuiltCli } from '../cli/helpers.js';
 import { restoreInAnotherProcess } from '../helpers/restore-record.js';
 import { tempDir, writeTree } from '../helpers/vault.js';
-import { codeOf, newApp, newVaultIn, PASSPHRASE, pickFolder, type TestApp } from './helpers.js';
+import { addFiles, codeOf, newApp, newVaultIn, PASSPHRASE, pickFolder, type TestApp } from './helpers.js';
+import { startedJobId } from '../helpers/job-add.js';
 
 /** Adds a tree of files from disk through the picker and waits for the job to end. */
 async function addTree(
@@ -23,7 +24,7 @@ async function addTree(
   app.dialogs.files.push(Object.keys(files).map((name) => join(source, name)));
   const picked = await app.call('dialog.pickFiles', { purpose: 'add-files', vaultId });
   if (!picked) throw new Error('nothing picked');
-  const { jobId } = await app.call('job.add', { vaultId, source: picked.handle, destination: '/' });
+  const jobId = startedJobId(await app.call('job.add', { vaultId, source: picked.handle, destination: '/' }));
   return app.jobEvents(jobId);
 }
 
@@ -377,7 +378,7 @@ describe('jobs', () => {
     ]);
     if (!dropped.ok) throw new Error(dropped.message);
     expect(dropped.value.count).toBe(1);
-    const { jobId } = await app.call('job.add', { vaultId, source: dropped.value.handle });
+    const jobId = startedJobId(await app.call('job.add', { vaultId, source: dropped.value.handle }));
     expect((await app.jobEvents(jobId)).at(-1)).toMatchObject({ status: 'done' });
     expect(await app.call('entries.stat', { vaultId, path: '/hello.txt' })).toMatchObject({
       size: 5,
@@ -388,7 +389,7 @@ describe('jobs', () => {
     );
   });
 
-  it('names the taken paths of a drop without using it up, then keeps both, skips or replaces as asked', async () => {
+  it('asked to, names the taken paths of a drop instead of adding it, without using it up; then keeps both, skips or replaces as asked', async () => {
     const app = await newApp();
     const { vaultId } = await newVaultIn(app);
     const drop = (text: string): string => {
@@ -400,7 +401,7 @@ describe('jobs', () => {
       return dropped.value.handle;
     };
     const add = async (source: string, onExisting: 'skip' | 'keep-both' | 'replace'): Promise<void> => {
-      const { jobId } = await app.call('job.add', { vaultId, source, onExisting });
+      const jobId = startedJobId(await app.call('job.add', { vaultId, source, onExisting }));
       expect((await app.jobEvents(jobId)).at(-1)).toMatchObject({ status: 'done' });
     };
     const read = async (path: string): Promise<string> =>
@@ -408,15 +409,16 @@ describe('jobs', () => {
         (await app.call('preview.read', { vaultId, path, offset: 0, length: 100 })).bytes,
       ).toString();
     const first = drop('one');
-    expect(await app.call('job.takenNames', { vaultId, source: first })).toEqual({ count: 0, paths: [] });
-    await add(first, 'skip');
+    // Nothing taken: 'ask' starts the add.
+    const firstJob = startedJobId(await app.call('job.add', { vaultId, source: first, onExisting: 'ask' }));
+    expect((await app.jobEvents(firstJob)).at(-1)).toMatchObject({ status: 'done' });
 
     const second = drop('two!');
-    expect(await app.call('job.takenNames', { vaultId, source: second })).toEqual({
-      count: 2,
-      paths: ['/Memo.txt', '/fresh.txt'],
+    expect(await app.call('job.add', { vaultId, source: second, onExisting: 'ask' })).toEqual({
+      taken: { count: 2, paths: ['/Memo.txt', '/fresh.txt'] },
     });
-    await add(second, 'keep-both'); // the same handle still works: looking did not use it up
+    expect(await app.call('job.list', {})).toEqual([]); // nothing started
+    await add(second, 'keep-both'); // the same handle still works: asking did not use it up
     expect(
       (await app.call('entries.list', { vaultId, path: '/' })).map((entry) => entry.name).sort(),
     ).toEqual(['Memo (2).txt', 'Memo.txt', 'fresh (2).txt', 'fresh.txt']);
@@ -429,6 +431,28 @@ describe('jobs', () => {
     expect(codeOf(await app.raw('job.add', { vaultId, source: first, onExisting: 'merge' }))).toBe(
       'INVALID_ARGUMENT',
     );
+  });
+
+  it('asked to, names the taken paths of picked files or a picked folder, and starts when none is taken', async () => {
+    const app = await newApp();
+    const { vaultId } = await newVaultIn(app);
+    await addFiles(app, vaultId, { 'a.txt': 'one' });
+    const source = tempDir();
+    await writeTree(source, { 'a.txt': 'two', 'b.txt': 'new', 'Docs/c.txt': 'c' });
+    app.dialogs.files.push([join(source, 'a.txt'), join(source, 'b.txt')]);
+    const picked = await app.call('dialog.pickFiles', { purpose: 'add-files', vaultId });
+    if (!picked) throw new Error('nothing picked');
+    expect(await app.call('job.add', { vaultId, source: picked.handle, onExisting: 'ask' })).toEqual({
+      taken: { count: 1, paths: ['/a.txt'] },
+    });
+    const docs = await pickFolder(app, join(source, 'Docs'), { purpose: 'add-folder', vaultId });
+    const added = startedJobId(await app.call('job.add', { vaultId, source: docs, onExisting: 'ask' }));
+    expect((await app.jobEvents(added)).at(-1)).toMatchObject({ status: 'done' });
+    const again = await pickFolder(app, join(source, 'Docs'), { purpose: 'add-folder', vaultId });
+    expect(await app.call('job.add', { vaultId, source: again, onExisting: 'ask' })).toEqual({
+      taken: { count: 1, paths: ['/Docs/c.txt'] }, // folders merge: only the file inside is taken
+    });
+    expect(await app.call('entries.stat', { vaultId, path: '/a.txt' })).toMatchObject({ size: 3 });
   });
 
   it('refuses a drop that is incomplete, larger than announced, empty or malformed', async () => {
@@ -454,7 +478,7 @@ describe('jobs', () => {
     await writeTree(source, { 'dir/x.txt': 'x' });
     const dropped = app.backend.registerDroppedPaths([join(source, 'dir')]);
     if (!dropped.ok) throw new Error(dropped.message);
-    const { jobId } = await app.call('job.add', { vaultId, source: dropped.value.handle });
+    const jobId = startedJobId(await app.call('job.add', { vaultId, source: dropped.value.handle }));
     expect((await app.jobEvents(jobId)).at(-1)).toMatchObject({ status: 'done' });
     expect(await app.call('entries.stat', { vaultId, path: '/dir/x.txt' })).toMatchObject({ size: 1 });
   });
@@ -477,7 +501,7 @@ describe('jobs', () => {
         void app.backend.handle('job.cancel', { jobId: job.jobId });
       }
     });
-    const { jobId } = await app.call('job.add', { vaultId, source: picked.handle });
+    const jobId = startedJobId(await app.call('job.add', { vaultId, source: picked.handle }));
     const events = await app.jobEvents(jobId);
     expect(events.at(-1)).toMatchObject({ type: 'ended', status: 'cancelled' });
     const stored = (
@@ -500,7 +524,7 @@ describe('jobs', () => {
       if (event === 'job' && job.type === 'progress' && job.progress.filesDone > 0)
         void app.backend.handle('vault.lock', { vaultId });
     });
-    const { jobId } = await app.call('job.add', { vaultId, source: picked.handle });
+    const jobId = startedJobId(await app.call('job.add', { vaultId, source: picked.handle }));
     expect((await app.jobEvents(jobId)).at(-1)).toMatchObject({ status: 'cancelled' });
     await vi.waitFor(() => {
       expect(app.events).toContainEqual({ event: 'locked', payload: { vaultId, reason: 'user' } });

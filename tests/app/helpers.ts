@@ -19,6 +19,7 @@ import type {
   Result,
 } from '../../src/shared/contract.js';
 import { nativeSodium } from '../helpers/backends.js';
+import { startedJobId } from '../helpers/job-add.js';
 import { PASSPHRASE, tempDir, writeTree } from '../helpers/vault.js';
 
 export { PASSPHRASE };
@@ -127,7 +128,7 @@ export async function addFiles(
   app.dialogs.files.push(Object.keys(files).map((name) => join(source, name)));
   const picked = await app.call('dialog.pickFiles', { purpose: 'add-files', vaultId });
   if (!picked) throw new Error('nothing picked');
-  await app.jobEvents((await app.call('job.add', { vaultId, source: picked.handle })).jobId);
+  await app.jobEvents(startedJobId(await app.call('job.add', { vaultId, source: picked.handle })));
 }
 
 /** Creates a vault named "vault" in a fresh temp folder (KDF preset 'interactive', to keep tests quick). */

@@ -15,6 +15,7 @@ import { startPreviewServer, type PreviewServer } from '../../src/preview/server
 import type { AddReport, EventPayloads, JobEvent } from '../../src/shared/contract.js';
 import { nativeSodium } from '../helpers/backends.js';
 import { PASSPHRASE, tempDir } from '../helpers/vault.js';
+import { startedJobId } from '../helpers/job-add.js';
 
 /** Node's fetch and the ws package stand in for the browser's. */
 const transport: PreviewTransport = {
@@ -529,7 +530,7 @@ describe('preview server: the app end to end through the browser bridge', () => 
     expect(dropped.value.count).toBe(2);
     const add = await api.invoke('job.add', { vaultId, source: dropped.value.handle });
     if (!add.ok) throw new Error(add.message);
-    await waitForEnd(add.value.jobId);
+    await waitForEnd(startedJobId(add.value));
     const listed = await api.invoke('entries.list', { vaultId, path: '/' });
     expect(listed.ok && listed.value.map((entry) => `${entry.name} ${entry.size}`)).toEqual([
       'note.txt 4',
@@ -597,7 +598,7 @@ describe('preview server: the app end to end through the browser bridge', () => 
       expect(registered).toMatchObject({ ok: true, value: { count: manifest.length } });
       const add = await api.invoke('job.add', { vaultId, source: registered.value.handle });
       if (!add.ok) throw new Error(add.message);
-      return { upload: registered.value.upload, jobId: add.value.jobId };
+      return { upload: registered.value.upload, jobId: startedJobId(add.value) };
     };
 
     // The job is running before any byte has come, and waits for them.

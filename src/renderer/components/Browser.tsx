@@ -196,11 +196,10 @@ export function Browser({ vault }: { vault: VaultSummary }) {
       await load(folder);
     });
 
-  /** Starts adding what `source` names, first asking what to do if names it brings are taken. */
+  /** Starts adding what `source` names, or asks what to do if names it brings are taken. */
   const startAdd = async (source: string, destination: string): Promise<void> => {
-    const taken = await call('job.takenNames', { vaultId, source, destination });
-    if (taken.count === 0) await call('job.add', { vaultId, source, destination });
-    else setDialog({ kind: 'existing', source, destination, ...taken });
+    const started = await call('job.add', { vaultId, source, destination, onExisting: 'ask' });
+    if ('taken' in started) setDialog({ kind: 'existing', source, destination, ...started.taken });
   };
 
   const addAnyway = (source: string, destination: string, onExisting: ExistingChoice): Promise<void> =>

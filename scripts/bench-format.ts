@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { median } from './bench-stats.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -56,12 +57,6 @@ function paired(checkout: string, phase: string, vault?: string): string {
 function measure(checkout: string, phase: string, vault: string): Run {
   return JSON.parse(paired(checkout, phase, vault).trim().split('\n').pop() ?? '') as Run;
 }
-
-const median = (values: readonly number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? (sorted[middle] ?? 0) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
-};
 
 interface Operation {
   label: string;

@@ -13,6 +13,7 @@ import { parseArgs } from 'node:util';
 
 import type * as Pool from '../src/core/crypto/pool.js';
 import type * as Engine from '../src/core/index.js';
+import { median } from './bench-stats.js';
 
 // The built engine (`npm run build` first), as the CLI runs it, so the pool's workers run plain JavaScript.
 const dist = new URL('../dist/core/', import.meta.url);
@@ -91,7 +92,6 @@ for (let i = 0; i < runs; i++) {
 vault.close();
 rmSync(work, { recursive: true, force: true });
 
-const median = (list: number[]): number => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)] ?? 0;
 const mb = totalBytes / 1e6;
 for (const row of rows) console.log(row);
 for (const kind of ['restore', 'reencrypt'] as const) {

@@ -13,6 +13,7 @@ import Database from 'better-sqlite3';
 import { derivePassphraseKey } from '../src/core/crypto/kdf.js';
 import { parseVaultHeader } from '../src/core/crypto/vault-header.js';
 import { encodePassphrase, loadSodium, Vault } from '../src/core/index.js';
+import { median, timed } from './bench-stats.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -26,14 +27,6 @@ const BIG = Number(flags['big-folder']);
 const ROOT = mkdtempSync(
   join(flags.dir ?? (existsSync('/dev/shm') ? '/dev/shm' : tmpdir()), 'coffer-scale-'),
 );
-
-const median = (values: number[]): number =>
-  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
-async function timed(fn: () => unknown): Promise<number> {
-  const start = performance.now();
-  await fn();
-  return performance.now() - start;
-}
 
 const sodium = await loadSodium();
 const passphrase = encodePassphrase(sodium, 'scale bench');

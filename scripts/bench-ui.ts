@@ -29,6 +29,7 @@ import { encodePassphrase, loadSodium, Vault, type StreamedFile } from '../src/c
 import { dropFiles } from '../e2e/drop.js';
 import { startPreview } from '../e2e/preview-process.js';
 import { chromiumExecutable } from './find-chromium.js';
+import { median, timed } from './bench-stats.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -53,13 +54,6 @@ const ADD_RUNS = 5;
  */
 const SETTLE_MS = 500;
 
-const median = (values: readonly number[]): number =>
-  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
-async function timed(fn: () => unknown): Promise<number> {
-  const start = performance.now();
-  await fn();
-  return performance.now() - start;
-}
 const small = (name: string): StreamedFile => ({
   name,
   size: name.length,

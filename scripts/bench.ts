@@ -32,6 +32,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 
 import type { EngineCommand } from './bench-engine.js';
+import { median } from './bench-stats.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -217,11 +218,6 @@ function hugeFileAdd(): { gib: number; seconds: number; peakRssMiB: number | und
   rmSync(source, { force: true });
   return { gib, ...result };
 }
-
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-};
 
 async function main(): Promise<void> {
   console.error(`bench: making data in ${ROOT} …`);

@@ -5,9 +5,8 @@
  */
 import { KDF_PRESETS } from '../src/core/crypto/kdf.js';
 import { loadNativeSodium, loadWasmSodium, type SodiumBackend } from '../src/core/crypto/sodium.js';
+import { median } from './bench-stats.js';
 
-const median = (values: number[]): number =>
-  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
 const seconds = (start: bigint): number => Number(process.hrtime.bigint() - start) / 1e9;
 
 function aeadThroughput(

@@ -515,11 +515,9 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
     'job.add': async (request) => {
       const entry = openVault(request.vaultId);
       // Checked before the job starts, so a wrong destination is this request's error, not a job's.
-      const destination = entry.vault.stat(request.destination);
-      if (destination.type !== 'folder')
-        throw new InvalidArgumentError(`"${request.destination}" is not a folder.`);
+      const destination = addDestination(entry, request.destination);
       if (request.onExisting === 'ask') {
-        // Asked with the add, not before it: one round trip fewer, and no moment between the look and the start.
+        // Asked with the add rather than before it: one round trip fewer on the way to every add.
         const target = handles.peek(request.source, ADD_SOURCES, request.vaultId);
         const sources =
           target.kind === 'dropped-bytes'
@@ -527,13 +525,16 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
             : target.kind === 'folder'
               ? [target.path]
               : target.paths;
-        const taken = await entry.vault.takenNames(sources, destination.path);
+        const taken = await entry.vault.takenNames(sources, destination);
         if (taken.length > 0)
           return { taken: { count: taken.length, paths: taken.slice(0, TAKEN_NAMES_SHOWN) } };
+        // The look yielded: the vault may have been locked or closed, or the folder removed, meanwhile.
+        openVault(request.vaultId);
+        addDestination(entry, destination);
       }
       const target = handles.take(request.source, ADD_SOURCES, request.vaultId);
       const onExisting = request.onExisting === 'ask' ? 'fail' : request.onExisting;
-      return { jobId: startAdd(entry, target, destination.path, onExisting) };
+      return { jobId: startAdd(entry, target, destination, onExisting) };
     },
     'job.restore': (request) => {
       const entry = openVault(request.vaultId);
@@ -747,6 +748,17 @@ function logFailure(error: unknown): void {
 }
 
 /** Paths from a dialog or a drop are the host's, but still checked: absolute, and normalised. */
+/**
+ * The vault folder an add goes into, as stored.
+ * @throws {@link InvalidArgumentError} when it is not a folder; the engine's errors when it is missing or the
+ * vault is locked.
+ */
+function addDestination(entry: OpenVault, path: string): string {
+  const destination = entry.vault.stat(path);
+  if (destination.type !== 'folder') throw new InvalidArgumentError(`"${path}" is not a folder.`);
+  return destination.path;
+}
+
 function checkedAbsolute(path: string): string {
   if (typeof path !== 'string' || !isAbsolute(path) || path.includes('\0')) {
     throw new InvalidArgumentError('A chosen path was not an absolute path on this computer.');

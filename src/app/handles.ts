@@ -77,12 +77,15 @@ export class HandleRegistry {
   }
 
   /**
-   * The target of a handle, checked as {@link take} does, without using it up or tying it to a vault: to look at
-   * what a choice holds before acting on it.
+   * The target of a handle, checked as {@link take} does, without using it up: to look at what a choice holds
+   * before acting on it. Like {@link take}, it ties a drop's handle to `vaultId`, so that locking that vault
+   * forgets (and wipes) a drop still waiting for the person's answer.
    * @throws {@link InvalidArgumentError} as {@link take} does.
    */
   peek(handle: string, uses: readonly HandleUse[], vaultId: string | undefined): HandleTarget {
-    return this.#usable(handle, uses, vaultId).target;
+    const entry = this.#usable(handle, uses, vaultId);
+    entry.vaultId = vaultId;
+    return entry.target;
   }
 
   #usable(handle: string, uses: readonly HandleUse[], vaultId: string | undefined): Entry {

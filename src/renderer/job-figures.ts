@@ -39,9 +39,11 @@ export function jobsShown(
   jobs: readonly JobView[],
   now: number,
 ): { shown: readonly JobView[]; nextAt?: number } {
-  const hidden = jobs.filter(
-    (job) => job.status === 'running' && now - job.startedAt < SHOW_RUNNING_AFTER_MS,
-  );
+  // A clock set back makes the time run negative: such a job shows rather than hiding until the clock catches up.
+  const hidden = jobs.filter((job) => {
+    const running = now - job.startedAt;
+    return job.status === 'running' && running >= 0 && running < SHOW_RUNNING_AFTER_MS;
+  });
   if (hidden.length === 0) return { shown: jobs };
   return {
     shown: jobs.filter((job) => !hidden.includes(job)),

@@ -455,6 +455,26 @@ describe('jobs', () => {
     expect(await app.call('entries.stat', { vaultId, path: '/a.txt' })).toMatchObject({ size: 3 });
   });
 
+  it('forgets a drop whose taken names were asked about when the vault locks before the answer', async () => {
+    const app = await newApp();
+    const { vaultId } = await newVaultIn(app);
+    await addFiles(app, vaultId, { 'Memo.txt': 'one' });
+    const dropped = app.backend.registerDroppedBytes([
+      { name: 'Memo.txt', size: 3, mtime: 1_600_000_000_000, bytes: Buffer.from('two') },
+    ]);
+    if (!dropped.ok) throw new Error(dropped.message);
+    const source = dropped.value.handle;
+    expect(await app.call('job.add', { vaultId, source, onExisting: 'ask' })).toMatchObject({
+      taken: { count: 1 },
+    });
+    // The person is being asked what to do when the vault locks: the dropped plaintext must not outlive it.
+    await app.call('vault.lock', { vaultId });
+    await app.call('vault.unlock', { vaultId, passphrase: PASSPHRASE });
+    expect(codeOf(await app.raw('job.add', { vaultId, source, onExisting: 'replace' }))).toBe(
+      'INVALID_ARGUMENT',
+    );
+  });
+
   it('refuses a drop that is incomplete, larger than announced, empty or malformed', async () => {
     const app = await newApp();
     expect(codeOf(app.backend.registerDroppedBytes([]))).toBe('INVALID_ARGUMENT');

@@ -158,11 +158,15 @@ describe('which jobs the panel shows', () => {
 
   it('a running job once it has run for a while, and when the next one is due', () => {
     const jobs = [job('a', 1000), job('b', 1100), job('c', 1200)];
-    expect(jobsShown(jobs, 1000)).toEqual({ shown: [], nextAt: 1000 + SHOW_RUNNING_AFTER_MS });
+    expect(jobsShown(jobs, 1200)).toEqual({ shown: [], nextAt: 1000 + SHOW_RUNNING_AFTER_MS });
     const later = jobsShown(jobs, 1000 + SHOW_RUNNING_AFTER_MS + 150);
     expect(later.shown.map((shown) => shown.jobId)).toEqual(['a', 'b']);
     expect(later.nextAt).toBe(1200 + SHOW_RUNNING_AFTER_MS);
     expect(jobsShown(jobs, 1200 + SHOW_RUNNING_AFTER_MS)).toEqual({ shown: jobs });
+  });
+
+  it('a running job that seems to start in the future (the clock was set back) at once', () => {
+    expect(jobsShown([job('a', 5000)], 1000)).toEqual({ shown: [job('a', 5000)] });
   });
 
   it('how a job ended at once, however short it was', () => {

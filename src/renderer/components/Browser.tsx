@@ -120,7 +120,8 @@ export function Browser({ vault }: { vault: VaultSummary }) {
         if (!refreshing) return;
         const folders = await refreshing.folders;
         // The same object when no folder changed (most changes are to files): the sidebar is then not drawn
-        // again, which for a vault of many folders took a React Aria tree about 0.2 s after each add.
+        // again, which for a vault of many folders took a React Aria tree about 0.2 s after each add. Its folders'
+        // times are then the older ones; nothing here shows them.
         setTree((before) => (before !== null && sameFolders(before, folders) ? before : folders));
         setVaultBytes((await refreshing.details).info.totalBytes ?? null);
       }),

@@ -106,8 +106,8 @@ const JobRow = memo(function JobRow({
 
 /**
  * Every add, restore and check of this vault, several at once: a bar with files, bytes, speed and time left and a
- * Cancel button while running; then what happened and each problem (path, what, what to do) until dismissed, and
- * for a finished restore "Show in folder".
+ * Cancel button while running (from a moment after it started: see {@link jobsShown}); then what happened and
+ * each problem (path, what, what to do) until dismissed, and for a finished restore "Show in folder".
  */
 export function JobsPanel({
   onShowInFolder,
@@ -117,16 +117,17 @@ export function JobsPanel({
 }) {
   // Its own subscription: progress events (about 20 a second per job) re-render this panel, not the browser.
   const jobs = useCoffer((state) => state.jobs);
-  const [, reveal] = useReducer((count: number) => count + 1, 0);
+  const [reveals, reveal] = useReducer((count: number) => count + 1, 0);
   const { shown, nextAt } = jobsShown(jobs, Date.now());
-  // Drawn again when the next hidden job is due, should no event of it come first.
+  // Drawn again when the next hidden job is due, should no event of it come first; set again after each firing,
+  // in case the timer fired before the clock reached it.
   useEffect(() => {
     if (nextAt === undefined) return;
     const timer = setTimeout(reveal, Math.max(0, nextAt - Date.now()));
     return () => {
       clearTimeout(timer);
     };
-  }, [nextAt]);
+  }, [nextAt, reveals]);
   if (shown.length === 0) return null;
   return (
     <section className="jobs-panel" aria-label="Jobs">

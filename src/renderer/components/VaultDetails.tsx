@@ -123,26 +123,30 @@ export function VaultDetails({ vaultId, onClose }: { vaultId: string; onClose: (
           ))}
         </dl>
       )}
-      <div className="dialog-actions">
-        <button
-          type="button"
-          aria-disabled={checking}
-          onClick={() => {
-            startCheck(false);
-          }}
-        >
-          Check vault
-        </button>
-        <button
-          type="button"
-          aria-disabled={checking}
-          onClick={() => {
-            startCheck(true);
-          }}
-        >
-          Check all data
-        </button>
-      </div>
+      {/* Once the facts are in (or failed): before, the buttons moved down as the facts appeared above them, and a
+          click aimed at one could land on the facts instead. */}
+      {(details !== null || error !== null) && (
+        <div className="dialog-actions">
+          <button
+            type="button"
+            aria-disabled={checking}
+            onClick={() => {
+              startCheck(false);
+            }}
+          >
+            Check vault
+          </button>
+          <button
+            type="button"
+            aria-disabled={checking}
+            onClick={() => {
+              startCheck(true);
+            }}
+          >
+            Check all data
+          </button>
+        </div>
+      )}
       {checking && <p className="muted">Checking… (progress in the jobs panel)</p>}
       {check?.status === 'failed' && <ErrorText message={check.summary ?? null} />}
       {check?.status === 'cancelled' && <p className="muted">The check was stopped.</p>}

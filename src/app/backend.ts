@@ -747,7 +747,6 @@ function logFailure(error: unknown): void {
   console.error('coffer: locking a vault failed:', error);
 }
 
-/** Paths from a dialog or a drop are the host's, but still checked: absolute, and normalised. */
 /**
  * The vault folder an add goes into, as stored.
  * @throws {@link InvalidArgumentError} when it is not a folder; the engine's errors when it is missing or the
@@ -759,6 +758,7 @@ function addDestination(entry: OpenVault, path: string): string {
   return destination.path;
 }
 
+/** Paths from a dialog or a drop are the host's, but still checked: absolute, and normalised. */
 function checkedAbsolute(path: string): string {
   if (typeof path !== 'string' || !isAbsolute(path) || path.includes('\0')) {
     throw new InvalidArgumentError('A chosen path was not an absolute path on this computer.');

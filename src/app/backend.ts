@@ -257,11 +257,7 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
     // After the answer: the index's largest read is done while the passphrase is typed, not after the KDF.
     setImmediate(() => {
       if (open.get(entry.vaultId) !== entry || !entry.vault.locked) return; // closed or unlocked meanwhile
-      try {
-        entry.vault.readAhead();
-      } catch (error) {
-        console.warn('coffer: could not read ahead of the unlock:', (error as Error).message);
-      }
+      entry.vault.readAhead();
     });
     return summary(entry);
   };

@@ -224,6 +224,24 @@ describe('the snapshot read ahead of the unlock', () => {
     }
   });
 
+  it('counts the rows again after a change: an unlock after a delete comes from the snapshot stored at lock', async () => {
+    const { dir } = await populatedVault();
+    const vault = await reopen(dir);
+    vault.readAhead(); // counts the rows before the delete
+    const rowsRead = vi.spyOn(IndexDb.prototype, 'nodes');
+    try {
+      expect(await vault.unlock(passphrase())).toEqual([]);
+      expect(await vault.remove(['/notes'])).toBeGreaterThan(0);
+      vault.lock(); // stores a snapshot without the deleted entries
+      expect(await vault.unlock(passphrase())).toEqual([]);
+      expect(vault.list('/').map((entry) => entry.path)).not.toContain('/notes');
+      // A count kept from before the delete would not match the new snapshot, and send the unlock to the rows.
+      expect(rowsRead).not.toHaveBeenCalled();
+    } finally {
+      rowsRead.mockRestore();
+    }
+  });
+
   it('leaves a snapshot value that cannot be read for the unlock to report, as without it', async () => {
     const outcomes: string[] = [];
     for (const readAhead of [false, true]) {

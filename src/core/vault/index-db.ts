@@ -297,6 +297,12 @@ export class IndexDb {
    * and nothing else writes the index while it is open (it holds the exclusive lock).
    */
   #sealedSnapshot: Buffer | null | undefined;
+  /**
+   * The count of `nodes` rows at a generation: rows change only inside {@link IndexDb.transaction}, which advances
+   * the generation, and nothing else writes the index while it is open. Counting took 15–20 ms for 100,000 entries at
+   * every unlock.
+   */
+  #countedNodes: { readonly generation: bigint; readonly count: number } | undefined;
 
   /** False for a schema 1 index opened read-only (it cannot be upgraded): it has no pack columns. */
   readonly #hasPacks: boolean;
@@ -538,11 +544,32 @@ export class IndexDb {
    * a read error in a mapped file stops the process instead of failing the read, so no longer than this.
    */
   nodeCount(): number {
+    // Inside a transaction rows may have changed before the generation does.
+    const generation = this.#db.inTransaction ? undefined : this.generation();
+    if (generation !== undefined && this.#countedNodes?.generation === generation)
+      return this.#countedNodes.count;
     this.#db.pragma(`mmap_size = ${COUNT_MMAP_BYTES}`);
+    let count: number;
     try {
-      return this.#sql('SELECT count(*) FROM nodes').pluck().get() as number;
+      count = this.#sql('SELECT count(*) FROM nodes').pluck().get() as number;
     } finally {
       this.#db.pragma('mmap_size = 0');
+    }
+    if (generation !== undefined) this.#countedNodes = { generation, count };
+    return count;
+  }
+
+  /**
+   * Reads (and keeps) what loading the tree at unlock reads before it needs a key: the sealed snapshot and the
+   * count of rows, 60–80 ms the first time in a process for 100,000 entries. Best effort: a read that fails here
+   * fails again when the tree is loaded, and is reported then.
+   */
+  readAheadForUnlock(): void {
+    try {
+      this.snapshot();
+      this.nodeCount();
+    } catch {
+      // Reported by the load, as above.
     }
   }
 

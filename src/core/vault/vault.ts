@@ -299,7 +299,10 @@ export class Vault {
     let keys;
     try {
       // The index's vault id was checked against this header when the vault was opened.
-      keys = await unlockVaultKeys(this.#sodium, this.#headerBytes, secret);
+      const unlocking = unlockVaultKeys(this.#sodium, this.#headerBytes, secret);
+      // The key derivation runs on another thread: this one meanwhile reads what loading the tree needs.
+      this.#db.readAheadForUnlock();
+      keys = await unlocking;
     } catch (error) {
       if (error instanceof WrongPassphraseError && !this.readOnly) this.#countFailedUnlock();
       throw error;
@@ -591,18 +594,15 @@ export class Vault {
   }
 
   /**
-   * Reads the sealed tree snapshot (ciphertext only) while the vault is locked, so that the unlock does not wait
-   * for it: the window asks when a vault is opened, while its passphrase is being typed. A value that cannot be
-   * read is left for the unlock to report.
+   * Reads what loading the tree at unlock reads before it needs a key (the sealed snapshot, ciphertext only, and the
+   * count of index rows) while the vault is locked, so that the unlock does not wait for it: the window asks when a
+   * vault is opened, while its passphrase is being typed (an unlock also reads ahead, during the key derivation). A
+   * value that cannot be read is left for the unlock to report.
    * @throws {@link InvalidArgumentError} after {@link Vault.close}.
    */
   readAhead(): void {
     this.#requireOpen();
-    try {
-      this.#db.snapshot();
-    } catch (error) {
-      if (!(error instanceof IntegrityError)) throw error;
-    }
+    this.#db.readAheadForUnlock();
   }
 
   get readOnly(): boolean {

@@ -89,6 +89,10 @@ describe('hashId', () => {
   it('reads the 16 bytes at an offset', () => {
     const id = randomBytes(16);
     const shifted = Buffer.concat([randomBytes(5), id]);
-    expect(hashId(shifted, 5)).toBe(hashId(id, 0));
+    const view = (bytes: Buffer): DataView => new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    expect(hashId(view(shifted), 5)).toBe(hashId(view(id), 0));
+    const other = Buffer.from(id);
+    other[15] = (other[15] as number) ^ 1;
+    expect(hashId(view(other), 0)).not.toBe(hashId(view(id), 0));
   });
 });

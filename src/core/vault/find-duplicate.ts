@@ -24,10 +24,10 @@ function finish(hash: number): number {
 }
 
 /** A hash of the 16 bytes at `at`. */
-export function hashId(bytes: Buffer, at: number): number {
+export function hashId(view: DataView, at: number): number {
   let h = 0;
   for (let word = 0; word < 4; word++)
-    h = (h + Math.imul(bytes.readUInt32LE(at + word * 4), MULTIPLIERS[word] as number)) | 0;
+    h = (h + Math.imul(view.getUint32(at + word * 4, true), MULTIPLIERS[word] as number)) | 0;
   return finish(h);
 }
 

@@ -34,7 +34,7 @@ import {
 } from '../shared/contract.js';
 import { receiveDroppedFiles, type DroppedFileInput } from './dropped.js';
 import { GuessPacer } from './guess-pacer.js';
-import { HandleRegistry, wipeDropped, type HandleTarget, type HandleUse } from './handles.js';
+import { HandleRegistry, pathsOnDisk, wipeDropped, type HandleTarget, type HandleUse } from './handles.js';
 import { JobRegistry } from './jobs.js';
 import { estimateKdf, type KdfEstimate } from './kdf-estimate.js';
 import { MediaStreams, type MediaResponse } from './media-streams.js';
@@ -357,10 +357,9 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
         },
       );
     }
-    const paths = target.kind === 'folder' ? [target.path] : target.paths;
     return jobs.start(entry.vaultId, 'add', async ({ signal, onProgress }) => ({
       kind: 'add',
-      report: await vault.add(paths, destination, { signal, onProgress, onExisting }),
+      report: await vault.add(pathsOnDisk(target), destination, { signal, onProgress, onExisting }),
     }));
   };
 
@@ -516,11 +515,7 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
         // Asked with the add rather than before it: one round trip fewer on the way to every add.
         const target = handles.peek(request.source, ADD_SOURCES, request.vaultId);
         const sources =
-          target.kind === 'dropped-bytes'
-            ? target.files.map(({ name }) => ({ name }))
-            : target.kind === 'folder'
-              ? [target.path]
-              : target.paths;
+          target.kind === 'dropped-bytes' ? target.files.map(({ name }) => ({ name })) : pathsOnDisk(target);
         const taken = await entry.vault.takenNames(sources, destination);
         if (taken.length > 0)
           return { taken: { count: taken.length, paths: taken.slice(0, TAKEN_NAMES_SHOWN) } };

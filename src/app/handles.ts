@@ -11,6 +11,11 @@ export type HandleTarget =
   | { readonly kind: 'dropped-paths'; readonly paths: readonly string[] }
   | { readonly kind: 'dropped-bytes'; readonly files: readonly DroppedBytes[] };
 
+/** The paths on disk that a handle of a picked folder, picked files or a drop with paths names. */
+export function pathsOnDisk(target: Exclude<HandleTarget, { kind: 'dropped-bytes' }>): readonly string[] {
+  return target.kind === 'folder' ? [target.path] : target.paths;
+}
+
 /** A dropped file held in memory (never on disk) until the add job that uses it has read it. */
 export interface DroppedBytes {
   readonly name: string;

@@ -16,7 +16,7 @@ import {
 } from 'lucide-react';
 import { useCallback, useEffect, useMemo, useRef, useState, type DragEvent } from 'react';
 
-import type { FolderTree as Tree, VaultEntry, VaultSummary } from '../../shared/contract.js';
+import type { FolderTree as Tree, TakenNames, VaultEntry, VaultSummary } from '../../shared/contract.js';
 import { call, describeError, registerDroppedFiles } from '../api.js';
 import { isMoveDrag, useFolderDrop, type FolderDropHandlers } from '../browser/drag.js';
 import {
@@ -57,7 +57,7 @@ type DialogState =
   | { kind: 'delete'; entries: readonly VaultEntry[] }
   | { kind: 'move'; entries: readonly VaultEntry[] }
   | { kind: 'restore'; entries: readonly VaultEntry[]; handle: string; label: string }
-  | { kind: 'existing'; source: string; destination: string; count: number; paths: readonly string[] };
+  | ({ kind: 'existing'; source: string; destination: string } & TakenNames);
 
 const childPath = (folder: string, name: string): string =>
   folder === '/' ? `/${name}` : `${folder}/${name}`;

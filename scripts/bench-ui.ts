@@ -421,8 +421,21 @@ console.log('| measure | window ms | engine ms | target |\n|---|---|---|---|');
 for (const row of table) {
   console.log(`| ${row.measure} | ${ms(row.window)} | ${ms(row.engine)} | ${row.target} |`);
 }
+/** Each round's window add over the engine's add just before it, on the machine in the same state. */
+const roundRatios = (window: readonly number[], engine: readonly number[]): number[] =>
+  window.map((ms, i) => ms / (engine[i] ?? NaN));
+const addRounds = {
+  pick: roundRatios(shown.pick, enginePick),
+  drop: roundRatios(shown.drop, engineDrop),
+};
 console.log(
-  `\nThe window's first unlock in a fresh server (cold code), to first rows after the KDF: ` +
+  `\nThe adds round by round, window ÷ engine (each pair measured back to back): by path ` +
+    `${addRounds.pick.map((ratio) => ratio.toFixed(2)).join(', ')} (median ${median(addRounds.pick).toFixed(2)}); ` +
+    `without a path ${addRounds.drop.map((ratio) => ratio.toFixed(2)).join(', ')} ` +
+    `(median ${median(addRounds.drop).toFixed(2)}).`,
+);
+console.log(
+  `The window's first unlock in a fresh server (cold code), to first rows after the KDF: ` +
     `${ms(coldFirstRows - engineKdf)} ms.`,
 );
 console.log(
@@ -437,5 +450,5 @@ for (const trip of trips)
 mkdirSync(join(import.meta.dirname, '..', 'bench-results'), { recursive: true });
 writeFileSync(
   join(import.meta.dirname, '..', 'bench-results', `bench-ui-${new Date().toISOString().slice(0, 10)}.json`),
-  `${JSON.stringify({ date: new Date().toISOString(), entries: TOTAL, engineKdf, table, coldFirstRows, engineTree, engineInfo, trips }, null, 2)}\n`,
+  `${JSON.stringify({ date: new Date().toISOString(), entries: TOTAL, engineKdf, table, addRounds, coldFirstRows, engineTree, engineInfo, trips }, null, 2)}\n`,
 );

@@ -47,17 +47,7 @@ export default defineConfig({
       // Served from app://coffer/ and the preview server alike; no inline scripts or styles, for the CSP.
       assetsInlineLimit: 0,
       minify: true,
-      rolldownOptions: {
-        input: resolve(root, 'src/renderer/index.html'),
-        output: {
-          // V8's explicit compile hint (Chromium 136+): the window's own script is compiled whole while it loads,
-          // off the main thread, instead of each function on its first call. Its first unlock calls most of it:
-          // in the preview, the rows painted about 20–40 ms sooner after the back end's answer (medians of eight
-          // noisy pairs). Not for chunks loaded later (the passphrase estimator's word lists). After minification,
-          // which drops comments.
-          postBanner: (chunk) => (chunk.isEntry ? '//# allFunctionsCalledOnLoad' : ''),
-        },
-      },
+      rolldownOptions: { input: resolve(root, 'src/renderer/index.html') },
     },
   },
 });

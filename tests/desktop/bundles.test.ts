@@ -63,20 +63,6 @@ describe('the built bundles', () => {
     }
   });
 
-  it("renderer: the page's own script asks V8 to compile it whole as it loads; a chunk loaded later does not", () => {
-    const html = readFileSync(join(OUT, 'renderer', 'index.html'), 'utf8');
-    const entry = /<script[^>]*src="\.\/(assets\/[^"]+\.js)"/.exec(html)?.[1];
-    expect(entry).toBeDefined();
-    const scripts = filesUnder(join(OUT, 'renderer'), /\.m?js$/);
-    expect(scripts.length).toBeGreaterThan(1);
-    for (const { path, text } of scripts) {
-      // The hint counts only as the file's first line.
-      expect(text.startsWith('//# allFunctionsCalledOnLoad\n'), path).toBe(
-        path === join(OUT, 'renderer', entry ?? ''),
-      );
-    }
-  });
-
   it('preload: one self-contained file that requires only electron', () => {
     const files = filesUnder(join(OUT, 'preload'), /\.c?js$/);
     expect(files.map(({ path }) => path)).toEqual([join(OUT, 'preload', 'index.cjs')]);

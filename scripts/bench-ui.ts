@@ -422,8 +422,8 @@ for (const row of table) {
   console.log(`| ${row.measure} | ${ms(row.window)} | ${ms(row.engine)} | ${row.target} |`);
 }
 /** Each round's window add over the engine's add just before it, on the machine in the same state. */
-const roundRatios = (window: readonly number[], engine: readonly number[]): number[] =>
-  window.map((ms, i) => ms / (engine[i] ?? NaN));
+const roundRatios = (windowMs: readonly number[], engineMs: readonly number[]): number[] =>
+  windowMs.map((shownMs, round) => shownMs / (engineMs[round] as number));
 const addRounds = {
   pick: roundRatios(shown.pick, enginePick),
   drop: roundRatios(shown.drop, engineDrop),

@@ -23,8 +23,9 @@ const MIME_TYPES: Readonly<Record<string, string>> = {
  * Registers `app:` as a standard, secure scheme, and the media previews' scheme. Electron accepts this only before
  * the app is ready, and only once, so main calls it at load time with every scheme. `codeCache` lets V8 keep the
  * window's compiled scripts between starts, as Chromium does for http(s) pages (the app's own code only, in the
- * profile folder); without it every start compiles them again. In the preview (Chromium, no cache between runs) the
- * first unlock's rows painted 2–4 times as long after the back end's answer as the next unlock's, part of it that.
+ * profile folder); without it every start compiles them again. Not run here (no Electron binary): the first
+ * unlock's rows painted 2–4 times as long after the back end's answer as a later unlock's in the preview, whose
+ * Chromium starts without a cache, and compiling is part of that.
  */
 export function registerAppSchemes(): void {
   protocol.registerSchemesAsPrivileged([

@@ -254,7 +254,7 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
       vault,
     };
     open.set(entry.vaultId, entry);
-    // After the answer: the index's largest read is done while the passphrase is typed, not after the KDF.
+    // After the answer: the index's largest reads are done while the passphrase is typed (see Vault.readAhead).
     setImmediate(() => {
       if (open.get(entry.vaultId) !== entry || !entry.vault.locked) return; // closed or unlocked meanwhile
       entry.vault.readAhead();

@@ -235,14 +235,45 @@ describe('the snapshot read ahead of the unlock', () => {
       vault.lock(); // stores a snapshot without the deleted entries
       expect(await vault.unlock(passphrase())).toEqual([]);
       expect(vault.list('/').map((entry) => entry.path)).not.toContain('/notes');
-      // A count kept from before the delete would not match the new snapshot, and send the unlock to the rows.
+      // With a count kept from before the delete, lock would not have stored a snapshot (the tree would not match
+      // the rows), and this unlock would have read the rows.
       expect(rowsRead).not.toHaveBeenCalled();
     } finally {
       rowsRead.mockRestore();
     }
   });
 
-  it('leaves a snapshot value that cannot be read for the unlock to report, as without it', async () => {
+  it('counts the rows again after rows changed outside a transaction (a trigger in a crafted index)', async () => {
+    const { dir } = await populatedVault();
+    editIndex(dir, (db) => {
+      db.exec(`CREATE TRIGGER forged AFTER INSERT ON meta WHEN NEW.key = 'tree_snapshot' BEGIN
+                 DELETE FROM nodes WHERE id = (SELECT node_id FROM contents LIMIT 1);
+               END`);
+    });
+    const vault = await reopen(dir);
+    expect(await vault.unlock(passphrase())).toEqual([]);
+    vault.mkdir('/made while unlocked');
+    vault.lock(); // stores the snapshot, and the trigger deletes a file's row
+    // Not the snapshot, which still lists the deleted file: the rows, which say what went.
+    expect(await vault.unlock(passphrase())).toEqual([indexMismatch]);
+  });
+
+  it('an unlock whose read-ahead fails still unlocks (the read is made again, and reported if it fails again)', async () => {
+    const { dir, before } = await populatedVault();
+    const vault = await reopen(dir);
+    const snapshotRead = vi.spyOn(IndexDb.prototype, 'snapshot').mockImplementationOnce(() => {
+      throw new Error('the disk went away for a moment');
+    });
+    try {
+      expect(await vault.unlock(passphrase())).toEqual([]);
+      expect(vault.listRecursive('/')).toEqual(before);
+      expect(snapshotRead).toHaveBeenCalledTimes(2);
+    } finally {
+      snapshotRead.mockRestore();
+    }
+  });
+
+  it('leaves a snapshot value that cannot be read for the unlock to report, asked to read ahead or not', async () => {
     const outcomes: string[] = [];
     for (const readAhead of [false, true]) {
       const { dir } = await populatedVault();
@@ -258,6 +289,8 @@ describe('the snapshot read ahead of the unlock', () => {
         ),
       );
     }
+    // Refused as a malformed index, whether the vault was asked to read ahead before the unlock or not.
+    expect(outcomes[0]).toMatch(/^refused: .*"tree_snapshot" is not a BLOB/);
     expect(outcomes[1]).toBe(outcomes[0]);
   });
 

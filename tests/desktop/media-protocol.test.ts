@@ -19,7 +19,7 @@ const { registerAppSchemes } = await import('../../electron/main/app-protocol.js
 const { CONTENT_SECURITY_POLICY } = await import('../../electron/main/window-options.js');
 
 describe('the coffer-media:// protocol', () => {
-  it('is registered with the app scheme in the one call Electron allows, as a streaming scheme', () => {
+  it('is registered with the app scheme in the one call Electron allows, as a streaming scheme; the app scheme as standard, secure, fetch and code cache only', () => {
     registerAppSchemes();
     expect(registered).toEqual([
       // Nothing that loosens the page's rules (bypassCSP, corsEnabled, allowServiceWorkers, …).

@@ -298,11 +298,13 @@ export class IndexDb {
    */
   #sealedSnapshot: Buffer | null | undefined;
   /**
-   * The count of `nodes` rows at a generation: rows change only inside {@link IndexDb.transaction}, which advances
-   * the generation, and nothing else writes the index while it is open. Counting took 15–20 ms for 100,000 entries at
-   * every unlock.
+   * The count of `nodes` rows, kept while this connection changes no row of any table (SQLite's `total_changes()`,
+   * which counts the rows that triggers change too: an index crafted with triggers could change `nodes` during a
+   * write made outside {@link IndexDb.transaction}, such as storing the snapshot at lock). Nothing else writes the
+   * index while it is open (it holds the exclusive lock). Counting took 15–20 ms for 100,000 entries at every
+   * unlock on this project's machine.
    */
-  #countedNodes: { readonly generation: bigint; readonly count: number } | undefined;
+  #countedNodes: { readonly changes: number; readonly count: number } | undefined;
 
   /** False for a schema 1 index opened read-only (it cannot be upgraded): it has no pack columns. */
   readonly #hasPacks: boolean;
@@ -538,16 +540,16 @@ export class IndexDb {
   }
 
   /**
-   * How many `nodes` rows there are. Counting reads every page of the table; through SQLite's page cache, the first
-   * count after opening copied 50 MB for 100,000 entries into fresh memory (about 120 ms, the largest part of a
-   * first unlock), so it reads them through a memory map instead (under 10 ms), which is unmapped again at once:
-   * a read error in a mapped file stops the process instead of failing the read, so no longer than this.
+   * How many `nodes` rows there are, counted again only after a change (see `#countedNodes`). Counting reads every
+   * page of the table; through SQLite's page cache, the first count after opening copied 50 MB for 100,000 entries
+   * into fresh memory (about 120 ms, the largest part of a first unlock), so it reads them through a memory map
+   * instead, which is unmapped again at once: a read error in a mapped file stops the process instead of failing
+   * the read, so no longer than this.
    */
   nodeCount(): number {
-    // Inside a transaction rows may have changed before the generation does.
-    const generation = this.#db.inTransaction ? undefined : this.generation();
-    if (generation !== undefined && this.#countedNodes?.generation === generation)
-      return this.#countedNodes.count;
+    // Not kept inside a transaction: a rollback takes rows back but not the count of changes.
+    const changes = this.#db.inTransaction ? undefined : this.#totalChanges();
+    if (changes !== undefined && this.#countedNodes?.changes === changes) return this.#countedNodes.count;
     this.#db.pragma(`mmap_size = ${COUNT_MMAP_BYTES}`);
     let count: number;
     try {
@@ -555,14 +557,18 @@ export class IndexDb {
     } finally {
       this.#db.pragma('mmap_size = 0');
     }
-    if (generation !== undefined) this.#countedNodes = { generation, count };
+    if (changes !== undefined) this.#countedNodes = { changes, count };
     return count;
+  }
+
+  #totalChanges(): number {
+    return this.#sql('SELECT total_changes()').pluck().get() as number;
   }
 
   /**
    * Reads (and keeps) what loading the tree at unlock reads before it needs a key: the sealed snapshot and the
-   * count of rows, 60–80 ms the first time in a process for 100,000 entries. Best effort: a read that fails here
-   * fails again when the tree is loaded, and is reported then.
+   * count of rows. Never throws (an unlock calls it while its key derivation is pending): a read that fails here
+   * is not kept, fails again when the tree is loaded, and is reported then.
    */
   readAheadForUnlock(): void {
     try {

@@ -300,7 +300,8 @@ export class Vault {
     try {
       // The index's vault id was checked against this header when the vault was opened.
       const unlocking = unlockVaultKeys(this.#sodium, this.#headerBytes, secret);
-      // The key derivation runs on another thread: this one meanwhile reads what loading the tree needs.
+      // With the native libsodium, a passphrase's key derivation runs on libuv's thread pool: this thread meanwhile
+      // reads what loading the tree needs. Cannot throw, so `unlocking` is always awaited (and its keys wiped).
       this.#db.readAheadForUnlock();
       keys = await unlocking;
     } catch (error) {
@@ -596,8 +597,9 @@ export class Vault {
   /**
    * Reads what loading the tree at unlock reads before it needs a key (the sealed snapshot, ciphertext only, and the
    * count of index rows) while the vault is locked, so that the unlock does not wait for it: the window asks when a
-   * vault is opened, while its passphrase is being typed (an unlock also reads ahead, during the key derivation). A
-   * value that cannot be read is left for the unlock to report.
+   * vault is opened, while its passphrase is being typed (an unlock also reads ahead during a passphrase's key
+   * derivation, but a recovery key needs none, and a first read can take longer than the derivation). A value
+   * that cannot be read is left for the unlock to report.
    * @throws {@link InvalidArgumentError} after {@link Vault.close}.
    */
   readAhead(): void {

@@ -38,6 +38,8 @@ export interface CofferState {
   /** The folder shown inside the vault. */
   readonly folder: string;
   readonly entries: readonly VaultEntry[];
+  /** The folder whose entries `entries` holds; null before any was listed (the browser then asks for them). */
+  readonly listed: string | null;
   readonly selection: ReadonlySet<string>;
   readonly jobs: readonly JobView[];
   /**
@@ -49,9 +51,13 @@ export interface CofferState {
   readonly notices: readonly string[];
 }
 
-const EMPTY: Pick<CofferState, 'folder' | 'entries' | 'selection' | 'jobs' | 'jobsEnded' | 'notices'> = {
+const EMPTY: Pick<
+  CofferState,
+  'folder' | 'entries' | 'listed' | 'selection' | 'jobs' | 'jobsEnded' | 'notices'
+> = {
   folder: '/',
   entries: [],
+  listed: null,
   selection: new Set(),
   jobs: [],
   jobsEnded: 0,
@@ -89,7 +95,7 @@ export function vaultClosed(vaultId: string): void {
 }
 
 export function showFolder(folder: string, entries: readonly VaultEntry[]): void {
-  useCoffer.setState({ folder, entries, selection: new Set() });
+  useCoffer.setState({ folder, entries, listed: folder, selection: new Set() });
 }
 
 export function setSelection(selection: ReadonlySet<string>): void {

@@ -443,6 +443,8 @@ export type JobEvent = JobEventBase &
 export interface UnlockResult {
   readonly problems: readonly Problem[];
   readonly rollbackWarning: string | null;
+  /** The root folder's entries, as `entries.list` gives them: the window shows them without asking again. */
+  readonly root: readonly VaultEntry[];
 }
 
 /** After a key change: what the activity log could not record about it (the change itself is done). */

@@ -43,7 +43,7 @@ describe('a vault left by a crash mid-commit, on read-only media, in the app', (
     const summary = await app.call('vault.open', { folder });
     expect(summary.readOnly).toBe(true);
     const { vaultId } = summary;
-    expect(await app.call('vault.unlock', { vaultId, passphrase: PASSPHRASE })).toEqual({
+    expect(await app.call('vault.unlock', { vaultId, passphrase: PASSPHRASE })).toMatchObject({
       problems: [],
       rollbackWarning: null,
     });

@@ -101,12 +101,13 @@ export function Browser({ vault }: { vault: VaultSummary }) {
 
   /**
    * Shows `path` (selecting `select`), and unless `changed` is false refreshes the tree and the vault's size, which
-   * only a change moves (this window's own: no other program can open the vault meanwhile).
+   * only a change moves (this window's own: no other program can open the vault meanwhile). With `rowsShown`, the
+   * folder's entries are already in the store (the root's come with the unlock's answer), so they are not asked for.
    */
   const load = useCallback(
-    (path: string, select: readonly string[] = [], changed = true): Promise<void> =>
+    (path: string, select: readonly string[] = [], changed = true, rowsShown = false): Promise<void> =>
       run(async () => {
-        const listed = call('entries.list', { vaultId, path });
+        const listed = rowsShown ? undefined : call('entries.list', { vaultId, path });
         // Asked together, but the rows are shown as soon as they come: the tree and the vault's size (a walk of
         // every folder, and of the vault folder on disk) must not hold back the first rows after an unlock.
         const refreshing = changed
@@ -115,7 +116,7 @@ export function Browser({ vault }: { vault: VaultSummary }) {
         // Awaited below, unless the rows fail first: then their failures are the same news, already shown.
         refreshing?.folders.catch(() => undefined);
         refreshing?.details.catch(() => undefined);
-        showFolder(path, await listed);
+        if (listed) showFolder(path, await listed);
         if (select.length > 0) setSelection(new Set(select));
         if (!refreshing) return;
         const folders = await refreshing.folders;
@@ -129,7 +130,8 @@ export function Browser({ vault }: { vault: VaultSummary }) {
   );
 
   useEffect(() => {
-    void load(useCoffer.getState().folder);
+    const { folder, listed } = useCoffer.getState();
+    void load(folder, [], true, listed === folder);
   }, [load]);
 
   // A finished job may have changed the folder: show it again.

@@ -4,7 +4,7 @@ import { useEffect, useRef, useState, type SyntheticEvent } from 'react';
 import type { VaultSummary } from '../../shared/contract.js';
 import { ApiError, call, describeError } from '../api.js';
 import { formatDuration } from '../format.js';
-import { showNotices, showVault } from '../store.js';
+import { showFolder, showNotices, showVault } from '../store.js';
 import { unlockNotices } from '../unlock-notices.js';
 import { unlockDelayMs } from '../../shared/unlock-delay.js';
 import { logProblemNotice } from '../security/activity-words.js';
@@ -70,6 +70,7 @@ export function UnlockScreen({ vault }: { vault: VaultSummary }) {
           ? await call('vault.unlock', { vaultId: vault.vaultId, passphrase })
           : await call('vault.unlockWithRecoveryKey', { vaultId: vault.vaultId, recoveryKey: passphrase });
       setPassphrase('');
+      showFolder('/', unlocked.root);
       showVault({ ...vault, locked: false });
       showNotices(unlockNotices(unlocked));
     } catch (cause) {

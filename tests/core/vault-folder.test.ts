@@ -38,10 +38,16 @@ async function failure(action: () => Promise<unknown>): Promise<unknown> {
 }
 
 /** A folder outside the vault holding files named as Coffer names blobs, packs and temp files. */
-async function victimFolder(root: string): Promise<{ dir: string; files: Record<string, Buffer> }> {
+/** `avoidShards`: the blob's name starts with none of these (a link named like its shard must not meet one). */
+async function victimFolder(
+  root: string,
+  avoidShards: ReadonlySet<string> = new Set(),
+): Promise<{ dir: string; files: Record<string, Buffer> }> {
   const dir = join(root, 'victim');
+  let blob = randomBytes(16).toString('hex');
+  while (avoidShards.has(blob.slice(0, 2))) blob = randomBytes(16).toString('hex');
   const files: Record<string, Buffer> = {
-    [randomBytes(16).toString('hex')]: randomBytes(3000),
+    [blob]: randomBytes(3000),
     [`${randomBytes(16).toString('hex')}.pack`]: randomBytes(3000),
     [`${randomBytes(16).toString('hex')}.tmp`]: randomBytes(100),
     'keep.txt': Buffer.from('not the vault’s'),
@@ -195,7 +201,8 @@ describe('symbolic links inside the vault folder', () => {
   it('a link planted in blobs/ while the vault is open: verify, add and delete refuse and leave what it points to', async () => {
     const { dir, root } = await vaultWithFiles();
     const vault = await unlocked(dir);
-    const victim = await victimFolder(root);
+    // A shard the vault does not have yet: the link would otherwise collide with the vault's own folder.
+    const victim = await victimFolder(root, new Set(readdirSync(join(dir, 'blobs'))));
     // Named like the shard of an orphan blob, so a sweep through it would delete the 32-hex file there.
     await symlink(victim.dir, join(dir, 'blobs', Object.keys(victim.files)[0]?.slice(0, 2) ?? 'ab'));
     await writeTree(join(root, 'more'), { 'c.txt': 'c' });

@@ -24,8 +24,28 @@ test('creates a vault, locks it, refuses a wrong passphrase and unlocks with the
   await expect(field).toBeFocused();
 
   await field.fill(PASSPHRASE);
+  if (coffer.preview) {
+    // The preview's bridge sends requests on its socket: record which.
+    await page.evaluate(() => {
+      const sent: string[] = [];
+      const send = Object.getOwnPropertyDescriptor(WebSocket.prototype, 'send')?.value as WebSocket['send'];
+      WebSocket.prototype.send = function (this: WebSocket, data) {
+        if (typeof data === 'string') sent.push(String((JSON.parse(data) as { channel?: unknown }).channel));
+        send.call(this, data);
+      };
+      (window as unknown as { sentChannels: string[] }).sentChannels = sent;
+    });
+  }
   await page.getByRole('button', { name: 'Unlock' }).click();
   await expect(page.getByText('This folder is empty.')).toBeVisible();
+  if (coffer.preview) {
+    const sent = (): Promise<string[]> =>
+      page.evaluate(() => (window as unknown as { sentChannels: string[] }).sentChannels);
+    // The browser's first load asks for the vault's size with the rows, when it asks for them at all.
+    await expect.poll(sent).toContain('vault.info');
+    // The root's rows came with the unlock's answer.
+    expect(await sent()).not.toContain('entries.list');
+  }
 });
 
 test('adds a dropped file, lists it with its size, and restores the same bytes', async ({ coffer }) => {

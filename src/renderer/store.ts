@@ -38,8 +38,8 @@ export interface CofferState {
   /** The folder shown inside the vault. */
   readonly folder: string;
   readonly entries: readonly VaultEntry[];
-  /** The folder whose entries `entries` holds; null before any was listed (the browser then asks for them). */
-  readonly listed: string | null;
+  /** Whether `entries` are `folder`'s; false before any folder was listed (the browser then asks for them). */
+  readonly listed: boolean;
   readonly selection: ReadonlySet<string>;
   readonly jobs: readonly JobView[];
   /**
@@ -57,7 +57,7 @@ const EMPTY: Pick<
 > = {
   folder: '/',
   entries: [],
-  listed: null,
+  listed: false,
   selection: new Set(),
   jobs: [],
   jobsEnded: 0,
@@ -95,7 +95,7 @@ export function vaultClosed(vaultId: string): void {
 }
 
 export function showFolder(folder: string, entries: readonly VaultEntry[]): void {
-  useCoffer.setState({ folder, entries, listed: folder, selection: new Set() });
+  useCoffer.setState({ folder, entries, listed: true, selection: new Set() });
 }
 
 export function setSelection(selection: ReadonlySet<string>): void {

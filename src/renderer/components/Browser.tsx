@@ -131,7 +131,7 @@ export function Browser({ vault }: { vault: VaultSummary }) {
 
   useEffect(() => {
     const { folder, listed } = useCoffer.getState();
-    void load(folder, [], true, listed === folder);
+    void load(folder, [], true, listed);
   }, [load]);
 
   // A finished job may have changed the folder: show it again.

@@ -569,13 +569,16 @@ export class IndexDb {
    * Reads (and keeps) what loading the tree at unlock reads before it needs a key: the sealed snapshot and the
    * count of rows. Never throws (an unlock calls it while its key derivation is pending): a read that fails here
    * is not kept, fails again when the tree is loaded, and is reported then.
+   * @returns the sealed snapshot, when there is one and it could be read.
    */
-  readAheadForUnlock(): void {
+  readAheadForUnlock(): Buffer | undefined {
     try {
-      this.snapshot();
+      const stored = this.snapshot();
       this.nodeCount();
+      return stored;
     } catch {
       // Reported by the load, as above.
+      return undefined;
     }
   }
 

@@ -106,12 +106,13 @@ export class Session {
 
   /**
    * Fills the tree: from the tree snapshot when it is current (one AEAD message), otherwise by decrypting every
-   * index row. Damaged rows are recorded in {@link Session.damaged}.
+   * index row. Damaged rows are recorded in {@link Session.damaged}. `snapshotRoom`: memory made ready for the
+   * snapshot's plaintext (`snapshotRoom` in snapshot.ts).
    */
-  load(): void {
+  load(snapshotRoom?: Buffer): void {
     this.#startCommitment();
     const sum = this.#openCommitment();
-    if (!this.#loadSnapshot(sum)) this.#loadRows(sum, false);
+    if (!this.#loadSnapshot(sum, snapshotRoom)) this.#loadRows(sum, false);
   }
 
   /**
@@ -341,14 +342,14 @@ export class Session {
    * (FORMAT.md 8.6).
    * @returns whether the snapshot was used; else the tree is left empty, for the rows to be read.
    */
-  #loadSnapshot(sum: Buffer | undefined): boolean {
+  #loadSnapshot(sum: Buffer | undefined, room: Buffer | undefined): boolean {
     const stored = this.db.snapshot();
     const generation = this.db.generation();
     if (!stored || snapshotGeneration(stored) !== generation) return false;
     if (this.db.committed && !sum) return false;
     let entries: SnapshotEntries | undefined;
     try {
-      entries = openSnapshotEntries(this.#snapshotKeys(), stored);
+      entries = openSnapshotEntries(this.#snapshotKeys(), stored, room);
       if ((entries.sum === undefined) === this.db.committed)
         throw new IntegrityError('malformed', { subject: 'tree snapshot in the index' });
       if (sum && entries.sum && !timingSafeEqual(entries.sum, sum)) {

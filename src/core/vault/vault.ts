@@ -72,6 +72,7 @@ import { checkRange, plaintextChunks, type ByteRange } from './read.js';
 import { restorePaths } from './restore.js';
 import type { IndexState } from './seen-states.js';
 import { Session } from './session.js';
+import { snapshotRoom } from './snapshot.js';
 import type { TreeNode } from './tree.js';
 import { verifyVault } from './verify.js';
 import { compareEntries } from '../../shared/name-order.js';
@@ -297,12 +298,14 @@ export class Vault {
     // Unlocking a writable vault may write its index, header and log: the folder is checked again first (8.1).
     if (!this.readOnly) checkVaultFolder(this.dir);
     let keys;
+    let room;
     try {
       // The index's vault id was checked against this header when the vault was opened.
       const unlocking = unlockVaultKeys(this.#sodium, this.#headerBytes, secret);
       // With the native libsodium, a passphrase's key derivation runs on libuv's thread pool: this thread meanwhile
-      // reads what loading the tree needs. Cannot throw, so `unlocking` is always awaited (and its keys wiped).
-      this.#db.readAheadForUnlock();
+      // reads what loading the tree needs, and readies memory for the snapshot's plaintext. Neither throws, so
+      // `unlocking` is always awaited (and its keys wiped).
+      room = snapshotRoom(this.#db.readAheadForUnlock());
       keys = await unlocking;
     } catch (error) {
       if (error instanceof WrongPassphraseError && !this.readOnly) this.#countFailedUnlock();
@@ -316,7 +319,7 @@ export class Vault {
         throw error;
       }
     }
-    const session = this.#startSession(keys);
+    const session = this.#startSession(keys, room);
     if (this.#log) {
       // The failures are cleared only once the entry that counts them is in the log.
       const failedAttempts = unlockFailures(this.dir);
@@ -523,10 +526,10 @@ export class Vault {
     await run;
   }
 
-  #startSession(keys: Session['keys']): Session {
+  #startSession(keys: Session['keys'], snapshotRoom?: Buffer): Session {
     const session = new Session(this.dir, this.#db, this.#sodium, keys);
     try {
-      session.load();
+      session.load(snapshotRoom);
     } catch (error) {
       session.wipe();
       throw error;

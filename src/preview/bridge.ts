@@ -200,11 +200,16 @@ export function createPreviewApi(
         JSON.stringify(manifest),
       );
       // The files are joined into one body while the back end registers the drop: for 1,000 small files that
-      // takes Chromium 90–130 ms, more than the registration's round trip. In a task of its own, so the request
-      // is on its way first (`post` sends it from a microtask).
-      const body = await new Promise<Blob>((joined) => {
+      // takes Chromium 90–130 ms, more than the registration's round trip. `post` sends once the socket is
+      // ready (its wait was queued before this one), and the joining waits a task more, so the request goes first.
+      await socketReady;
+      const body = await new Promise<Blob>((joined, failed) => {
         setTimeout(() => {
-          joined(new Blob([...files]));
+          try {
+            joined(new Blob([...files]));
+          } catch (error) {
+            failed(error instanceof Error ? error : new Error(String(error)));
+          }
         });
       });
       const registered = await registering;

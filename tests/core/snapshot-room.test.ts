@@ -57,6 +57,16 @@ describe.each(backends)('the snapshot room ($name)', (sodium) => {
     expect(room?.every((byte) => byte === 0)).toBe(true);
   });
 
+  it('is zeroed when the snapshot authenticates but is not laid out as the format requires', () => {
+    // A folder with a size: sealed as the format says, refused when read (FORMAT.md 8.6).
+    const forged = sealSnapshot(keys, [{ ...FOLDER, size: 5 }, FILE], 7n, randomBytes(32));
+    const room = snapshotRoom(forged);
+    expect(() => openSnapshotEntries(keys, forged, room)).toThrow(
+      /not laid out as the vault format requires/,
+    );
+    expect(room?.every((byte) => byte === 0)).toBe(true);
+  });
+
   it('is left alone when it was made for another snapshot, which opens all the same', () => {
     // Enough entries to take the padded plaintext past its first 4 KiB bucket.
     const many = Array.from({ length: 200 }, (_, i): TreeNode => ({

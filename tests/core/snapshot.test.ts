@@ -294,6 +294,28 @@ describe('the snapshot read ahead of the unlock', () => {
     expect(outcomes[1]).toBe(outcomes[0]);
   });
 
+  it('is handed to the unlock only when it claims the index generation, for which memory is readied', async () => {
+    const { dir } = await populatedVault();
+    let vaultId: Buffer = Buffer.alloc(0);
+    editIndex(dir, (db) => {
+      vaultId = meta(db, 'vault_id') ?? vaultId;
+    });
+    const db = IndexDb.open(join(dir, 'index.sqlite'), { readOnly: false, create: false, vaultId });
+    try {
+      const sealed = db.snapshot();
+      expect(sealed?.length).toBeGreaterThan(0);
+      expect(db.readAheadForUnlock()).toBe(sealed);
+      const older = Buffer.from(sealed ?? Buffer.alloc(0));
+      older.writeBigUInt64LE(db.generation() - 1n, 4);
+      db.putSnapshot(older);
+      expect(db.readAheadForUnlock()).toBeUndefined();
+      db.deleteSnapshot();
+      expect(db.readAheadForUnlock()).toBeUndefined();
+    } finally {
+      db.close();
+    }
+  });
+
   it('is read again once the snapshot is deleted or stored', async () => {
     const { dir } = await populatedVault();
     let vaultId: Buffer = Buffer.alloc(0);

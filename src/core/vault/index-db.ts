@@ -22,7 +22,7 @@ import {
 import { ioError } from './durable.js';
 import { openSqlite } from '../sqlite.js';
 import { announceWrite } from '../test-hooks.js';
-import { snapshotKeyId } from './snapshot.js';
+import { snapshotGeneration, snapshotKeyId } from './snapshot.js';
 
 /** Version of the index schema (FORMAT.md section 8.2); bumped with a migration when it changes. */
 export const INDEX_SCHEMA_VERSION = 4;
@@ -569,13 +569,13 @@ export class IndexDb {
    * Reads (and keeps) what loading the tree at unlock reads before it needs a key: the sealed snapshot and the
    * count of rows. Never throws (an unlock calls it while its key derivation is pending): a read that fails here
    * is not kept, fails again when the tree is loaded, and is reported then.
-   * @returns the sealed snapshot, when there is one and it could be read.
+   * @returns the sealed snapshot when it claims the index's current generation (the one an unlock may use).
    */
   readAheadForUnlock(): Buffer | undefined {
     try {
       const stored = this.snapshot();
       this.nodeCount();
-      return stored;
+      return stored && snapshotGeneration(stored) === this.generation() ? stored : undefined;
     } catch {
       // Reported by the load, as above.
       return undefined;

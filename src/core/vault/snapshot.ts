@@ -372,7 +372,8 @@ export function snapshotRoom(stored: Buffer | undefined): Buffer | undefined {
 
 /**
  * Opens a stored snapshot, its entries checked but not made into nodes; the caller wipes them. With `room` (from
- * {@link snapshotRoom} for the same `stored`), the plaintext is decrypted into it.
+ * {@link snapshotRoom} for the same `stored`) the plaintext is decrypted into it, which then belongs to the entries
+ * (their wipe zeroes it, as does a failure here); a room of another length is left untouched.
  * @throws {@link IntegrityError} when it fails authentication (`tampered`), names a key the vault lacks
  * (`unknown-key`), or does not parse (`malformed`, `truncated`).
  */

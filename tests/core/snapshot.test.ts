@@ -67,6 +67,16 @@ async function populatedVault(): Promise<{ dir: string; before: VaultEntry[] }> 
   return { dir, before };
 }
 
+/** The index of a {@link populatedVault}, opened on its own, as an unlock's reads see it. */
+async function populatedIndex(): Promise<IndexDb> {
+  const { dir } = await populatedVault();
+  let vaultId: Buffer = Buffer.alloc(0);
+  editIndex(dir, (db) => {
+    vaultId = meta(db, 'vault_id') ?? vaultId;
+  });
+  return IndexDb.open(join(dir, 'index.sqlite'), { readOnly: false, create: false, vaultId });
+}
+
 describe('tree snapshot', () => {
   it('unlocking from the snapshot shows the same tree, and files still restore and verify', async () => {
     const { dir, before } = await populatedVault();
@@ -295,12 +305,7 @@ describe('the snapshot read ahead of the unlock', () => {
   });
 
   it('is handed to the unlock only when it claims the index generation, for which memory is readied', async () => {
-    const { dir } = await populatedVault();
-    let vaultId: Buffer = Buffer.alloc(0);
-    editIndex(dir, (db) => {
-      vaultId = meta(db, 'vault_id') ?? vaultId;
-    });
-    const db = IndexDb.open(join(dir, 'index.sqlite'), { readOnly: false, create: false, vaultId });
+    const db = await populatedIndex();
     try {
       const sealed = db.snapshot();
       expect(sealed?.length).toBeGreaterThan(0);
@@ -317,12 +322,7 @@ describe('the snapshot read ahead of the unlock', () => {
   });
 
   it('is read again once the snapshot is deleted or stored', async () => {
-    const { dir } = await populatedVault();
-    let vaultId: Buffer = Buffer.alloc(0);
-    editIndex(dir, (db) => {
-      vaultId = meta(db, 'vault_id') ?? vaultId;
-    });
-    const db = IndexDb.open(join(dir, 'index.sqlite'), { readOnly: false, create: false, vaultId });
+    const db = await populatedIndex();
     try {
       const sealed = db.snapshot();
       expect(sealed?.length).toBeGreaterThan(0);

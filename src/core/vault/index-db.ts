@@ -525,6 +525,16 @@ export class IndexDb {
     return stored;
   }
 
+  /**
+   * The sealed tree snapshot when it claims the index's current generation, the only one an unlock may use
+   * (FORMAT.md 8.6); otherwise `undefined`.
+   * @throws {@link IntegrityError} (`malformed`) for a snapshot or generation value a writer does not store.
+   */
+  currentSnapshot(): Buffer | undefined {
+    const stored = this.snapshot();
+    return stored && snapshotGeneration(stored) === this.generation() ? stored : undefined;
+  }
+
   /** Stores a sealed tree snapshot. A cache, not a change to the vault: the generation stays as it is. */
   putSnapshot(sealed: Buffer): void {
     this.#db
@@ -573,9 +583,9 @@ export class IndexDb {
    */
   readAheadForUnlock(): Buffer | undefined {
     try {
-      const stored = this.snapshot();
+      const stored = this.currentSnapshot();
       this.nodeCount();
-      return stored && snapshotGeneration(stored) === this.generation() ? stored : undefined;
+      return stored;
     } catch {
       // Reported by the load, as above.
       return undefined;

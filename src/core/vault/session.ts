@@ -343,9 +343,8 @@ export class Session {
    * @returns whether the snapshot was used; else the tree is left empty, for the rows to be read.
    */
   #loadSnapshot(sum: Buffer | undefined, room: Buffer | undefined): boolean {
-    const stored = this.db.snapshot();
-    const generation = this.db.generation();
-    if (!stored || snapshotGeneration(stored) !== generation) return false;
+    const stored = this.db.currentSnapshot();
+    if (!stored) return false;
     if (this.db.committed && !sum) return false;
     let entries: SnapshotEntries | undefined;
     try {
@@ -393,7 +392,7 @@ export class Session {
       this.#snapshotProblem = { path: INDEX_PROBLEM_PATH, code: error.code, message: error.message };
       return false;
     }
-    this.#snapshotGeneration = generation;
+    this.#snapshotGeneration = snapshotGeneration(stored);
     return true;
   }
 

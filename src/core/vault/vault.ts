@@ -526,10 +526,10 @@ export class Vault {
     await run;
   }
 
-  #startSession(keys: Session['keys'], snapshotRoom?: Buffer): Session {
+  #startSession(keys: Session['keys'], room?: Buffer): Session {
     const session = new Session(this.dir, this.#db, this.#sodium, keys);
     try {
-      session.load(snapshotRoom);
+      session.load(room);
     } catch (error) {
       session.wipe();
       throw error;

@@ -36,6 +36,15 @@ async function threeLargeFiles(): Promise<string> {
   return source;
 }
 
+/**
+ * A back end whose clock reads a second later each time: every progress report goes out at once (not coalesced),
+ * so a test that acts on the first file done acts before the other two are stored, however fast the machine.
+ */
+function appReportingEveryProgress(): ReturnType<typeof newApp> {
+  let clock = 0;
+  return newApp({ now: () => (clock += 1000), handleTtlMs: 1e12 });
+}
+
 requireBuiltCli(); // the killed restore runs the compiled engine
 
 describe('starting the back end', () => {
@@ -507,10 +516,7 @@ describe('jobs', () => {
   });
 
   it('cancels a running job: it ends cancelled and keeps no unfinished file', async () => {
-    // A clock a second later at each reading: every progress report goes out at once (not coalesced), so the
-    // cancel lands once the first file is done rather than after all three.
-    let clock = 0;
-    const app = await newApp({ now: () => (clock += 1000), handleTtlMs: 1e12 });
+    const app = await appReportingEveryProgress();
     const { vaultId } = await newVaultIn(app);
     const source = await threeLargeFiles();
     app.dialogs.folders.push(source);
@@ -535,17 +541,20 @@ describe('jobs', () => {
   });
 
   it('stops every job of a vault when it is locked, wipes its handles, and says why', async () => {
-    const app = await newApp();
+    const app = await appReportingEveryProgress();
     const { vaultId } = await newVaultIn(app);
     const source = await threeLargeFiles();
     const restoreTo = await pickFolder(app, tempDir(), { purpose: 'restore-destination', vaultId });
     app.dialogs.files.push(['a.bin', 'b.bin', 'c.bin'].map((name) => join(source, name)));
     const picked = await app.call('dialog.pickFiles', { purpose: 'add-files', vaultId });
     if (!picked) throw new Error('nothing picked');
+    let locking = false;
     app.backend.onEvent((event, payload) => {
       const job = payload as JobEvent;
-      if (event === 'job' && job.type === 'progress' && job.progress.filesDone > 0)
+      if (event === 'job' && job.type === 'progress' && job.progress.filesDone > 0 && !locking) {
+        locking = true;
         void app.backend.handle('vault.lock', { vaultId });
+      }
     });
     const jobId = startedJobId(await app.call('job.add', { vaultId, source: picked.handle }));
     expect((await app.jobEvents(jobId)).at(-1)).toMatchObject({ status: 'cancelled' });

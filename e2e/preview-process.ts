@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 
 import type { ShellRequest } from '../src/preview/shell.js';
+import { decodeWire } from '../src/preview/wire.js';
 
 const ROOT = join(import.meta.dirname, '..');
 
@@ -44,7 +45,8 @@ export async function startPreview(dataDir: string): Promise<PreviewProcess> {
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       body: JSON.stringify(body),
     });
-    const result = (await response.json()) as { ok: boolean; value?: unknown; message?: string };
+    // Decoded as the page decodes it (a long listing comes packed).
+    const result = decodeWire(await response.text()) as { ok: boolean; value?: unknown; message?: string };
     if (!result.ok) throw new Error(`${path} failed: ${result.message ?? response.status}`);
     return result.value;
   };

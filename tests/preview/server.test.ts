@@ -12,6 +12,7 @@ import {
   type PreviewTransport,
 } from '../../src/preview/bridge.js';
 import { startPreviewServer, type PreviewServer } from '../../src/preview/server.js';
+import { decodeWire } from '../../src/preview/wire.js';
 import type { AddReport, EventPayloads, JobEvent } from '../../src/shared/contract.js';
 import { nativeSodium } from '../helpers/backends.js';
 import { PASSPHRASE, tempDir } from '../helpers/vault.js';
@@ -321,10 +322,14 @@ async function createVaultThrough(
   return created.value.vaultId;
 }
 
-/** Opens the event socket as the page does; `messages` collects what the server sends, `closed` its close code. */
+/**
+ * Opens the event socket as the page does; `messages` collects what the server sends (decoded as the page does),
+ * `texts` the messages as sent, `closed` the close code.
+ */
 async function openSocket(server: PreviewServer): Promise<{
   socket: WebSocket;
   messages: unknown[];
+  texts: string[];
   closed: Promise<number>;
   next: () => Promise<unknown>;
 }> {
@@ -332,9 +337,11 @@ async function openSocket(server: PreviewServer): Promise<{
     origin: server.origin,
   });
   const messages: unknown[] = [];
+  const texts: string[] = [];
   let arrived: (() => void) | undefined;
   socket.on('message', (data: Buffer) => {
-    messages.push(JSON.parse(data.toString('utf8')));
+    messages.push(decodeWire(data.toString('utf8')));
+    texts.push(data.toString('utf8'));
     arrived?.();
   });
   const closed = new Promise<number>((resolve) => socket.on('close', resolve));
@@ -344,7 +351,7 @@ async function openSocket(server: PreviewServer): Promise<{
     while (messages.length <= read) await new Promise<void>((resolve) => (arrived = resolve));
     return messages[read++];
   };
-  return { socket, messages, closed, next };
+  return { socket, messages, texts, closed, next };
 }
 
 describe('preview server: requests on the event socket', () => {
@@ -426,6 +433,34 @@ describe('preview server: requests on the event socket', () => {
     };
     return { api: createPreviewApi(new URL(server.url), counting), fetched: () => fetched };
   };
+
+  it('sends a long listing packed, which the bridge reads as the listing', async () => {
+    const server = await start();
+    const { api, fetched } = countingApi(server);
+    const vaultId = await createVaultThrough(server, api, tempDir(), 'V');
+    const names = Array.from({ length: 70 }, (_, i) => `Folder ${i} — Grüße`);
+    for (const name of names) {
+      const made = await invoke(server, 'entries.mkdir', { vaultId, path: `/${name}` });
+      expect(JSON.parse(made.body)).toMatchObject({ ok: true });
+    }
+    const { socket, next, texts } = await openSocket(server);
+    socket.send(JSON.stringify({ id: 1, channel: 'entries.list', request: { vaultId, path: '/' } }));
+    const listing = (await next()) as { reply: 1; result: { ok: true; value: { name: string }[] } };
+    expect(texts[0]).toContain('"$rows"');
+    expect(listing.result.value.map((entry) => entry.name).sort()).toEqual([...names].sort());
+    expect(listing.result.value[0]).toEqual({
+      path: `/${listing.result.value[0]?.name ?? ''}`,
+      name: listing.result.value[0]?.name,
+      type: 'folder',
+      size: 0,
+      mtime: expect.any(Number) as number,
+    });
+
+    api.on('locked', () => undefined);
+    const before = fetched();
+    expect(await api.invoke('entries.list', { vaultId, path: '/' })).toEqual(listing.result);
+    expect(fetched()).toBe(before);
+  });
 
   it('lets the bridge send requests on its socket while it is open and over HTTP otherwise', async () => {
     const server = await start({ testMode: false });

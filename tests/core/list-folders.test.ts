@@ -18,4 +18,30 @@ describe('Vault.listFolders', () => {
     expect(() => vault.listFolders('/a.txt')).toThrow(InvalidArgumentError);
     expect(() => vault.listFolders('/missing')).toThrow(NotFoundError);
   });
+
+  it('gives every entry its whole path at any depth, in list, listFolders and listRecursive alike', async () => {
+    const { vault } = await newVault();
+    for (const path of ['/Photos', '/Photos/2024', '/Photos/2024/June', '/Notes']) vault.mkdir(path);
+    const file = (name: string) => ({ name, size: 1, mtime: 0, bytes: Buffer.from('x') });
+    await vault.addStreams([file('beach.jpg')], '/Photos/2024/June');
+    await vault.addStreams([file('a.txt')], '/');
+    expect(vault.list('/Photos/2024').map((entry) => entry.path)).toEqual(['/Photos/2024/June']);
+    expect(vault.list('/Photos/2024/June').map((entry) => entry.path)).toEqual([
+      '/Photos/2024/June/beach.jpg',
+    ]);
+    expect(vault.listFolders('/Photos').map((entry) => entry.path)).toEqual(['/Photos/2024']);
+    expect(vault.listRecursive('/').map((entry) => entry.path)).toEqual([
+      '/Notes',
+      '/Photos',
+      '/Photos/2024',
+      '/Photos/2024/June',
+      '/Photos/2024/June/beach.jpg',
+      '/a.txt',
+    ]);
+    expect(vault.listRecursive('/Photos/2024').map((entry) => entry.path)).toEqual([
+      '/Photos/2024/June',
+      '/Photos/2024/June/beach.jpg',
+    ]);
+    for (const entry of vault.listRecursive('/')) expect(vault.stat(entry.path)).toEqual(entry);
+  });
 });

@@ -13,6 +13,7 @@ import {
   ReadOnlyVaultError,
 } from '../errors.js';
 import { checkName, parseVaultPath } from '../names.js';
+import { childPath } from '../../shared/vault-path.js';
 import { INDEX_PROBLEM_PATH, type Problem, type VaultEntry } from '../types.js';
 import { isNotRegular } from './layout.js';
 import { PackReader } from './pack-reader.js';
@@ -485,9 +486,13 @@ export class Session {
     return folder;
   }
 
-  entry(node: TreeNode): VaultEntry {
+  /**
+   * The node as the contract lists it. `folderPath`, the path of the node's folder when the caller has it, spares
+   * walking up the tree for each of a folder's entries (a third of listing 10,000 of them).
+   */
+  entry(node: TreeNode, folderPath?: string): VaultEntry {
     return {
-      path: this.tree.pathOf(node),
+      path: folderPath === undefined ? this.tree.pathOf(node) : childPath(folderPath, node.name),
       name: node.name,
       type: node.type,
       size: node.size,

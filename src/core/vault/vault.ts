@@ -721,7 +721,8 @@ export class Vault {
   list(folderPath = '/'): VaultEntry[] {
     const session = this.#unlocked();
     const folder = session.resolveFolder(folderPath);
-    return sortNodes(session.tree.childrenOf(folder?.id ?? null)).map((node) => session.entry(node));
+    const path = folder ? session.tree.pathOf(folder) : '/';
+    return sortNodes(session.tree.childrenOf(folder?.id ?? null)).map((node) => session.entry(node, path));
   }
 
   /**
@@ -734,20 +735,23 @@ export class Vault {
     const folders: TreeNode[] = [];
     for (const node of session.tree.children(folder?.id ?? null))
       if (node.type === 'folder') folders.push(node);
-    return sortNodes(folders).map((node) => session.entry(node));
+    const path = folder ? session.tree.pathOf(folder) : '/';
+    return sortNodes(folders).map((node) => session.entry(node, path));
   }
 
   /** Every entry below a folder, depth first. */
   listRecursive(folderPath = '/'): VaultEntry[] {
     const session = this.#unlocked();
     const out: VaultEntry[] = [];
-    const visit = (parent: TreeNode | null): void => {
+    const visit = (parent: TreeNode | null, parentPath: string): void => {
       for (const node of sortNodes(session.tree.childrenOf(parent?.id ?? null))) {
-        out.push(session.entry(node));
-        if (node.type === 'folder') visit(node);
+        const entry = session.entry(node, parentPath);
+        out.push(entry);
+        if (node.type === 'folder') visit(node, entry.path);
       }
     };
-    visit(session.resolveFolder(folderPath));
+    const folder = session.resolveFolder(folderPath);
+    visit(folder, folder ? session.tree.pathOf(folder) : '/');
     return out;
   }
 

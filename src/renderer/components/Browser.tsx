@@ -17,6 +17,7 @@ import {
 import { useCallback, useEffect, useMemo, useRef, useState, type DragEvent } from 'react';
 
 import type { FolderTree as Tree, TakenNames, VaultEntry, VaultSummary } from '../../shared/contract.js';
+import { childPath } from '../../shared/vault-path.js';
 import { call, describeError, registerDroppedFiles } from '../api.js';
 import { isMoveDrag, useFolderDrop, type FolderDropHandlers } from '../browser/drag.js';
 import {
@@ -58,9 +59,6 @@ type DialogState =
   | { kind: 'move'; entries: readonly VaultEntry[] }
   | { kind: 'restore'; entries: readonly VaultEntry[]; handle: string; label: string }
   | ({ kind: 'existing'; source: string; destination: string } & TakenNames);
-
-const childPath = (folder: string, name: string): string =>
-  folder === '/' ? `/${name}` : `${folder}/${name}`;
 
 /**
  * An unlocked vault: the folder tree, breadcrumbs and search, the current folder (or the search results) as a

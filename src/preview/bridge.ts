@@ -131,8 +131,15 @@ export function createPreviewApi(
     });
     opened.onmessage = (message: MessageEvent) => {
       if (typeof message.data !== 'string') return;
-      const decoded = decodeWire(message.data) as
-        SocketReply | { event: EventName | 'chooser'; payload: never };
+      let decoded: SocketReply | { event: EventName | 'chooser'; payload: never };
+      try {
+        decoded = decodeWire(message.data) as typeof decoded;
+      } catch {
+        // Not what the server sends: which request it answered cannot be known, so the socket goes, and with it
+        // every request awaiting an answer on it (as when the connection breaks).
+        opened.close();
+        return;
+      }
       if ('reply' in decoded) {
         current.awaiting.get(decoded.reply)?.(decoded.result as Result<unknown>);
         current.awaiting.delete(decoded.reply);

@@ -1,8 +1,10 @@
 /**
  * JSON with bytes and packed rows, for the preview's HTTP and WebSocket messages: a Uint8Array travels as
  * `{ "$bytes": base64 }`, and a long array of flat records that share their keys as
- * `{ "$rows": keys, "values": all }` (each record's values in turn, its keys said once). No contract shape has
- * either key. Browser-safe (no Node imports): the bridge decodes what the server encodes.
+ * `{ "$rows": keys, "values": all }` (each record's values in turn, its keys said once). The decoder takes any
+ * object of exactly either shape for one of these (`$bytes` alone, with a string; `$rows` and `values`, with at
+ * least 64 records' values): no contract shape has either key. Records with no keys or a `__proto__` key are never
+ * packed. Browser-safe (no Node imports): the bridge decodes what the server encodes.
  */
 
 import type { FilesPurpose, FolderPurpose } from '../shared/contract.js';
@@ -33,7 +35,7 @@ const ROW_VALUES_KEY = 'values';
 /**
  * Arrays of at least this many records go packed. Chromium hands a page a long message slowly on this project's
  * machines (a folder of 10,000 entries, 1 MB of JSON: 55–70 ms from the request to the message), and packing takes
- * that listing to 0.63 MB (35–40 ms, and 5 ms more to unpack); a short array gains nothing and stays readable.
+ * that listing to 0.63 MB (33–40 ms, and 5 ms more to unpack); a short array gains nothing and stays readable.
  */
 const PACKED_ROWS_MIN = 64;
 
@@ -90,6 +92,7 @@ function unpackedRows(record: Record<string, unknown>): Row[] | undefined {
     keys.length === 0 ||
     !keys.every((key) => typeof key === 'string' && key !== '__proto__') ||
     values.length % keys.length !== 0 ||
+    values.length / keys.length < PACKED_ROWS_MIN ||
     !values.every(isPrimitive)
   ) {
     return undefined;
@@ -118,34 +121,37 @@ function unpacked(value: unknown): unknown {
 }
 
 /**
- * `value` as it goes on the wire: bytes as base64, long arrays of records packed. Parts that change are copied and
- * the rest shared (a JSON.stringify replacer would do the same at three to five times the cost, being called for
- * every value).
+ * `value` as it goes on the wire: bytes as base64, long arrays of records packed, and otherwise what JSON.stringify
+ * would write (an object's `toJSON` first, then its own enumerable keys). Parts that change are copied and the rest
+ * shared (a JSON.stringify replacer would do the same at three to five times the cost, being called for every
+ * value).
  */
-function wireForm(value: unknown): unknown {
+function wireForm(value: unknown, key: string): unknown {
   if (value instanceof Uint8Array) return { [BYTES_KEY]: toBase64(value) };
   if (value === null || typeof value !== 'object') return value;
+  const toJSON = (value as { toJSON?: unknown }).toJSON;
+  if (typeof toJSON === 'function') return wireForm(toJSON.call(value, key), key);
   if (Array.isArray(value)) {
     const rows = packed(value);
     if (rows !== value) return rows;
     let copy: unknown[] | undefined;
     for (let i = 0; i < value.length; i++) {
       const item: unknown = value[i];
-      const form = wireForm(item);
+      const form = wireForm(item, String(i));
       if (form !== item) (copy ??= value.slice())[i] = form;
     }
     return copy ?? value;
   }
   let copy: Record<string, unknown> | undefined;
-  for (const [key, item] of Object.entries(value)) {
-    const form = wireForm(item);
-    if (form !== item) (copy ??= { ...value })[key] = form;
+  for (const [name, item] of Object.entries(value)) {
+    const form = wireForm(item, name);
+    if (form !== item) (copy ??= { ...value })[name] = form;
   }
   return copy ?? value;
 }
 
 export function encodeWire(value: unknown): string {
-  return JSON.stringify(wireForm(value));
+  return JSON.stringify(wireForm(value, ''));
 }
 
 export function decodeWire(text: string): unknown {

@@ -30,6 +30,11 @@ describe('Vault.listFolders', () => {
       '/Photos/2024/June/beach.jpg',
     ]);
     expect(vault.listFolders('/Photos').map((entry) => entry.path)).toEqual(['/Photos/2024']);
+    // A folder named in another case lists its entries under the folder's own spelling.
+    expect(vault.list('/photos/2024').map((entry) => entry.path)).toEqual(['/Photos/2024/June']);
+    expect(vault.listRecursive('/PHOTOS').map((entry) => entry.path)).toContain(
+      '/Photos/2024/June/beach.jpg',
+    );
     expect(vault.listRecursive('/').map((entry) => entry.path)).toEqual([
       '/Notes',
       '/Photos',

@@ -443,10 +443,10 @@ describe('preview server: requests on the event socket', () => {
       const made = await invoke(server, 'entries.mkdir', { vaultId, path: `/${name}` });
       expect(JSON.parse(made.body)).toMatchObject({ ok: true });
     }
-    const { socket, next, texts } = await openSocket(server);
+    const { socket, next, messages, texts } = await openSocket(server);
     socket.send(JSON.stringify({ id: 1, channel: 'entries.list', request: { vaultId, path: '/' } }));
     const listing = (await next()) as { reply: 1; result: { ok: true; value: { name: string }[] } };
-    expect(texts[0]).toContain('"$rows"');
+    expect(texts[messages.indexOf(listing)]).toContain('"$rows"');
     expect(listing.result.value.map((entry) => entry.name).sort()).toEqual([...names].sort());
     expect(listing.result.value[0]).toEqual({
       path: `/${listing.result.value[0]?.name ?? ''}`,

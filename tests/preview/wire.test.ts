@@ -56,7 +56,7 @@ describe('the preview wire format', () => {
     expect(message.head).toBeInstanceOf(Uint8Array);
   });
 
-  const scalar = fc.oneof(fc.string(), fc.integer(), fc.boolean(), fc.constant(null));
+  const scalar = fc.oneof(fc.string(), fc.integer(), fc.double(), fc.boolean(), fc.constant(null));
   const record = fc.oneof(
     fc.record({ name: scalar, size: scalar, kind: scalar }, { requiredKeys: ['name'] }),
     fc.record({ size: scalar, name: scalar, kind: scalar }),
@@ -71,7 +71,12 @@ describe('the preview wire format', () => {
     'decodes any array of records to the same values, packed or not',
     (records, other) => {
       const message = { reply: 2, result: { ok: true, value: { records, other } } };
-      expect(decodeWire(encodeWire(message))).toEqual(message);
+      const decoded = decodeWire(encodeWire(message));
+      // What JSON would carry (NaN as null, -0 as 0), in the same key order, with bytes as bytes.
+      expect(JSON.stringify(decoded)).toBe(JSON.stringify(message));
+      const heads = (value: unknown): unknown[] =>
+        (value as typeof message).result.value.records.flatMap((each) => ('head' in each ? [each.head] : []));
+      for (const head of heads(decoded)) expect(head).toBeInstanceOf(Uint8Array);
     },
   );
 
@@ -87,7 +92,26 @@ describe('the preview wire format', () => {
       { $rows: ['__proto__'], values: [1] },
       { $rows: ['a'], values: [{ b: 1 }] },
       { $rows: [1], values: [1] },
+      { $rows: ['a'], values: [] },
+      { $rows: ['name'], values: ['a', 'b'] },
     ];
     expect(decodeWire(JSON.stringify({ lookalikes }))).toEqual({ lookalikes });
+  });
+
+  it('writes what JSON.stringify would for objects with toJSON, bytes inside them included', () => {
+    class Hidden {
+      readonly secret = 's';
+      readonly bytes = new Uint8Array([1]);
+      toJSON(): unknown {
+        return { only: 'this', head: new Uint8Array([9]) };
+      }
+    }
+    const when = new Date(1_764_208_000_000);
+    const decoded = decodeWire(encodeWire({ hidden: new Hidden(), when })) as {
+      hidden: { only: string; head: Uint8Array };
+      when: string;
+    };
+    expect(decoded).toEqual({ hidden: { only: 'this', head: new Uint8Array([9]) }, when: when.toJSON() });
+    expect(decoded.hidden.head).toBeInstanceOf(Uint8Array);
   });
 });

@@ -223,8 +223,9 @@ export class Tree {
     return undefined;
   }
 
-  /** The node's vault path; a node whose parent chain is broken shows as "/?/name". */
-  pathOf(node: TreeNode): string {
+  /** The node's vault path ("/" for `null`, the root); a node whose parent chain is broken shows as "/?/name". */
+  pathOf(node: TreeNode | null): string {
+    if (node === null) return '/';
     return `/${(this.partsOf(node) ?? ['?', node.name]).join('/')}`;
   }
 

@@ -721,7 +721,7 @@ export class Vault {
   list(folderPath = '/'): VaultEntry[] {
     const session = this.#unlocked();
     const folder = session.resolveFolder(folderPath);
-    const path = folder ? session.tree.pathOf(folder) : '/';
+    const path = session.tree.pathOf(folder);
     return sortNodes(session.tree.childrenOf(folder?.id ?? null)).map((node) => session.entry(node, path));
   }
 
@@ -735,7 +735,7 @@ export class Vault {
     const folders: TreeNode[] = [];
     for (const node of session.tree.children(folder?.id ?? null))
       if (node.type === 'folder') folders.push(node);
-    const path = folder ? session.tree.pathOf(folder) : '/';
+    const path = session.tree.pathOf(folder);
     return sortNodes(folders).map((node) => session.entry(node, path));
   }
 
@@ -751,7 +751,7 @@ export class Vault {
       }
     };
     const folder = session.resolveFolder(folderPath);
-    visit(folder, folder ? session.tree.pathOf(folder) : '/');
+    visit(folder, session.tree.pathOf(folder));
     return out;
   }
 

@@ -1,3 +1,4 @@
+import { cpSync } from 'node:fs';
 import { join } from 'node:path';
 
 import Database from 'better-sqlite3';
@@ -186,6 +187,42 @@ describe('tree snapshot', () => {
     expect(await healed.unlock(passphrase())).toEqual([]);
     expect(healed.list('/notes').map((entry) => entry.name)).toEqual(['newer.txt']);
     expect((await healed.verify()).ok).toBe(true);
+  });
+
+  it("another copy's snapshot of the same generation and size is refused at unlock (format 1.1)", async () => {
+    // Two copies of one vault, each changed once: their indexes have the same generation and the same number of
+    // rows, so only the commitment's sum tells one copy's snapshot from the other's.
+    const { dir } = await populatedVault();
+    const otherDir = `${dir}-copy`;
+    cpSync(dir, otherDir, { recursive: true });
+    const other = await reopen(otherDir);
+    await other.unlock(passphrase());
+    other.rename('/notes/renamed.txt', 'in the copy.txt');
+    other.close();
+    const vault = await reopen(dir);
+    await vault.unlock(passphrase());
+    vault.rename('/notes/renamed.txt', 'here.txt');
+    vault.close();
+    let otherSnapshot: Buffer | undefined;
+    editIndex(otherDir, (db) => {
+      otherSnapshot = meta(db, 'tree_snapshot');
+    });
+    editIndex(dir, (db) => {
+      if (!otherSnapshot) throw new Error('the copy stored no snapshot');
+      expect(meta(db, 'tree_snapshot')?.length).toBe(otherSnapshot.length);
+      setMeta(db, 'tree_snapshot', otherSnapshot);
+    });
+
+    const swapped = await reopen(dir);
+    expect(await swapped.unlock(passphrase())).toEqual([
+      expect.objectContaining({
+        path: '(index)',
+        code: 'INTEGRITY',
+        message: expect.stringMatching(/tree snapshot .* does not match the index commitment/) as unknown,
+      }),
+    ]);
+    // The rows were read instead: this copy's own names, not the other copy's.
+    expect(swapped.list('/notes').map((entry) => entry.name)).toEqual(['here.txt']);
   });
 
   it('a read-only vault unlocks from the snapshot and leaves the index untouched', async () => {

@@ -186,7 +186,7 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
       rollback = `Could not check whether this vault was put back to an older copy: ${(error as Error).message}`;
     }
     rememberState(vault);
-    return { problems, rollbackWarning: rollback, root: vault.list('/') };
+    return { problems, openWarnings: vault.warnings, rollbackWarning: rollback, root: vault.list('/') };
   };
   let sodium: SodiumBackend | undefined = options.sodium;
   const getSodium = async (): Promise<SodiumBackend> => (sodium ??= await loadSodium());

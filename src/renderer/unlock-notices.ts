@@ -1,15 +1,18 @@
 import { INDEX_PROBLEM_PATH, type Problem } from '../shared/contract.js';
 
 /**
- * What the window must tell the user after an unlock: the vault went back to an older copy since this computer last
- * saw it (FORMAT.md 8.8), the index as a whole failed its checks (in the engine's words), and entries that could not
- * be read and are left out (counted, since each is only an id the user cannot act on).
+ * What the window must tell the user after an unlock: how the vault had to be opened (a crash's interrupted write
+ * rolled back in a private copy, FORMAT.md 8.2; the header's backup standing in, 4.7), the vault went back to an
+ * older copy since this computer last saw it (8.8), the index as a whole failed its checks (in the engine's
+ * words), and entries that could not be read and are left out (counted, since each is only an id the user cannot
+ * act on).
  */
 export function unlockNotices(reply: {
   readonly problems: readonly Problem[];
+  readonly openWarnings: readonly string[];
   readonly rollbackWarning: string | null;
 }): string[] {
-  const notices: string[] = [];
+  const notices = [...reply.openWarnings];
   if (reply.rollbackWarning !== null) notices.push(reply.rollbackWarning);
   const whole = reply.problems.filter((problem) => problem.path === INDEX_PROBLEM_PATH);
   for (const problem of whole) notices.push(problem.message);

@@ -442,6 +442,11 @@ export type JobEvent = JobEventBase &
 /** What an unlock found: entries left out or index damage, and a warning when the vault went back (FORMAT 8.8). */
 export interface UnlockResult {
   readonly problems: readonly Problem[];
+  /**
+   * What the user must know about how the vault was opened (the engine's `Vault.warnings`): read from a
+   * rolled-back private copy of an index left by a crash on read-only media, or through the header's backup.
+   */
+  readonly openWarnings: readonly string[];
   readonly rollbackWarning: string | null;
   /** The root folder's entries, as `entries.list` gives them: the window shows them without asking again. */
   readonly root: readonly VaultEntry[];

@@ -1,6 +1,7 @@
 /**
  * Issue 13 in the window's back end: a vault left by a crash mid-commit, on read-only media, opens and unlocks,
- * lists as it was before the interrupted write, and its details carry the warning (FORMAT.md section 8.2).
+ * lists as it was before the interrupted write, and the unlock's notices and its details carry the warning
+ * (FORMAT.md section 8.2).
  */
 import { join } from 'node:path';
 
@@ -8,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 
 import { Vault } from '../../src/core/index.js';
 import { INTERRUPTED_WRITE_WARNING } from '../../src/core/vault/index-open.js';
+import { unlockNotices } from '../../src/renderer/unlock-notices.js';
 import { nativeSodium } from '../helpers/backends.js';
 import { leaveHotJournal } from '../helpers/interrupted.js';
 import {
@@ -27,7 +29,7 @@ describe('a vault left by a crash mid-commit, on read-only media, in the app', (
   });
 
   if (!canMount) announceSkip('the app read-only media test', mountUnavailableReason ?? 'mount unavailable');
-  it.skipIf(!canMount)('opens, lists what was committed and shows the warning in its details', async () => {
+  it.skipIf(!canMount)('opens, lists what was committed and warns at unlock and in its details', async () => {
     const mount = mountTmpfs(16 * 1024 * 1024);
     const dir = join(mount, 'vault');
     const source = tempDir();
@@ -43,10 +45,13 @@ describe('a vault left by a crash mid-commit, on read-only media, in the app', (
     const summary = await app.call('vault.open', { folder });
     expect(summary.readOnly).toBe(true);
     const { vaultId } = summary;
-    expect(await app.call('vault.unlock', { vaultId, passphrase: PASSPHRASE })).toMatchObject({
+    const unlocked = await app.call('vault.unlock', { vaultId, passphrase: PASSPHRASE });
+    expect(unlocked).toMatchObject({
       problems: [],
+      openWarnings: [INTERRUPTED_WRITE_WARNING],
       rollbackWarning: null,
     });
+    expect(unlockNotices(unlocked)).toEqual([INTERRUPTED_WRITE_WARNING]);
     expect((await app.call('entries.list', { vaultId, path: '/' })).map((entry) => entry.name)).toEqual([
       'a.txt',
       'b.txt',

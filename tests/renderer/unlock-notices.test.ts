@@ -4,11 +4,12 @@ import { unlockNotices } from '../../src/renderer/unlock-notices.js';
 
 describe('what the window says after an unlock', () => {
   it('says nothing for a healthy vault seen as it was', () => {
-    expect(unlockNotices({ problems: [], rollbackWarning: null })).toEqual([]);
+    expect(unlockNotices({ problems: [], openWarnings: [], rollbackWarning: null })).toEqual([]);
   });
 
-  it('says the rollback warning, the index damage in the engine words, and counts unreadable entries', () => {
+  it('says how the vault was opened, the rollback warning, the index damage in the engine words, and counts unreadable entries', () => {
     const notices = unlockNotices({
+      openWarnings: ['This vault was left by an interrupted write.'],
       rollbackWarning: 'This vault went back to an older copy.',
       problems: [
         { path: '(index)', code: 'INTEGRITY', message: 'The vault index was changed outside Coffer.' },
@@ -17,6 +18,7 @@ describe('what the window says after an unlock', () => {
       ],
     });
     expect(notices).toEqual([
+      'This vault was left by an interrupted write.',
       'This vault went back to an older copy.',
       'The vault index was changed outside Coffer.',
       expect.stringMatching(/^2 entries of this vault could not be read and are left out/u) as string,
@@ -25,6 +27,7 @@ describe('what the window says after an unlock', () => {
 
   it('speaks of one entry in the singular', () => {
     const [notice] = unlockNotices({
+      openWarnings: [],
       rollbackWarning: null,
       problems: [{ path: '(index row 00)', code: 'INTEGRITY', message: 'x' }],
     });

@@ -5,12 +5,20 @@
  * pair alternating too; one process per run (`scripts/bench-paired.ts`), CPU time (user + sys, every thread)
  * compared pair by pair, as a shared machine's load moves wall times more than the budget (5 %).
  *
- * Flags: --baseline COMMIT  --pairs N (add and restore; each unlock gets twice as many)  --dir PATH (data, default
- * /dev/shm). The baseline is checked out with `git worktree` beside this one's node_modules (its lockfile must be
- * the same) and removed at the end, with the vaults; the source files stay in bench-paired.ts's folder.
+ * Beside the plain comparisons, three rows separate the format's cost from other changes: adds by this commit with
+ * records padded to 32-byte blocks as format 1.0 pads them (a third worktree with `RECORD_BUCKET` set to 32), which
+ * leaves out the record padding's own bytes (the budget's exception); restores of a vault made without content
+ * padding, which leave out the content padding's; and unlocks by this code of both vaults, the
+ * format 1.0 one opened read-only so that it is read as it is, which leaves out what changed in the code.
+ *
+ * Flags: --baseline COMMIT  --pairs N (adds and restore; each unlock gets twice as many)  --dir PATH (data, default
+ * /dev/shm)  --only KEY,... (some operations: add, add-unpadded, add-records, restore, restore-unpadded, unlock,
+ * unlock-tree, unlock-format, unlock-rows; the vaults they read are still made, by one add each). The worktrees use
+ * this one's node_modules (the baseline's lockfile must be the same) and are removed at the end, with the vaults;
+ * the source files stay in bench-paired.ts's folder.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,6 +30,7 @@ const { values: flags } = parseArgs({
     baseline: { type: 'string', default: '142fae3' },
     pairs: { type: 'string', default: '3' },
     dir: { type: 'string' },
+    only: { type: 'string' },
   },
 });
 const PAIRS = Number(flags.pairs);
@@ -54,16 +63,23 @@ function paired(checkout: string, phase: string, vault?: string): string {
 }
 
 /** One measurement, as bench-paired.ts prints it. */
-function measure(checkout: string, phase: string, vault: string): Run {
+function measure({ checkout, phase, vault }: Side): Run {
   return JSON.parse(paired(checkout, phase, vault).trim().split('\n').pop() ?? '') as Run;
 }
 
 interface Operation {
+  /** What `--only` names it by. */
+  key: string;
   label: string;
-  /** bench-paired.ts phase in the baseline and here (adds without padding have no baseline of their own). */
-  phases: [string, string];
-  vaults: [string, string];
+  /** The two sides: a checkout, its bench-paired.ts phase and its vault. */
+  sides: [Side, Side];
   pairs: number;
+}
+
+interface Side {
+  checkout: string;
+  phase: string;
+  vault: string;
 }
 
 const baselineCommit = git('rev-parse', flags.baseline);
@@ -71,43 +87,100 @@ if (git('diff', '--name-only', baselineCommit, 'HEAD', '--', 'package-lock.json'
   throw new Error(`${flags.baseline} has other dependencies than this checkout: compare by hand (README).`);
 }
 const baseline = join(DATA, 'baseline');
-git('worktree', 'add', '--detach', baseline, baselineCommit);
-symlinkSync(join(HERE, 'node_modules'), join(baseline, 'node_modules'));
+/**
+ * This commit with records padded to 32-byte blocks as format 1.0 pads them (readers accept both): its adds differ
+ * from this checkout's only by the records' padding bytes, which the budget leaves out.
+ */
+const recordsAsBefore = join(DATA, 'records-as-1.0');
 
 const vault = (name: string): string => join(DATA, name);
-const operations: Operation[] = [
-  { label: 'add', phases: ['add', 'add'], vaults: [vault('old'), vault('new')], pairs: PAIRS },
+const old = (phase: string, name = 'old'): Side => ({ checkout: baseline, phase, vault: vault(name) });
+const now = (phase: string, name = 'new'): Side => ({ checkout: HERE, phase, vault: vault(name) });
+const allOperations: Operation[] = [
+  { key: 'add', label: 'add', sides: [old('add'), now('add')], pairs: PAIRS },
   {
-    label: 'add, vault made without padding',
-    phases: ['add', 'add-unpadded'],
-    vaults: [vault('old-2'), vault('new-unpadded')],
+    key: 'add-unpadded',
+    label: 'add, vault made without content padding',
+    sides: [old('add', 'old-2'), now('add-unpadded', 'new-unpadded')],
     pairs: PAIRS,
   },
-  { label: 'restore', phases: ['restore', 'restore'], vaults: [vault('old'), vault('new')], pairs: PAIRS },
   {
+    key: 'add-records',
+    label: 'add, records padded as format 1.0 pads them (this commit, RECORD_BUCKET 32)',
+    sides: [old('add', 'old-3'), { checkout: recordsAsBefore, phase: 'add', vault: vault('new-records') }],
+    pairs: PAIRS,
+  },
+  { key: 'restore', label: 'restore', sides: [old('restore'), now('restore')], pairs: PAIRS },
+  {
+    key: 'restore-unpadded',
+    label: 'restore, vault made without content padding',
+    sides: [old('restore'), now('restore', 'new-unpadded')],
+    pairs: PAIRS,
+  },
+  {
+    key: 'unlock',
     label: 'unlock, snapshot current (KDF too)',
-    phases: ['unlock', 'unlock'],
-    vaults: [vault('old'), vault('new')],
+    sides: [old('unlock'), now('unlock')],
     pairs: 2 * PAIRS,
   },
   {
-    label: 'unlock without a current snapshot',
-    phases: ['unlock-rows', 'unlock-rows'],
-    vaults: [vault('old'), vault('new')],
+    key: 'unlock-tree',
+    label: 'the same, and the whole tree made (a stat below the root)',
+    sides: [old('unlock-tree'), now('unlock-tree')],
+    pairs: 2 * PAIRS,
+  },
+  {
+    key: 'unlock-format',
+    label: 'the same, this code on both: the format 1.0 vault read-only against the 1.1 one',
+    sides: [
+      { checkout: HERE, phase: 'unlock-readonly', vault: vault('old') },
+      { checkout: HERE, phase: 'unlock-readonly', vault: vault('new') },
+    ],
+    pairs: 2 * PAIRS,
+  },
+  {
+    key: 'unlock-rows',
+    label: 'unlock without a current snapshot (whole tree made)',
+    sides: [old('unlock-rows'), now('unlock-rows')],
     pairs: 2 * PAIRS,
   },
 ];
+const only = flags.only?.split(',');
+const operations = only ? allOperations.filter((op) => only.includes(op.key)) : allOperations;
+if (only && operations.length !== only.length) throw new Error(`--only: unknown operation in ${flags.only}`);
+
+/** A worktree of `commit` at `path` that uses this checkout's node_modules. */
+function worktree(path: string, commit: string): void {
+  git('worktree', 'add', '--detach', path, commit);
+  symlinkSync(join(HERE, 'node_modules'), join(path, 'node_modules'));
+}
+
+worktree(baseline, baselineCommit);
+worktree(recordsAsBefore, 'HEAD');
+const recordFile = join(recordsAsBefore, 'src/core/crypto/record.ts');
+const recordSource = readFileSync(recordFile, 'utf8');
+const bucket = 'export const RECORD_BUCKET = 256;';
+if (!recordSource.includes(bucket)) throw new Error(`${recordFile} no longer says "${bucket}"`);
+writeFileSync(recordFile, recordSource.replace(bucket, 'export const RECORD_BUCKET = 32;'));
 
 try {
   console.error(`bench:format: ${baselineCommit.slice(0, 7)} against ${git('rev-parse', '--short', 'HEAD')}`);
   paired(HERE, 'source');
+  // The other operations read vaults the adds make: those of adds left out by --only are made once here.
+  const isAdd = (side: Side): boolean => side.phase.startsWith('add');
+  const addedByRun = new Set(operations.flatMap((op) => op.sides.filter(isAdd).map((side) => side.vault)));
+  const makers = allOperations.flatMap((op) => op.sides.filter(isAdd));
+  for (const path of new Set(operations.flatMap((op) => op.sides.map((side) => side.vault)))) {
+    const maker = makers.find((side) => side.vault === path);
+    if (maker && !addedByRun.has(path)) measure(maker);
+  }
   const rows: string[] = [];
-  for (const { label, phases, vaults, pairs } of operations) {
-    const old: Run[] = [];
-    const now: Run[] = [];
+  for (const { label, sides, pairs } of operations) {
+    const before: Run[] = [];
+    const after: Run[] = [];
     for (let pair = 0; pair < pairs; pair++) {
-      const runOld = (): number => old.push(measure(baseline, phases[0], vaults[0]));
-      const runNew = (): number => now.push(measure(HERE, phases[1], vaults[1]));
+      const runOld = (): number => before.push(measure(sides[0]));
+      const runNew = (): number => after.push(measure(sides[1]));
       if (pair % 2 === 0) {
         runOld();
         runNew();
@@ -117,10 +190,10 @@ try {
       }
       console.error(`  ${label}: pair ${pair + 1} of ${pairs}`);
     }
-    const ratios = now.map((run, i) => run.cpu / (old[i]?.cpu ?? Number.NaN));
-    const loads = [...old, ...now].map((run) => Number(run.load));
+    const ratios = after.map((run, i) => run.cpu / (before[i]?.cpu ?? Number.NaN));
+    const loads = [...before, ...after].map((run) => Number(run.load));
     rows.push(
-      `| ${label} | ${median(old.map((r) => r.cpu)).toFixed(2)} | ${median(now.map((r) => r.cpu)).toFixed(2)} | ` +
+      `| ${label} | ${median(before.map((r) => r.cpu)).toFixed(2)} | ${median(after.map((r) => r.cpu)).toFixed(2)} | ` +
         `${median(ratios).toFixed(2)} (${ratios.map((r) => r.toFixed(2)).join(', ')}) | ` +
         `${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)} |`,
     );
@@ -133,5 +206,6 @@ try {
   for (const row of rows) console.log(row);
 } finally {
   git('worktree', 'remove', '--force', baseline);
+  git('worktree', 'remove', '--force', recordsAsBefore);
   rmSync(DATA, { recursive: true, force: true });
 }

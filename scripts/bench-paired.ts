@@ -7,7 +7,12 @@
  *   npx tsx scripts/bench-paired.ts CHECKOUT add VAULT_DIR          creates a vault there and adds them
  *   npx tsx scripts/bench-paired.ts CHECKOUT add-unpadded VAULT_DIR the same, the vault made without padding (1.1)
  *   npx tsx scripts/bench-paired.ts CHECKOUT unlock VAULT_DIR       unlocks it (snapshot current; KDF included)
- *   npx tsx scripts/bench-paired.ts CHECKOUT unlock-rows VAULT_DIR  unlocks it without the snapshot (rows read)
+ *   npx tsx scripts/bench-paired.ts CHECKOUT unlock-tree VAULT_DIR  the same, and makes the whole tree (a stat below
+ *                                                                   the root)
+ *   npx tsx scripts/bench-paired.ts CHECKOUT unlock-readonly VAULT_DIR  the same, the vault opened read-only (so a
+ *                                                                   format 1.0 vault is read as it is)
+ *   npx tsx scripts/bench-paired.ts CHECKOUT unlock-rows VAULT_DIR  unlocks it without the snapshot (rows read), and
+ *                                                                   makes the whole tree
  *   npx tsx scripts/bench-paired.ts CHECKOUT restore VAULT_DIR      restores every file
  *
  * The checkout's own engine is loaded from `CHECKOUT/src`, so an older commit is measured with its own code.
@@ -15,8 +20,19 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const [checkout, phase, vaultDir] = process.argv.slice(2);
+const [checkout = '', phase = '', vaultDir] = process.argv.slice(2);
 if (!checkout || !phase) throw new Error('usage: bench-paired.ts CHECKOUT PHASE [VAULT_DIR]');
+const PHASES = [
+  'source',
+  'add',
+  'add-unpadded',
+  'unlock',
+  'unlock-tree',
+  'unlock-readonly',
+  'unlock-rows',
+  'restore',
+];
+if (!PHASES.includes(phase)) throw new Error(`unknown phase ${phase}`);
 const SOURCE = '/dev/shm/coffer-pair-src';
 const FOLDERS = 90;
 const PER_FOLDER = 1000;
@@ -34,6 +50,7 @@ interface EngineVault {
   add(sources: string[], folder: string): Promise<unknown>;
   unlock(passphrase: Uint8Array): Promise<unknown>;
   restore(paths: string[], destination: string): Promise<unknown>;
+  stat(path: string): unknown;
   lock(): void;
   close(): void;
 }
@@ -73,7 +90,7 @@ async function run(engine: Engine, dir: string): Promise<{ cpu: number; wall: nu
   }
   if (phase === 'unlock-rows') {
     const { default: Database } = (await import(
-      join(checkout ?? '', 'node_modules/better-sqlite3/lib/index.js')
+      join(checkout, 'node_modules/better-sqlite3/lib/index.js')
     )) as {
       default: new (path: string) => { exec(sql: string): void; close(): void };
     };
@@ -81,18 +98,23 @@ async function run(engine: Engine, dir: string): Promise<{ cpu: number; wall: nu
     db.exec("DELETE FROM meta WHERE key = 'tree_snapshot'");
     db.close();
   }
-  const vault = await engine.Vault.open(dir, { sodium });
-  if (phase === 'unlock' || phase === 'unlock-rows') {
-    const result = await measured(() => vault.unlock(passphrase));
-    vault.lock(); // stores the snapshot again
+  const vault = await engine.Vault.open(dir, { sodium, readOnly: phase === 'unlock-readonly' });
+  // Since c77cef6 an unlock makes the tree's nodes below the root at their first use (format 1.0's made them all);
+  // a stat below the root makes them, so both sides have done the same work.
+  const unlockWholeTree = async (): Promise<void> => {
+    await vault.unlock(passphrase);
+    vault.stat('/coffer-pair-src/big');
+  };
+  if (phase.startsWith('unlock')) {
+    const result = await measured(phase === 'unlock' ? () => vault.unlock(passphrase) : unlockWholeTree);
+    if (phase !== 'unlock-readonly') vault.lock(); // stores the snapshot again
     vault.close();
     return result;
   }
-  if (phase !== 'restore') throw new Error(`unknown phase ${phase}`);
   const out = `${dir}-restored`;
   rmSync(out, { recursive: true, force: true });
   mkdirSync(out);
-  await vault.unlock(passphrase);
+  await unlockWholeTree();
   const result = await measured(() => vault.restore(['/coffer-pair-src'], out));
   vault.close();
   rmSync(out, { recursive: true, force: true });

@@ -11,7 +11,8 @@
  *
  * Flags: --big-mib N  --small-count N  --small-min-kib N  --small-max-kib N  --folders N  --runs N  --dir PATH
  *        --kdf interactive|moderate|sensitive  --out FILE.json  --huge-gib N (one add of an N GiB file for peak
- *        RSS; 0 skips it)
+ *        RSS; 0 skips it)  --format-pairs N (then bench-format.ts with N pairs: format 1.1's cost against 1.0;
+ *        0 skips it)
  */
 import { execFileSync, fork, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
@@ -46,6 +47,7 @@ const { values: flags } = parseArgs({
     dir: { type: 'string' },
     kdf: { type: 'string', default: 'interactive' },
     out: { type: 'string' },
+    'format-pairs': { type: 'string', default: '3' },
   },
 });
 
@@ -302,6 +304,21 @@ async function main(): Promise<void> {
   }
   console.log(`\nJSON: ${out}`);
   rmSync(ROOT, { recursive: true, force: true });
+  if (flags['format-pairs'] !== '0') {
+    console.log('\nWhat format 1.1 costs against format 1.0 (npm run bench:format):');
+    const format = spawnSync(
+      'npx',
+      [
+        'tsx',
+        join(import.meta.dirname, 'bench-format.ts'),
+        '--pairs',
+        flags['format-pairs'],
+        ...(flags.dir === undefined ? [] : ['--dir', flags.dir]),
+      ],
+      { stdio: 'inherit' },
+    );
+    if (format.status !== 0) throw new Error('bench:format failed');
+  }
 }
 
 await main();

@@ -99,7 +99,7 @@ async function run(engine: Engine, dir: string): Promise<{ cpu: number; wall: nu
     db.close();
   }
   const vault = await engine.Vault.open(dir, { sodium, readOnly: phase === 'unlock-readonly' });
-  // Since c77cef6 an unlock makes the tree's nodes below the root at their first use (format 1.0's made them all);
+  // Since f6cd816 an unlock makes the tree's nodes below the root at their first use (format 1.0's made them all);
   // a stat below the root makes them, so both sides have done the same work.
   const unlockWholeTree = async (): Promise<void> => {
     await vault.unlock(passphrase);

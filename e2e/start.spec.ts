@@ -113,6 +113,24 @@ test('create: the strength meter, the time of each key-strength preset and the c
   await expect(
     page.getByText(/^Unlocking will take about \d+(\.\d)? (s|min) on this computer/),
   ).toBeVisible();
+  await expect(page.getByLabel("Hide each file's exact size")).toBeChecked();
+});
+
+test("create: sizes are padded unless unticked, and the vault's details say which", async ({ coffer }) => {
+  const { page } = coffer;
+  const paddingShown = async (): Promise<string | null> => {
+    await page.getByRole('button', { name: 'Vault details' }).click();
+    const details = page.getByRole('dialog', { name: 'Vault details' });
+    const shown = await details.locator('dt', { hasText: 'Size padding' }).locator('+ dd').textContent();
+    await details.getByRole('button', { name: 'Close' }).click();
+    return shown;
+  };
+  await createVault(coffer, 'Padded');
+  expect(await paddingShown()).toBe("On: files' exact sizes are hidden");
+  await page.getByRole('button', { name: 'Lock vault' }).click();
+  await page.getByRole('button', { name: 'Choose another vault' }).click();
+  await createVault(coffer, 'Exact sizes', { padSizes: false });
+  expect(await paddingShown()).toBe('Off');
 });
 
 test('recent vaults: listed with folder and last opened; a vault whose folder is gone is marked and can be forgotten', async ({

@@ -11,8 +11,15 @@ export const PASSPHRASE = 'correct horse battery staple';
 export const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
 export const sha256OfFile = async (path: string): Promise<string> => sha256(await readFile(path));
 
-/** Creates a vault (default "Personal") in `coffer.vaultParent` through the start screen; ends in the browser. */
-export async function createVault(coffer: CofferApp, name = 'Personal'): Promise<void> {
+/**
+ * Creates a vault (default "Personal") in `coffer.vaultParent` through the start screen, its sizes padded unless
+ * `padSizes` is false; ends in the browser.
+ */
+export async function createVault(
+  coffer: CofferApp,
+  name = 'Personal',
+  { padSizes = true }: { padSizes?: boolean } = {},
+): Promise<void> {
   const { page } = coffer;
   await page.getByRole('button', { name: 'Create vault…' }).click();
   await coffer.answerFolderDialogs([coffer.vaultParent]);
@@ -23,6 +30,7 @@ export async function createVault(coffer: CofferApp, name = 'Personal'): Promise
   await page.getByLabel('Repeat passphrase').fill(PASSPHRASE);
   // The fastest preset keeps the test quick; the default is 'moderate'.
   await page.getByLabel('Key strength').selectOption('interactive');
+  await page.getByLabel("Hide each file's exact size").setChecked(padSizes);
   await page.getByRole('button', { name: 'Create vault' }).click();
   await expect(page.getByText('This folder is empty.')).toBeVisible();
 }

@@ -393,7 +393,11 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
       const dir = join(parent, checkName(request.name));
       const engine = await getSodium();
       const vault = await withPassphrase(request.passphrase, (passphrase) =>
-        Vault.create(dir, passphrase, { kdf: request.kdf, sodium: engine }),
+        Vault.create(dir, passphrase, {
+          kdf: request.kdf,
+          contentPadding: request.contentPadding,
+          sodium: engine,
+        }),
       );
       return adopt(vault, dir);
     },

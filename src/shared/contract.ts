@@ -71,6 +71,8 @@ const RECOVERY_KEY_MAX_LENGTH = 200;
 export { INDEX_PROBLEM_PATH } from '../core/types.js';
 
 export const KDF_PRESET_NAMES = ['interactive', 'moderate', 'sensitive'] as const;
+/** How a new vault pads its files' stored sizes (the engine's `ContentPadding`; FORMAT.md 5.7). */
+export const CONTENT_PADDING_NAMES = ['padme', 'none'] as const;
 export const THEMES = ['system', 'light', 'dark'] as const;
 export const LOCK_REASONS = ['user', 'idle', 'suspend', 'screen-lock', 'quit', 'window-closed'] as const;
 export type LockReason = (typeof LOCK_REASONS)[number];
@@ -143,6 +145,7 @@ export const requestSchemas = {
     name: boundedString(255),
     passphrase,
     kdf: z._default(z.enum(KDF_PRESET_NAMES), 'moderate'),
+    contentPadding: z._default(z.enum(CONTENT_PADDING_NAMES), 'padme'),
   }),
   /** Opens (locked) a picked folder (handle of purpose 'open-vault') or a recent vault. */
   'vault.open': z.union([z.strictObject({ folder: id }), z.strictObject({ recentId: id })]),

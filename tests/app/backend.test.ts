@@ -187,6 +187,7 @@ describe('vaults', () => {
     expect(codeOf(await app.raw('vault.unlock', { vaultId, passphrase: 'wrong' }))).toBe('WRONG_PASSPHRASE');
     expect(await app.call('vault.unlock', { vaultId, passphrase: PASSPHRASE })).toEqual({
       problems: [],
+      openWarnings: [],
       rollbackWarning: null,
       root: [],
     });
@@ -196,6 +197,36 @@ describe('vaults', () => {
     expect(app.events).toContainEqual({ event: 'closed', payload: { vaultId } });
     expect(codeOf(await app.raw('vault.info', { vaultId }))).toBe('INVALID_ARGUMENT');
     expect(await app.call('vault.listOpen', {})).toEqual([]);
+  });
+
+  it("pads stored sizes unless the window's create form asked it not to", async () => {
+    const app = await newApp();
+    const parent = tempDir();
+    // What the vault records, and its details show; the padding itself is the engine's (tests/core/padding.test.ts).
+    const paddingOf = async (contentPadding?: 'padme' | 'none'): Promise<string> => {
+      const name = contentPadding ?? 'default';
+      const { vaultId } = await app.call('vault.create', {
+        folder: await pickFolder(app, parent, { purpose: 'create-vault' }),
+        name,
+        passphrase: PASSPHRASE,
+        kdf: 'interactive',
+        ...(contentPadding ? { contentPadding } : {}),
+      });
+      const { info } = await app.call('vault.info', { vaultId });
+      await app.call('vault.close', { vaultId });
+      return info.contentPadding;
+    };
+    expect(await paddingOf()).toBe('padme');
+    expect(await paddingOf('padme')).toBe('padme');
+    expect(await paddingOf('none')).toBe('none');
+    const folder = await pickFolder(app, parent, { purpose: 'create-vault' });
+    const unknown = await app.raw('vault.create', {
+      folder,
+      name: 'other',
+      passphrase: PASSPHRASE,
+      contentPadding: 'zeros',
+    });
+    expect(codeOf(unknown)).toBe('INVALID_ARGUMENT');
   });
 
   it('refuses a vault name that could escape the picked folder', async () => {

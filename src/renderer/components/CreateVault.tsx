@@ -9,17 +9,22 @@ import { KdfPresetField, type KdfPresetName } from './KdfPresetField.js';
 import { NewPassphraseFields } from './NewPassphraseFields.js';
 import { TextField } from './TextField.js';
 
-/** The create-vault form: where, its name, the passphrase twice and how hard the passphrase is to guess. */
+/**
+ * The create-vault form: where, its name, the passphrase twice and how hard the passphrase is to guess, the key
+ * derivation's strength, and whether stored sizes are padded.
+ */
 export function CreateVault({ onCancel }: { onCancel: () => void }) {
   const [folder, setFolder] = useState<PickedHandle | null>(null);
   const [name, setName] = useState('');
   const [passphrase, setPassphrase] = useState('');
   const [repeat, setRepeat] = useState('');
   const [kdf, setKdf] = useState<KdfPresetName>('moderate');
+  const [padSizes, setPadSizes] = useState(true);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const ids = useId();
   const warningId = `${ids}-warning`;
+  const paddingHintId = `${ids}-padding-hint`;
 
   const chooseFolder = async (): Promise<void> => {
     setError(null);
@@ -50,7 +55,13 @@ export function CreateVault({ onCancel }: { onCancel: () => void }) {
     setBusy(true);
     setError(null);
     try {
-      const vault = await call('vault.create', { folder: folder.handle, name: name.trim(), passphrase, kdf });
+      const vault = await call('vault.create', {
+        folder: folder.handle,
+        name: name.trim(),
+        passphrase,
+        kdf,
+        contentPadding: padSizes ? 'padme' : 'none',
+      });
       setPassphrase('');
       setRepeat('');
       showVault(vault);
@@ -101,6 +112,24 @@ export function CreateVault({ onCancel }: { onCancel: () => void }) {
           disabled={busy}
         />
         <KdfPresetField value={kdf} onValue={setKdf} disabled={busy} />
+        <div className="field">
+          <label className="checkbox">
+            <input
+              type="checkbox"
+              checked={padSizes}
+              disabled={busy}
+              aria-describedby={paddingHintId}
+              onChange={(event) => {
+                setPadSizes(event.target.checked);
+              }}
+            />
+            Hide each file&apos;s exact size
+          </label>
+          <p className="hint muted" id={paddingHintId}>
+            Stored files are padded so that the vault folder does not show their exact sizes: about 1.3 % more
+            space on a typical mix of files. Chosen once, for the vault&apos;s life.
+          </p>
+        </div>
         <p className="warning" id={warningId}>
           <ShieldAlert size={16} aria-hidden="true" />
           <span>

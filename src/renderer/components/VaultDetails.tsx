@@ -107,6 +107,8 @@ export function VaultDetails({ vaultId, onClose }: { vaultId: string; onClose: (
               )
               .join('; ')}
           </dd>
+          <dt>Size padding</dt>
+          <dd>{details.info.contentPadding === 'padme' ? "On: files' exact sizes are hidden" : 'Off'}</dd>
           <dt>Key ids</dt>
           <dd>{(details.info.keyIds ?? []).join(', ') || '—'}</dd>
           {details.info.readOnly && (

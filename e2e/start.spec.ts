@@ -126,7 +126,7 @@ test("create: sizes are padded unless unticked, and the vault's details say whic
     return shown;
   };
   await createVault(coffer, 'Padded');
-  expect(await paddingShown()).toBe("On: files' exact sizes are hidden");
+  expect(await paddingShown()).toBe("On: each file's size shows only roughly (to within about 12 %)");
   await page.getByRole('button', { name: 'Lock vault' }).click();
   await page.getByRole('button', { name: 'Choose another vault' }).click();
   await createVault(coffer, 'Exact sizes', { padSizes: false });

@@ -34,11 +34,20 @@ const { values: flags } = parseArgs({
   },
 });
 const PAIRS = Number(flags.pairs);
+if (!Number.isInteger(PAIRS) || PAIRS < 1) throw new Error('--pairs takes a whole number of at least 1');
 const HERE = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const PAIRED = join(HERE, 'scripts', 'bench-paired.ts');
 const DATA = mkdtempSync(
   join(flags.dir ?? (existsSync('/dev/shm') ? '/dev/shm' : tmpdir()), 'coffer-format-'),
 );
+// The data and the worktrees (made inside it) go when the run ends, done or thrown, and at Ctrl-C; but tsx ends this
+// process soon after a Ctrl-C, which can cut the removal short (then: rm -r the coffer-format-* folder, and
+// `git worktree prune`). The folder first, as it is most of the work; prune then forgets the worktrees in it.
+process.once('exit', () => {
+  rmSync(DATA, { recursive: true, force: true, maxRetries: 3 });
+  spawnSync('git', ['worktree', 'prune'], { cwd: HERE });
+});
+process.on('SIGINT', () => process.exit(130));
 
 interface Run {
   cpu: number;
@@ -54,7 +63,10 @@ function git(...args: string[]): string {
 
 /** Runs one bench-paired.ts phase in a process of its own; returns what it printed. */
 function paired(checkout: string, phase: string, vault?: string): string {
-  const result = spawnSync('npx', ['tsx', PAIRED, checkout, phase, ...(vault ? [vault] : [])], {
+  // Node itself rather than npx, whose exit on Ctrl-C does not wait for the run it started (which would write into
+  // the data as it is removed).
+  const args = ['--import', 'tsx', PAIRED, checkout, phase, ...(vault ? [vault] : [])];
+  const result = spawnSync(process.execPath, args, {
     cwd: HERE,
     encoding: 'utf8',
   });
@@ -131,7 +143,7 @@ const allOperations: Operation[] = [
   },
   {
     key: 'unlock-format',
-    label: 'the same, this code on both: the format 1.0 vault read-only against the 1.1 one',
+    label: 'the same, this code on both, read-only: the format 1.0 vault against the 1.1 one',
     sides: [
       { checkout: HERE, phase: 'unlock-readonly', vault: vault('old') },
       { checkout: HERE, phase: 'unlock-readonly', vault: vault('new') },
@@ -146,8 +158,9 @@ const allOperations: Operation[] = [
   },
 ];
 const only = flags.only?.split(',');
+const unknown = only?.filter((key) => !allOperations.some((op) => op.key === key)) ?? [];
+if (unknown.length > 0) throw new Error(`--only: no operation called ${unknown.join(', ')}`);
 const operations = only ? allOperations.filter((op) => only.includes(op.key)) : allOperations;
-if (only && operations.length !== only.length) throw new Error(`--only: unknown operation in ${flags.only}`);
 
 /** A worktree of `commit` at `path` that uses this checkout's node_modules. */
 function worktree(path: string, commit: string): void {
@@ -156,56 +169,50 @@ function worktree(path: string, commit: string): void {
 }
 
 worktree(baseline, baselineCommit);
-worktree(recordsAsBefore, 'HEAD');
-const recordFile = join(recordsAsBefore, 'src/core/crypto/record.ts');
-const recordSource = readFileSync(recordFile, 'utf8');
-const bucket = 'export const RECORD_BUCKET = 256;';
-if (!recordSource.includes(bucket)) throw new Error(`${recordFile} no longer says "${bucket}"`);
-writeFileSync(recordFile, recordSource.replace(bucket, 'export const RECORD_BUCKET = 32;'));
-
-try {
-  console.error(`bench:format: ${baselineCommit.slice(0, 7)} against ${git('rev-parse', '--short', 'HEAD')}`);
-  paired(HERE, 'source');
-  // The other operations read vaults the adds make: those of adds left out by --only are made once here.
-  const isAdd = (side: Side): boolean => side.phase.startsWith('add');
-  const addedByRun = new Set(operations.flatMap((op) => op.sides.filter(isAdd).map((side) => side.vault)));
-  const makers = allOperations.flatMap((op) => op.sides.filter(isAdd));
-  for (const path of new Set(operations.flatMap((op) => op.sides.map((side) => side.vault)))) {
-    const maker = makers.find((side) => side.vault === path);
-    if (maker && !addedByRun.has(path)) measure(maker);
-  }
-  const rows: string[] = [];
-  for (const { label, sides, pairs } of operations) {
-    const before: Run[] = [];
-    const after: Run[] = [];
-    for (let pair = 0; pair < pairs; pair++) {
-      const runOld = (): number => before.push(measure(sides[0]));
-      const runNew = (): number => after.push(measure(sides[1]));
-      if (pair % 2 === 0) {
-        runOld();
-        runNew();
-      } else {
-        runNew();
-        runOld();
-      }
-      console.error(`  ${label}: pair ${pair + 1} of ${pairs}`);
-    }
-    const ratios = after.map((run, i) => run.cpu / (before[i]?.cpu ?? Number.NaN));
-    const loads = [...before, ...after].map((run) => Number(run.load));
-    rows.push(
-      `| ${label} | ${median(before.map((r) => r.cpu)).toFixed(2)} | ${median(after.map((r) => r.cpu)).toFixed(2)} | ` +
-        `${median(ratios).toFixed(2)} (${ratios.map((r) => r.toFixed(2)).join(', ')}) | ` +
-        `${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)} |`,
-    );
-  }
-  console.log(`Coffer bench:format — ${new Date().toISOString().slice(0, 10)}, 100,000 files of 5–10 bytes`);
-  console.log(
-    '| operation | format 1.0 CPU s | this CPU s | this / 1.0 (median of pairs; each pair) | load |',
-  );
-  console.log('|---|---|---|---|---|');
-  for (const row of rows) console.log(row);
-} finally {
-  git('worktree', 'remove', '--force', baseline);
-  git('worktree', 'remove', '--force', recordsAsBefore);
-  rmSync(DATA, { recursive: true, force: true });
+if (operations.some((op) => op.sides.some((side) => side.checkout === recordsAsBefore))) {
+  worktree(recordsAsBefore, 'HEAD');
+  const recordFile = join(recordsAsBefore, 'src/core/crypto/record.ts');
+  const recordSource = readFileSync(recordFile, 'utf8');
+  const bucket = 'export const RECORD_BUCKET = 256;';
+  if (!recordSource.includes(bucket)) throw new Error(`${recordFile} no longer says "${bucket}"`);
+  writeFileSync(recordFile, recordSource.replace(bucket, 'export const RECORD_BUCKET = 32;'));
 }
+
+console.error(`bench:format: ${baselineCommit.slice(0, 7)} against ${git('rev-parse', '--short', 'HEAD')}`);
+paired(HERE, 'source');
+// The other operations read vaults the adds make: those of adds left out by --only are made once here.
+const isAdd = (side: Side): boolean => side.phase.startsWith('add');
+const addedByRun = new Set(operations.flatMap((op) => op.sides.filter(isAdd).map((side) => side.vault)));
+const makers = allOperations.flatMap((op) => op.sides.filter(isAdd));
+for (const path of new Set(operations.flatMap((op) => op.sides.map((side) => side.vault)))) {
+  const maker = makers.find((side) => side.vault === path);
+  if (maker && !addedByRun.has(path)) measure(maker);
+}
+const rows: string[] = [];
+for (const { label, sides, pairs } of operations) {
+  const before: Run[] = [];
+  const after: Run[] = [];
+  for (let pair = 0; pair < pairs; pair++) {
+    const runOld = (): number => before.push(measure(sides[0]));
+    const runNew = (): number => after.push(measure(sides[1]));
+    if (pair % 2 === 0) {
+      runOld();
+      runNew();
+    } else {
+      runNew();
+      runOld();
+    }
+    console.error(`  ${label}: pair ${pair + 1} of ${pairs}`);
+  }
+  const ratios = after.map((run, i) => run.cpu / (before[i]?.cpu ?? Number.NaN));
+  const loads = [...before, ...after].map((run) => Number(run.load));
+  rows.push(
+    `| ${label} | ${median(before.map((r) => r.cpu)).toFixed(2)} | ${median(after.map((r) => r.cpu)).toFixed(2)} | ` +
+      `${median(ratios).toFixed(2)} (${ratios.map((r) => r.toFixed(2)).join(', ')}) | ` +
+      `${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)} |`,
+  );
+}
+console.log(`Coffer bench:format — ${new Date().toISOString().slice(0, 10)}, 100,000 files of 5–10 bytes`);
+console.log('| operation | format 1.0 CPU s | this CPU s | this / 1.0 (median of pairs; each pair) | load |');
+console.log('|---|---|---|---|---|');
+for (const row of rows) console.log(row);

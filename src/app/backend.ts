@@ -128,6 +128,11 @@ interface OpenVault {
   readonly dir: string;
   /** Replaced when a header import reopens the folder (the locked vault holds the header it was opened with). */
   vault: Vault;
+  /**
+   * Whether an unlock's reply already carried the vault's open warnings: they describe the open, so the unlocks
+   * after a lock do not repeat them (the header a warning speaks of was rewritten by the first writable unlock).
+   */
+  openWarningsSaid: boolean;
 }
 
 type Handlers = { [C in Channel]: (request: ParsedRequestOf<C>) => Promise<ResponseOf<C>> | ResponseOf<C> };
@@ -174,10 +179,14 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
     }
   };
   /**
-   * The reply to an unlock: what it found, and whether the vault went back since this computer last saw it. Said
-   * once: from here on the state found now is what the next unlock compares with.
+   * The reply to an unlock: what it found, how the vault had to be opened (at its first unlock only), and whether
+   * the vault went back since this computer last saw it. Said once: from here on the state found now is what the
+   * next unlock compares with.
    */
-  const afterUnlock = (vault: Vault, problems: readonly Problem[]): UnlockResult => {
+  const afterUnlock = (entry: OpenVault, problems: readonly Problem[]): UnlockResult => {
+    const { vault } = entry;
+    const openWarnings = entry.openWarningsSaid ? [] : vault.warnings;
+    entry.openWarningsSaid = true;
     const now = vault.indexState();
     let rollback: string | null;
     try {
@@ -186,7 +195,7 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
       rollback = `Could not check whether this vault was put back to an older copy: ${(error as Error).message}`;
     }
     rememberState(vault);
-    return { problems, openWarnings: vault.warnings, rollbackWarning: rollback, root: vault.list('/') };
+    return { problems, openWarnings, rollbackWarning: rollback, root: vault.list('/') };
   };
   let sodium: SodiumBackend | undefined = options.sodium;
   const getSodium = async (): Promise<SodiumBackend> => (sodium ??= await loadSodium());
@@ -252,6 +261,7 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
       recentId: store.remember(dir).id,
       dir,
       vault,
+      openWarningsSaid: false,
     };
     open.set(entry.vaultId, entry);
     // After the answer: the index's largest reads are done while the passphrase is typed (see Vault.readAhead).
@@ -416,18 +426,20 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
       return adopt(vault, dir);
     },
     'vault.unlock': async (request) => {
-      const { vault } = openVault(request.vaultId);
+      const entry = openVault(request.vaultId);
+      const { vault } = entry;
       const problems = await guesses.attempt(request.vaultId, () =>
         withPassphrase(request.passphrase, (passphrase) => vault.unlock(passphrase)),
       );
-      return afterUnlock(vault, problems);
+      return afterUnlock(entry, problems);
     },
     'vault.unlockWithRecoveryKey': async (request) => {
-      const { vault } = openVault(request.vaultId);
+      const entry = openVault(request.vaultId);
+      const { vault } = entry;
       const problems = await guesses.attempt(request.vaultId, () =>
         vault.unlockWithRecoveryKey(request.recoveryKey),
       );
-      return afterUnlock(vault, problems);
+      return afterUnlock(entry, problems);
     },
     'vault.lock': async (request) => {
       await lock(openVault(request.vaultId), 'user');

@@ -72,7 +72,10 @@ export { INDEX_PROBLEM_PATH } from '../core/types.js';
 
 export const KDF_PRESET_NAMES = ['interactive', 'moderate', 'sensitive'] as const;
 /** How a new vault pads its files' stored sizes (the engine's `ContentPadding`; FORMAT.md 5.7). */
-export const CONTENT_PADDING_NAMES = ['padme', 'none'] as const;
+export const CONTENT_PADDING_NAMES = [
+  'padme',
+  'none',
+] as const satisfies readonly VaultInfo['contentPadding'][];
 export const THEMES = ['system', 'light', 'dark'] as const;
 export const LOCK_REASONS = ['user', 'idle', 'suspend', 'screen-lock', 'quit', 'window-closed'] as const;
 export type LockReason = (typeof LOCK_REASONS)[number];
@@ -447,7 +450,8 @@ export interface UnlockResult {
   readonly problems: readonly Problem[];
   /**
    * What the user must know about how the vault was opened (the engine's `Vault.warnings`): read from a
-   * rolled-back private copy of an index left by a crash on read-only media, or through the header's backup.
+   * rolled-back private copy of an index left by a crash on read-only media, or through the header's backup. Given
+   * at the first unlock after the open only; Vault details keeps showing them.
    */
   readonly openWarnings: readonly string[];
   readonly rollbackWarning: string | null;

@@ -282,7 +282,7 @@ describe('vaults', () => {
     expect(await second.call('recent.list', {})).toEqual([]);
   });
 
-  it('opens a vault whose header is lost but whose header backup is there, and says so', async () => {
+  it('opens a vault whose header is lost but whose header backup is there, and says so at its first unlock', async () => {
     const app = await newApp();
     const { vaultId, parent } = await newVaultIn(app);
     await app.call('vault.close', { vaultId });
@@ -291,9 +291,16 @@ describe('vaults', () => {
     expect(recent?.missing).toBe(false);
     if (!recent) throw new Error('no recent vault');
     const reopened = await app.call('vault.open', { recentId: recent.recentId });
-    await app.call('vault.unlock', { vaultId: reopened.vaultId, passphrase: PASSPHRASE });
+    const usedBackup = /its backup \(coffer\.header\.bak\) is used instead/u;
+    const first = await app.call('vault.unlock', { vaultId: reopened.vaultId, passphrase: PASSPHRASE });
+    expect(first.openWarnings).toEqual([expect.stringMatching(usedBackup)]);
     const { info } = await app.call('vault.info', { vaultId: reopened.vaultId });
-    expect(info.warnings.join(' ')).toMatch(/its backup \(coffer\.header\.bak\) is used instead/u);
+    expect(info.warnings.join(' ')).toMatch(usedBackup);
+    // That unlock wrote the header again: the next unlock of this open has nothing new to say about it.
+    expect(existsSync(join(parent, 'vault', 'coffer.header'))).toBe(true);
+    await app.call('vault.lock', { vaultId: reopened.vaultId });
+    const again = await app.call('vault.unlock', { vaultId: reopened.vaultId, passphrase: PASSPHRASE });
+    expect(again.openWarnings).toEqual([]);
   });
 
   it('adds a picked vault folder to the recent list only when it is a vault, and marks entries missing', async () => {

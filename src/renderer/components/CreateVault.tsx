@@ -126,8 +126,9 @@ export function CreateVault({ onCancel }: { onCancel: () => void }) {
             Hide each file&apos;s exact size
           </label>
           <p className="hint muted" id={paddingHintId}>
-            Stored files are padded so that the vault folder does not show their exact sizes: about 1.3 % more
-            space on a typical mix of files. Chosen once, for the vault&apos;s life.
+            Stored files are padded, so the vault folder shows their sizes only roughly (to within about 12
+            %). This takes about 1.3 % more space on a typical mix of files. Chosen once, for the vault&apos;s
+            life.
           </p>
         </div>
         <p className="warning" id={warningId}>

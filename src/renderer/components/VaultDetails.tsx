@@ -108,7 +108,11 @@ export function VaultDetails({ vaultId, onClose }: { vaultId: string; onClose: (
               .join('; ')}
           </dd>
           <dt>Size padding</dt>
-          <dd>{details.info.contentPadding === 'padme' ? "On: files' exact sizes are hidden" : 'Off'}</dd>
+          <dd>
+            {details.info.contentPadding === 'padme'
+              ? "On: each file's size shows only roughly (to within about 12 %)"
+              : 'Off'}
+          </dd>
           <dt>Key ids</dt>
           <dd>{(details.info.keyIds ?? []).join(', ') || '—'}</dd>
           {details.info.readOnly && (

@@ -150,6 +150,15 @@ describe('checkName', () => {
     'com10',
     'LPT',
     'COM',
+    // FORMAT.md 8.3: only 1-9 and the superscripts after COM/LPT; a prefix or suffix makes another stem.
+    'COM0',
+    'lpt0.txt',
+    'xNUL',
+    // C1 controls and format or invisible characters are allowed (only C0 and DEL are control characters here).
+    'a\u0085b',
+    '\u009fname',
+    'left\u200eright',
+    'zero\u200bwidth',
     'a'.repeat(MAX_NAME_BYTES),
     `${'é'.repeat(127)}a`,
     '€'.repeat(85),

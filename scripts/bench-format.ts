@@ -5,17 +5,18 @@
  * pair alternating too; one process per run (`scripts/bench-paired.ts`), CPU time (user + sys, every thread)
  * compared pair by pair, as a shared machine's load moves wall times more than the budget (5 %).
  *
- * Beside the plain comparisons, three rows separate the format's cost from other changes: adds by this commit with
- * records padded to 32-byte blocks as format 1.0 pads them (a third worktree with `RECORD_BUCKET` set to 32), which
- * leaves out the record padding's own bytes (the budget's exception); restores of a vault made without content
- * padding, which leave out the content padding's; and unlocks by this code of both vaults, the
- * format 1.0 one opened read-only so that it is read as it is, which leaves out what changed in the code.
+ * Beside the plain comparisons, four rows separate the format's cost from other changes: adds by this commit with
+ * records padded to 32-byte blocks as format 1.0 pads them (a third worktree with `RECORD_BUCKET` set to 32),
+ * which leaves out the record padding's own bytes (the budget's exception), with content padding and without (no
+ * padding at all); restores of a vault made without content padding, which leave out the content padding's; and
+ * unlocks by this code of both vaults, the format 1.0 one opened read-only so that it is read as it is, which
+ * leaves out what changed in the code.
  *
- * Flags: --baseline COMMIT  --pairs N (adds and restore; each unlock gets twice as many)  --dir PATH (data, default
- * /dev/shm)  --only KEY,... (some operations: add, add-unpadded, add-records, restore, restore-unpadded, unlock,
- * unlock-tree, unlock-format, unlock-rows; the vaults they read are still made, by one add each). The worktrees use
- * this one's node_modules (the baseline's lockfile must be the same) and are removed at the end, with the vaults;
- * the source files stay in bench-paired.ts's folder.
+ * Flags: --baseline COMMIT --pairs N (adds and restore; each unlock gets twice as many) --dir PATH (data, default
+ * /dev/shm) --only KEY,... (some operations: add, add-unpadded, add-records, add-bare, restore, restore-unpadded,
+ * unlock, unlock-tree, unlock-format, unlock-rows; the vaults they read are still made, by one add each). The
+ * worktrees use this one's node_modules (the baseline's lockfile must be the same) and are removed at the end,
+ * with the vaults; the source files stay in bench-paired.ts's folder.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -120,6 +121,15 @@ const allOperations: Operation[] = [
     key: 'add-records',
     label: 'add, records padded as format 1.0 pads them (this commit, RECORD_BUCKET 32)',
     sides: [old('add', 'old-3'), { checkout: recordsAsBefore, phase: 'add', vault: vault('new-records') }],
+    pairs: PAIRS,
+  },
+  {
+    key: 'add-bare',
+    label: 'add, neither kind of padding (records as 1.0 pads them, no content padding)',
+    sides: [
+      old('add', 'old-4'),
+      { checkout: recordsAsBefore, phase: 'add-unpadded', vault: vault('new-records-unpadded') },
+    ],
     pairs: PAIRS,
   },
   { key: 'restore', label: 'restore', sides: [old('restore'), now('restore')], pairs: PAIRS },

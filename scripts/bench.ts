@@ -306,16 +306,18 @@ async function main(): Promise<void> {
   rmSync(ROOT, { recursive: true, force: true });
   if (flags['format-pairs'] !== '0') {
     console.log('\nWhat format 1.1 costs against format 1.0 (npm run bench:format):');
+    // Node itself, as bench-format.ts runs its own measurements: npx's exit on Ctrl-C does not wait for its child.
     const format = spawnSync(
-      'npx',
+      process.execPath,
       [
+        '--import',
         'tsx',
         join(import.meta.dirname, 'bench-format.ts'),
         '--pairs',
         flags['format-pairs'],
         ...(flags.dir === undefined ? [] : ['--dir', flags.dir]),
       ],
-      { stdio: 'inherit' },
+      { stdio: 'inherit', cwd: join(import.meta.dirname, '..') },
     );
     if (format.status !== 0) throw new Error('bench:format failed');
   }

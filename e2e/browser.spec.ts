@@ -256,3 +256,46 @@ test('the toolbar fits the smallest window: every button shown with its name, th
     ).toBe(true);
   }
 });
+
+test('opens a file as a preview by double-click, Enter or the menu, and shows a search result in its folder', async ({
+  coffer,
+}) => {
+  const { page } = coffer;
+  await createVault(coffer);
+  await page.getByRole('button', { name: 'New folder' }).click();
+  await page.getByLabel('New name for New folder').fill('Letters');
+  await page.keyboard.press('Enter');
+  await row(page, 'Letters').dblclick();
+  await dropFiles(page, [{ name: 'note.txt', bytes: Buffer.from('Buy bread and tulips.') }]);
+  const preview = page.getByRole('dialog', { name: 'Preview of note.txt' });
+
+  await row(page, 'note.txt').dblclick();
+  await expect(preview.getByText('Buy bread and tulips.')).toBeVisible();
+  await page.keyboard.press('Escape');
+  await expect(preview).toHaveCount(0);
+
+  await row(page, 'note.txt').click();
+  await page.keyboard.press('Enter');
+  await expect(preview.getByText('Buy bread and tulips.')).toBeVisible();
+  await page.keyboard.press('Escape');
+
+  await row(page, 'note.txt').click({ button: 'right' });
+  await expect(page.getByRole('menuitem', { name: 'Show in folder' })).toHaveCount(0);
+  await page.getByRole('menuitem', { name: 'Open', exact: true }).click();
+  await expect(preview.getByText('Buy bread and tulips.')).toBeVisible();
+  await page.keyboard.press('Escape');
+
+  // From the whole vault's search: Enter previews the file; the menu shows it where it is.
+  const path = page.getByRole('navigation', { name: 'Folder path' });
+  await path.getByRole('button', { name: 'Personal' }).click();
+  await page.getByRole('searchbox', { name: 'Search this vault' }).fill('note');
+  const result = page.getByRole('grid', { name: 'Search results' }).getByRole('row', { name: /note\.txt/ });
+  await result.click();
+  await page.keyboard.press('Enter');
+  await expect(preview.getByText('Buy bread and tulips.')).toBeVisible();
+  await page.keyboard.press('Escape');
+  await result.click({ button: 'right' });
+  await page.getByRole('menuitem', { name: 'Show in folder' }).click();
+  await expect(path).toContainText('Letters');
+  await expect(row(page, 'note.txt')).toHaveAttribute('aria-selected', 'true');
+});

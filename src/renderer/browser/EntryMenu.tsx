@@ -1,12 +1,14 @@
 import { useRef } from 'react';
 import { Menu, MenuItem, Popover, Separator } from 'react-aria-components';
 
-export type EntryAction = 'open' | 'open-with' | 'restore' | 'rename' | 'move' | 'new-folder' | 'delete';
+export type EntryAction =
+  'open' | 'open-with' | 'show-in-folder' | 'restore' | 'rename' | 'move' | 'new-folder' | 'delete';
 
 /** The menu's items in order; '-' draws a line between groups. */
 const ITEMS: readonly (readonly [EntryAction, string] | '-')[] = [
   ['open', 'Open'],
   ['open-with', 'Open with default app'],
+  ['show-in-folder', 'Show in folder'],
   ['restore', 'Restore to…'],
   '-',
   ['rename', 'Rename'],
@@ -26,16 +28,17 @@ interface EntryMenuProps {
   readonly folder: boolean;
   /** The host can open a file with another app. */
   readonly canOpenWith: boolean;
+  /** The entries are search results, which can be shown in their folders. */
+  readonly inSearch: boolean;
   readonly onAction: (action: EntryAction) => void;
   readonly onClose: () => void;
 }
 
 /** The context menu of the selection (React Aria: arrow keys, type-ahead, Esc closes). */
-export function EntryMenu({ x, y, count, folder, canOpenWith, onAction, onClose }: EntryMenuProps) {
+export function EntryMenu({ x, y, count, folder, canOpenWith, inSearch, onAction, onClose }: EntryMenuProps) {
   const anchor = useRef<HTMLDivElement>(null);
   const disabled: EntryAction[] = [];
-  if (count !== 1) disabled.push('rename');
-  if (count !== 1 || !folder) disabled.push('open');
+  if (count !== 1) disabled.push('rename', 'open', 'show-in-folder');
   if (count !== 1 || folder || !canOpenWith) disabled.push('open-with');
   if (count === 0) disabled.push('restore', 'move', 'delete');
   return (
@@ -61,7 +64,7 @@ export function EntryMenu({ x, y, count, folder, canOpenWith, onAction, onClose 
             onAction(key as EntryAction);
           }}
         >
-          {ITEMS.map((item, index) =>
+          {ITEMS.filter((item) => inSearch || item[0] !== 'show-in-folder').map((item, index) =>
             item === '-' ? (
               <Separator key={index} className="menu-separator" />
             ) : (

@@ -181,9 +181,10 @@ export function Browser({ vault }: { vault: VaultSummary }) {
     setQuery('');
     return load(path, select, changed);
   };
+  /** A folder is shown; a file is previewed (decrypted in memory only), as Enter or a double-click opens it. */
   const openEntry = (entry: VaultEntry): void => {
     if (entry.type === 'folder') void open(entry.path);
-    else if (searching) void open(parentOf(entry.path), [entry.path]);
+    else setPreviewing(entry);
   };
   const goUp = (): void => {
     if (!searching && folder !== '/') void open(parentOf(folder), [folder]);
@@ -313,6 +314,9 @@ export function Browser({ vault }: { vault: VaultSummary }) {
         break;
       case 'open-with':
         if (first) openWith.open(first);
+        break;
+      case 'show-in-folder':
+        if (first) void open(parentOf(first.path), [first.path]);
         break;
       case 'restore':
         void restoreSelection();
@@ -569,6 +573,7 @@ export function Browser({ vault }: { vault: VaultSummary }) {
           count={selected.length}
           folder={selected[0]?.type === 'folder'}
           canOpenWith={openWith.available}
+          inSearch={searching}
           onAction={onMenuAction}
           onClose={() => {
             setMenu(null);

@@ -1,5 +1,6 @@
 /** The browser screen with the mouse: add a folder tree and restore it, organise, and restore onto a file. */
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import type { Locator } from '@playwright/test';
 import { join, relative } from 'node:path';
 
 import { dropFiles } from './drop.js';
@@ -298,4 +299,60 @@ test('opens a file as a preview by double-click, Enter or the menu, and shows a 
   await page.getByRole('menuitem', { name: 'Show in folder' }).click();
   await expect(path).toContainText('Letters');
   await expect(row(page, 'note.txt')).toHaveAttribute('aria-selected', 'true');
+});
+
+test('takes files dropped anywhere in the window into the folder shown, and refuses them on a dialog or the Start screen', async ({
+  coffer,
+}) => {
+  const { page } = coffer;
+  /** Drags a file over `target`, as from the file manager: whether the page cancelled the dragover. */
+  const dragOver = (target: Locator) =>
+    target.evaluate((element) => {
+      const transfer = new DataTransfer();
+      transfer.items.add(new File(['x'], 'stray.txt'));
+      element.dispatchEvent(
+        new DragEvent('dragenter', { dataTransfer: transfer, bubbles: true, cancelable: true }),
+      );
+      const over = new DragEvent('dragover', { dataTransfer: transfer, bubbles: true, cancelable: true });
+      element.dispatchEvent(over);
+      return over.defaultPrevented;
+    });
+
+  // The page cancels the drag where nothing takes files: Chromium would otherwise open the file in its place.
+  await expect(page.getByRole('button', { name: 'Create vault…' })).toBeVisible();
+  expect(await dragOver(page.locator('#root > *').first())).toBe(true);
+
+  await createVault(coffer);
+  await page.getByRole('button', { name: 'New folder' }).click();
+  await page.getByLabel('New name for New folder').fill('Letters');
+  await page.keyboard.press('Enter');
+  await row(page, 'Letters').dblclick();
+  const label = page.getByText('Add to Letters');
+  await dragOver(page.locator('header.toolbar'));
+  await expect(label).toBeVisible();
+  await dropFiles(page, [{ name: 'on-toolbar.txt', bytes: Buffer.from('dropped high') }], 'header.toolbar');
+  await expect(label).toHaveCount(0);
+  await expect(row(page, 'on-toolbar.txt')).toBeVisible();
+  await dropFiles(page, [{ name: 'on-status.txt', bytes: Buffer.from('dropped low') }], 'footer.status-bar');
+  await expect(row(page, 'on-status.txt')).toBeVisible();
+
+  // Not onto a dialog in front of the window.
+  await page.getByRole('button', { name: 'Settings' }).click();
+  const settings = page.getByRole('dialog', { name: 'Settings' });
+  await expect(settings).toBeVisible();
+  await dragOver(settings);
+  await expect(label).toHaveCount(0);
+  await dropFiles(page, [{ name: 'on-dialog.txt', bytes: Buffer.from('x') }], '[role=dialog]');
+  await page.keyboard.press('Escape');
+  await expect(settings).toHaveCount(0);
+  await expect(page.getByRole('status', { name: 'Status' })).toContainText('2 items');
+  await expect(row(page, 'on-dialog.txt')).toHaveCount(0);
+
+  // Onto a folder row: into that folder, and the window's "Add to …" goes when the row takes the drop.
+  await page.getByRole('navigation', { name: 'Folder path' }).getByRole('button', { name: 'Personal' }).click();
+  await dragOver(row(page, 'Letters'));
+  await dropFiles(page, [{ name: 'on-row.txt', bytes: Buffer.from('x') }], '[role=row]:has-text("Letters")');
+  await expect(page.getByText('Add to Personal')).toHaveCount(0);
+  await row(page, 'Letters').dblclick();
+  await expect(row(page, 'on-row.txt')).toBeVisible();
 });

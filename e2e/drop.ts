@@ -18,7 +18,12 @@ export interface DroppedFile {
   readonly lastModified?: number;
 }
 
-export async function dropFiles(page: Page, files: readonly DroppedFile[]): Promise<void> {
+/** `target`: where they are dropped (a selector); by default the vault's contents area. */
+export async function dropFiles(
+  page: Page,
+  files: readonly DroppedFile[],
+  target = '[data-testid=drop-zone]',
+): Promise<void> {
   const serialisable = files.map(({ name, bytes, size, lastModified }) => ({
     name,
     lastModified: lastModified ?? null,
@@ -38,5 +43,5 @@ export async function dropFiles(page: Page, files: readonly DroppedFile[]): Prom
     }
     return transfer;
   }, serialisable);
-  await page.dispatchEvent('[data-testid=drop-zone]', 'drop', { dataTransfer });
+  await page.dispatchEvent(target, 'drop', { dataTransfer });
 }

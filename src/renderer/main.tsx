@@ -12,6 +12,7 @@ import { createPreviewApi } from '../preview/bridge.js';
 import { installApi } from './api.js';
 import type { CofferApi } from '../shared/contract.js';
 import { App } from './App.js';
+import { refuseStrayDrops } from './browser/drag.js';
 import { PreviewChooser } from './components/PreviewChooser.js';
 
 // Electron's preload put the API there; otherwise this is the preview, which also needs the in-page chooser.
@@ -23,6 +24,8 @@ if (preview) {
     preview.pageClosed();
   });
 }
+
+refuseStrayDrops(window);
 
 const root = document.getElementById('root');
 if (root === null) throw new Error('index.html has no #root element');

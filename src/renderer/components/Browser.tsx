@@ -336,10 +336,12 @@ export function Browser({ vault }: { vault: VaultSummary }) {
     }
   };
 
+  /** The event happened on this element, not on a dialog drawn elsewhere in the page. */
+  const holds = (event: DragEvent): boolean => event.currentTarget.contains(event.target as Node);
+
   const onDrop = (event: DragEvent): void => {
+    if (!holds(event)) return;
     event.preventDefault();
-    dragDepth.current = 0;
-    setDragging(false);
     if (isMoveDrag(event)) return;
     void addFiles([...event.dataTransfer.files], folder);
   };
@@ -349,7 +351,33 @@ export function Browser({ vault }: { vault: VaultSummary }) {
   const here = folder === '/' ? vault.name : (crumbs(folder).at(-1)?.name ?? folder);
 
   return (
-    <div className="browser">
+    // Files dropped anywhere in the window but a folder go to the folder shown; the contents area says so. Not
+    // those dropped on a dialog: React passes its events up here, though it is not inside this element.
+    <div
+      className="browser"
+      onDragEnter={(event) => {
+        if (isMoveDrag(event) || !holds(event)) return;
+        event.preventDefault();
+        dragDepth.current += 1;
+        setDragging(true);
+      }}
+      onDragOver={(event) => {
+        if (isMoveDrag(event) || !holds(event)) return;
+        event.preventDefault();
+        event.dataTransfer.dropEffect = 'copy';
+      }}
+      onDragLeave={(event) => {
+        if (!holds(event)) return;
+        dragDepth.current -= 1;
+        if (dragDepth.current <= 0) setDragging(false);
+      }}
+      // Before a folder row or breadcrumb takes the drop (and stops it here): the highlight ends either way.
+      onDropCapture={() => {
+        dragDepth.current = 0;
+        setDragging(false);
+      }}
+      onDrop={onDrop}
+    >
       <VaultNotices />
       <header className="toolbar">
         <nav className="breadcrumb" aria-label="Folder path">
@@ -453,20 +481,6 @@ export function Browser({ vault }: { vault: VaultSummary }) {
           className={dragging ? 'drop-zone dragging' : 'drop-zone'}
           aria-label="Vault contents"
           data-testid="drop-zone"
-          onDragEnter={(event) => {
-            if (isMoveDrag(event)) return;
-            event.preventDefault();
-            dragDepth.current += 1;
-            setDragging(true);
-          }}
-          onDragOver={(event) => {
-            event.preventDefault();
-          }}
-          onDragLeave={() => {
-            dragDepth.current -= 1;
-            if (dragDepth.current <= 0) setDragging(false);
-          }}
-          onDrop={onDrop}
           onContextMenu={(event) => {
             event.preventDefault();
             setSelection(new Set());

@@ -3,6 +3,12 @@ import { dropFiles } from './drop.js';
 import { expect, test } from './fixtures.js';
 import { createVault } from './steps.js';
 
+test.skip(
+  ({ host }) => host === 'electron',
+  "this flow fetches the preview server's /media/ URLs; Electron's coffer-media: protocol is covered by " +
+    'tests/desktop/media-protocol.test.ts',
+);
+
 const SAMPLE_RATE = 8000;
 
 /** A mono 16-bit WAV of `seconds` of a 440 Hz tone: about 16 KB a second, so several 64 KiB chunks. */

@@ -11,6 +11,12 @@ import { createVault, row, sha256, sha256OfFile } from './steps.js';
 import { dropFiles } from './drop.js';
 import { expect, test, type CofferApp } from './fixtures.js';
 
+test.skip(
+  ({ host }) => host === 'electron',
+  "these flows read back what the preview's test mode asked of the system's shell and the events socket; " +
+    "Electron's side of them (shell, Notification, setContentProtection, powerMonitor) is covered by tests/desktop and tests/app",
+);
+
 function previewOf(coffer: CofferApp): NonNullable<CofferApp['preview']> {
   if (coffer.preview === undefined) throw new Error('this flow needs the preview host');
   return coffer.preview;

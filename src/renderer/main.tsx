@@ -12,7 +12,7 @@ import { createPreviewApi } from '../preview/bridge.js';
 import { installApi } from './api.js';
 import type { CofferApi } from '../shared/contract.js';
 import { App } from './App.js';
-import { refuseStrayDrops } from './browser/drag.js';
+import { refuseStrayDrops } from './stray-drops.js';
 import { PreviewChooser } from './components/PreviewChooser.js';
 
 // Electron's preload put the API there; otherwise this is the preview, which also needs the in-page chooser.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { refuseStrayDrops } from '../../src/renderer/browser/drag.js';
+import { refuseStrayDrops } from '../../src/renderer/stray-drops.js';
 
 /** A drag event as Chromium hands it to the page, with the drop effect the page may set. */
 function dragEvent(type: string): Event & { dataTransfer: { dropEffect: string } } {
@@ -11,7 +11,7 @@ function dragEvent(type: string): Event & { dataTransfer: { dropEffect: string }
 
 describe('files dragged where nothing in the window takes them', () => {
   const window = new EventTarget();
-  refuseStrayDrops(window as unknown as Window);
+  refuseStrayDrops(window);
 
   it('are refused with the "not allowed" effect, the drag cancelled so the browser does not open the file', () => {
     const over = dragEvent('dragover');

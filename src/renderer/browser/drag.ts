@@ -28,21 +28,6 @@ export function isMoveDrag(event: DragEvent): boolean {
   return event.dataTransfer.types.includes(MOVE_TYPE);
 }
 
-/**
- * Files dropped where nothing takes them (a dialog, the Start or Unlock screen) are refused with the "not allowed"
- * cursor: otherwise Chromium opens the file in the page, which in the preview unloads the window (and locks).
- */
-export function refuseStrayDrops(target: Window): void {
-  target.addEventListener('dragover', (event) => {
-    if (event.defaultPrevented) return;
-    event.preventDefault();
-    if (event.dataTransfer) event.dataTransfer.dropEffect = 'none';
-  });
-  target.addEventListener('drop', (event) => {
-    event.preventDefault();
-  });
-}
-
 function isFileDrag(event: DragEvent): boolean {
   return event.dataTransfer.types.includes('Files');
 }

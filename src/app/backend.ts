@@ -192,7 +192,11 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
     try {
       rollback = rollbackWarning(seen.recall(now.vaultId), now) ?? null;
     } catch (error) {
-      rollback = `Could not check whether this vault was put back to an older copy: ${(error as Error).message}`;
+      console.warn(`coffer: could not read the vault's remembered state: ${(error as Error).message}`);
+      rollback =
+        'Coffer could not read what this computer remembers about this vault, so it cannot tell whether the ' +
+        "vault was put back to an older copy since it was last opened here. Check that Coffer's data folder " +
+        '(its "state" folder) can be read.';
     }
     rememberState(vault);
     return { problems, openWarnings, rollbackWarning: rollback, root: vault.list('/') };

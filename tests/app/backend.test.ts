@@ -1,4 +1,4 @@
-import { cpSync, existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -151,6 +151,28 @@ describe('vaults', () => {
       problems: [],
       rollbackWarning: null,
     });
+  });
+
+  it('says in words, without the system error, when what this computer remembers of a vault cannot be read', async () => {
+    const app = await newApp();
+    const { vaultId } = await newVaultIn(app);
+    await app.call('vault.lock', { vaultId });
+    const memory = join(app.dataDir, 'state', 'seen-vaults');
+    const [remembered] = readdirSync(memory);
+    if (remembered === undefined) throw new Error('the vault was not remembered');
+    rmSync(join(memory, remembered));
+    mkdirSync(join(memory, remembered)); // reading it fails (EISDIR), as an unreadable file would
+    const warned = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    try {
+      const unlocked = await app.call('vault.unlock', { vaultId, passphrase: PASSPHRASE });
+      expect(unlocked.rollbackWarning).toMatch(
+        /could not read what this computer remembers about this vault/,
+      );
+      expect(unlocked.rollbackWarning).not.toMatch(/EISDIR|seen-vaults/);
+      expect(warned).toHaveBeenCalledWith(expect.stringContaining('EISDIR'));
+    } finally {
+      warned.mockRestore();
+    }
   });
 
   it('reads the sealed tree snapshot when a vault is opened, before the passphrase comes', async () => {

@@ -538,7 +538,9 @@ describe('restoring onto existing files', () => {
     expect(refused.filesRestored).toBe(0);
     expect(names(refused.problems)).toEqual([{ path: '/doc.txt', code: 'ALREADY_EXISTS' }]);
     expect(refused.problems[0]?.message).toMatch(/already exists/i);
-    expect(refused.problems[0]?.message).toMatch(/overwrite/i);
+    expect(refused.problems[0]?.message).toMatch(
+      /To replace it, restore again and choose to replace existing files/,
+    );
     expect(await readFile(join(dest, 'doc.txt'), 'utf8')).toBe('my own edits');
 
     // A second name for the old file: an in-place rewrite would change it too, an atomic replace does not.

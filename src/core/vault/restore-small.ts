@@ -9,6 +9,13 @@ import type { RestoreRecord } from './restore-record.js';
 import type { Session } from './session.js';
 import type { TreeNode } from './tree.js';
 
+/** A file in the way of a restore that may not replace it: what the person sees, and what to do. */
+export function notReplaced(target: string): AlreadyExistsError {
+  return new AlreadyExistsError(
+    `"${target}" already exists; it was left untouched. To replace it, restore again and choose to replace existing files.`,
+  );
+}
+
 /**
  * Files per batch sent to the worker, and batches out at once. Fewer, larger batches than 64 x 2: each post to a
  * busy 2-core machine's worker cost the main thread up to 2 ms (measured: a 10,000-file restore, in-process,
@@ -173,10 +180,7 @@ export class SmallFileRestorer {
         const damage = file.cipher.damaged({ index: 0, reason: result.failure });
         this.#hooks.problem(file.vaultPath, await explainDamage(this.#session, file.node, damage));
       } else if (result && 'exists' in result) {
-        this.#hooks.problem(
-          file.vaultPath,
-          new AlreadyExistsError(`"${file.target}" already exists; it was left untouched.`),
-        );
+        this.#hooks.problem(file.vaultPath, notReplaced(file.target));
       } else if (result?.code === 'ENAMETOOLONG') {
         this.#hooks.tooLong(file.vaultPath, file.target);
       } else {

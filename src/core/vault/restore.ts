@@ -32,7 +32,7 @@ import { refuseRestoreIntoVault, sameFile } from './outside.js';
 import { ByteSteps } from './progress.js';
 import { decryptFile, decryptSmallFile } from './read.js';
 import { defaultStateDir, removeStaleRestoreTemps, RestoreRecord } from './restore-record.js';
-import { SmallFileRestorer, type RestoredFile } from './restore-small.js';
+import { notReplaced, SmallFileRestorer, type RestoredFile } from './restore-small.js';
 import type { Session } from './session.js';
 import type { TreeNode } from './tree.js';
 
@@ -231,12 +231,7 @@ class RestoreJob {
     }
     // With overwrite, a symbolic link is replaced by the file (never written through).
     if (found === 'folder' || (found && this.#options.overwrite !== true)) {
-      this.#problem(
-        vaultPath,
-        new AlreadyExistsError(
-          `"${target}" already exists; it was left untouched. Use overwrite to replace it.`,
-        ),
-      );
+      this.#problem(vaultPath, notReplaced(target));
       return true;
     }
     return false;

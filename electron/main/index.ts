@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 
-import { app, BrowserWindow, dialog, Notification, powerMonitor, session } from 'electron';
+import { app, BrowserWindow, dialog, Notification, powerMonitor, screen, session } from 'electron';
 
 import { createBackend, type Backend } from '../../src/app/backend.js';
 import { CofferError, configureHostRuntime, startWorkers } from '../../src/core/index.js';
@@ -64,7 +64,10 @@ let quitting = false;
 
 function createWindow(backend: Backend): BrowserWindow {
   const created = new BrowserWindow(
-    windowOptions(join(import.meta.dirname, '../preload/index.cjs'), { devTools: !app.isPackaged }),
+    windowOptions(join(import.meta.dirname, '../preload/index.cjs'), {
+      devTools: !app.isPackaged,
+      workArea: screen.getPrimaryDisplay().workAreaSize,
+    }),
   );
   // Before the first paint, so not one frame can be captured unprotected.
   applyContentProtection([created], backend.settings);

@@ -19,6 +19,9 @@ export const CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'none'",
 ].join('; ');
 
+const MIN_WIDTH = 720;
+const MIN_HEIGHT = 480;
+
 /**
  * The options of Coffer's one window. A pure function, so a test can check the hardening without Electron: the
  * renderer is treated as hostile (it shows names an attacker may have chosen), so it gets no Node, runs sandboxed
@@ -26,13 +29,15 @@ export const CONTENT_SECURITY_POLICY = [
  */
 export function windowOptions(
   preloadPath: string,
-  { devTools }: { devTools: boolean },
+  { devTools, workArea }: { devTools: boolean; workArea: { width: number; height: number } },
 ): BrowserWindowConstructorOptions {
   return {
-    width: 1100,
-    height: 720,
-    minWidth: 720,
-    minHeight: 480,
+    // Wide enough for the toolbar's words beside its icons (they give way below 1,240 px); never larger than the
+    // screen's work area, nor smaller than the least the window allows.
+    width: Math.max(MIN_WIDTH, Math.min(1280, workArea.width)),
+    height: Math.max(MIN_HEIGHT, Math.min(800, workArea.height)),
+    minWidth: MIN_WIDTH,
+    minHeight: MIN_HEIGHT,
     title: 'Coffer',
     // Shown once the first paint is ready, so the user never sees an empty white frame.
     show: false,

@@ -41,10 +41,24 @@ const RELEASE_FUSES = {
   grantFileProtocolExtraPrivileges: false,
 };
 
+/** A common laptop screen's work area (1366 × 768 less a panel). */
+const LAPTOP = { width: 1366, height: 740 };
+
 describe('the window', () => {
+  it("opens wide enough for the toolbar's words, within the screen's work area and the least size allowed", () => {
+    const size = (workArea: { width: number; height: number }) => {
+      const { width, height, minWidth, minHeight } = windowOptions('/p', { devTools: false, workArea });
+      return { width, height, minWidth, minHeight };
+    };
+    expect(size(LAPTOP)).toEqual({ width: 1280, height: 740, minWidth: 720, minHeight: 480 });
+    expect(size({ width: 2560, height: 1400 })).toMatchObject({ width: 1280, height: 800 });
+    expect(size({ width: 1024, height: 600 })).toMatchObject({ width: 1024, height: 600 });
+    expect(size({ width: 640, height: 400 })).toMatchObject({ width: 720, height: 480 });
+  });
+
   for (const devTools of [false, true]) {
     it(`isolates, sandboxes and denies Node to the renderer (devTools ${devTools})`, () => {
-      const options = windowOptions('/app/out/preload/index.cjs', { devTools });
+      const options = windowOptions('/app/out/preload/index.cjs', { devTools, workArea: LAPTOP });
       expect(options.webPreferences).toMatchObject({
         preload: '/app/out/preload/index.cjs',
         contextIsolation: true,

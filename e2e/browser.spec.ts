@@ -349,10 +349,40 @@ test('takes files dropped anywhere in the window into the folder shown, and refu
   await expect(row(page, 'on-dialog.txt')).toHaveCount(0);
 
   // Onto a folder row: into that folder, and the window's "Add to …" goes when the row takes the drop.
-  await page.getByRole('navigation', { name: 'Folder path' }).getByRole('button', { name: 'Personal' }).click();
+  await page
+    .getByRole('navigation', { name: 'Folder path' })
+    .getByRole('button', { name: 'Personal' })
+    .click();
   await dragOver(row(page, 'Letters'));
   await dropFiles(page, [{ name: 'on-row.txt', bytes: Buffer.from('x') }], '[role=row]:has-text("Letters")');
   await expect(page.getByText('Add to Personal')).toHaveCount(0);
   await row(page, 'Letters').dblclick();
   await expect(row(page, 'on-row.txt')).toBeVisible();
+});
+
+test('a folder dropped where the window gets no path for it is refused in words, and nothing of the drop is added', async ({
+  coffer,
+}) => {
+  const { page } = coffer;
+  test.skip(coffer.preview === undefined, 'Electron reads dropped folders by their path and adds them');
+  await createVault(coffer);
+  // What Chromium hands the page for a folder and a file dragged from the file manager: the folder is an item
+  // whose entry is a directory (its File cannot be read). A synthetic drop has no entries, so they are stood in for.
+  await page.evaluate(() => {
+    const entryOf = DataTransferItem.prototype.webkitGetAsEntry;
+    DataTransferItem.prototype.webkitGetAsEntry = function (this: DataTransferItem) {
+      return this.getAsFile()?.name === 'Album'
+        ? ({ isDirectory: true, name: 'Album' } as FileSystemEntry)
+        : entryOf.call(this);
+    };
+    const transfer = new DataTransfer();
+    transfer.items.add(new File([], 'Album'));
+    transfer.items.add(new File(['kept'], 'loose.txt'));
+    document
+      .querySelector('[data-testid=drop-zone]')
+      ?.dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }));
+  });
+  await expect(page.getByText('A dropped folder cannot be added in this window')).toBeVisible();
+  await expect(page.getByText('Use "Add folder…".')).toBeVisible();
+  await expect(page.getByText('This folder is empty.')).toBeVisible();
 });

@@ -99,6 +99,7 @@ async function launch(): Promise<void> {
     shell: electronShell(),
     contentProtection: canProtectContent(process.platform),
     hostNotifications: true,
+    folderDrops: true,
     onSettingsChanged: (settings) => {
       applyContentProtection(BrowserWindow.getAllWindows(), settings);
     },

@@ -113,6 +113,8 @@ export interface BackendOptions {
   readonly contentProtection?: boolean;
   /** The host shows job notifications itself (Electron); otherwise the window does. */
   readonly hostNotifications?: boolean;
+  /** The host hands over dropped folders by path (Electron): the contract's `HostCapabilities.folderDrops`. */
+  readonly folderDrops?: boolean;
   /** Called after the settings changed (Electron applies content protection to its windows). */
   readonly onSettingsChanged?: (settings: Settings) => void;
   /**
@@ -658,6 +660,7 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
       showInFolder: options.shell !== undefined,
       contentProtection: options.contentProtection === true,
       notifications: options.hostNotifications === true ? 'host' : 'window',
+      folderDrops: options.folderDrops === true,
     }),
   };
 

@@ -10,6 +10,7 @@ const NONE: HostCapabilities = {
   contentProtection: false,
   // 'host' makes the window show nothing itself until it knows.
   notifications: 'host',
+  folderDrops: false,
 };
 
 let asked: Promise<HostCapabilities> | undefined;

@@ -366,6 +366,11 @@ export interface HostCapabilities {
    * window's own Notification permission is refused there) or 'window' (the preview page, by the web API).
    */
   readonly notifications: 'host' | 'window';
+  /**
+   * Folders dropped from the file manager can be added (Electron, which reads what is dropped from its path). A
+   * browser's page gets no path, so the preview cannot: there "Add folder…" adds a folder.
+   */
+  readonly folderDrops: boolean;
 }
 
 /** An open vault as the window knows it. */

@@ -153,6 +153,13 @@ describe('vaults', () => {
     });
   });
 
+  it('tells the window whether its host takes dropped folders (by path: Electron) or not (the preview)', async () => {
+    expect(await (await newApp({ folderDrops: true })).call('app.capabilities', {})).toMatchObject({
+      folderDrops: true,
+    });
+    expect(await (await newApp()).call('app.capabilities', {})).toMatchObject({ folderDrops: false });
+  });
+
   it('says in words, without the system error, when what this computer remembers of a vault cannot be read', async () => {
     const app = await newApp();
     const { vaultId } = await newVaultIn(app);

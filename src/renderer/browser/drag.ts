@@ -32,11 +32,25 @@ function isFileDrag(event: DragEvent): boolean {
   return event.dataTransfer.types.includes('Files');
 }
 
+/** Files dragged in from outside the window, and how many of them are folders. */
+export interface FileDrop {
+  readonly files: readonly File[];
+  readonly folders: number;
+}
+
+/** What a drop from the file manager holds (the browser tells folders apart only by its entries). */
+export function fileDrop(transfer: DataTransfer): FileDrop {
+  const folders = [...transfer.items].filter(
+    (item) => item.kind === 'file' && item.webkitGetAsEntry()?.isDirectory === true,
+  ).length;
+  return { files: [...transfer.files], folders };
+}
+
 export interface FolderDropHandlers {
   /** Rows dropped on the folder: move them into it. */
   readonly onMove: (paths: readonly string[], folder: string) => void;
   /** Files from outside dropped on the folder: add them into it. */
-  readonly onAddFiles?: (files: readonly File[], folder: string) => void;
+  readonly onAddFiles?: (drop: FileDrop, folder: string) => void;
 }
 
 /**
@@ -70,7 +84,7 @@ export function useFolderDrop(folder: string, handlers: FolderDropHandlers) {
         endMoveDrag();
         handlers.onMove(paths, folder);
       } else {
-        handlers.onAddFiles?.([...event.dataTransfer.files], folder);
+        handlers.onAddFiles?.(fileDrop(event.dataTransfer), folder);
       }
     },
   };

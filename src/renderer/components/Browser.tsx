@@ -19,7 +19,13 @@ import { useCallback, useEffect, useMemo, useRef, useState, type DragEvent } fro
 import type { FolderTree as Tree, TakenNames, VaultEntry, VaultSummary } from '../../shared/contract.js';
 import { childPath } from '../../shared/vault-path.js';
 import { call, describeError, registerDroppedFiles } from '../api.js';
-import { isMoveDrag, useFolderDrop, type FolderDropHandlers } from '../browser/drag.js';
+import {
+  fileDrop,
+  isMoveDrag,
+  useFolderDrop,
+  type FileDrop,
+  type FolderDropHandlers,
+} from '../browser/drag.js';
 import {
   DeleteDialog,
   ExistingNamesDialog,
@@ -198,6 +204,7 @@ export function Browser({ vault }: { vault: VaultSummary }) {
       await load(folder);
     });
 
+  const capabilities = useCapabilities();
   /** Starts adding what `source` names, or asks what to do if names it brings are taken. */
   const startAdd = async (source: string, destination: string): Promise<void> => {
     const started = await call('job.add', { vaultId, source, destination, onExisting: 'ask' });
@@ -210,12 +217,20 @@ export function Browser({ vault }: { vault: VaultSummary }) {
       await call('job.add', { vaultId, source, destination, onExisting });
     });
 
-  const addFiles = (files: readonly File[], destination: string): Promise<void> =>
-    run(async () => {
+  const addFiles = ({ files, folders }: FileDrop, destination: string): Promise<void> => {
+    if (folders > 0 && !capabilities.folderDrops) {
+      // Nothing is added, rather than the files without the folders: a drop is taken whole or not at all.
+      setError(
+        'A dropped folder cannot be added in this window, which gets no path for it. Use "Add folder…".',
+      );
+      return Promise.resolve();
+    }
+    return run(async () => {
       if (files.length === 0) return;
       const { handle } = await registerDroppedFiles(files);
       await startAdd(handle, destination);
     });
+  };
 
   const dropHandlers: FolderDropHandlers = {
     onMove: (paths, destination) => void move(paths, destination),
@@ -231,8 +246,7 @@ export function Browser({ vault }: { vault: VaultSummary }) {
     () => ({
       onOpen: (path: string) => void latest.current.open(path),
       onMove: (paths: readonly string[], destination: string) => void latest.current.move(paths, destination),
-      onAddFiles: (files: readonly File[], destination: string) =>
-        void latest.current.addFiles(files, destination),
+      onAddFiles: (drop: FileDrop, destination: string) => void latest.current.addFiles(drop, destination),
     }),
     [],
   );
@@ -290,7 +304,6 @@ export function Browser({ vault }: { vault: VaultSummary }) {
     });
 
   const openWith = useOpenWithApp(vaultId, setError);
-  const capabilities = useCapabilities();
   const showInFolder = useMemo(
     () =>
       capabilities.showInFolder
@@ -343,7 +356,7 @@ export function Browser({ vault }: { vault: VaultSummary }) {
     if (!holds(event)) return;
     event.preventDefault();
     if (isMoveDrag(event)) return;
-    void addFiles([...event.dataTransfer.files], folder);
+    void addFiles(fileDrop(event.dataTransfer), folder);
   };
 
   const selectedBytes = selected.reduce((sum, entry) => sum + entry.size, 0);

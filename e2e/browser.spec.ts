@@ -354,7 +354,11 @@ test('takes files dropped anywhere in the window into the folder shown, and refu
     .getByRole('button', { name: 'Personal' })
     .click();
   await dragOver(row(page, 'Letters'));
-  await dropFiles(page, [{ name: 'on-row.txt', bytes: Buffer.from('x') }], '[role=row]:has-text("Letters")');
+  await dropFiles(
+    page,
+    [{ name: 'on-row.txt', bytes: Buffer.from('x') }],
+    '[role=grid] [role=row]:has-text("Letters")',
+  );
   await expect(page.getByText('Add to Personal')).toHaveCount(0);
   await row(page, 'Letters').dblclick();
   await expect(row(page, 'on-row.txt')).toBeVisible();

@@ -28,12 +28,6 @@ export class PdfOpenError extends Error {
   }
 }
 
-export interface OpenedPdf {
-  readonly document: PDFDocumentProxy;
-  /** Destroys the document (its pages, fonts and parsed data) and ends its worker. Safe to call again. */
-  readonly close: () => Promise<void>;
-}
-
 /** pdf.js's errors cross from its worker as new objects, so their names, not their classes, tell them apart. */
 function failureOf(error: unknown): PdfFailure {
   return error instanceof Error && error.name === 'PasswordException' ? 'password' : 'damaged';
@@ -41,11 +35,15 @@ function failureOf(error: unknown): PdfFailure {
 
 /**
  * Opens `bytes` (the whole file) in a worker of its own. The bytes move to the worker: `bytes` is empty after.
- * Aborting `signal` destroys the document and its worker, opened or not.
+ * The document lasts until `signal` aborts, which destroys it (its pages, fonts and parsed data) and ends its
+ * worker, whether it is still opening or open.
  * @throws {@link PdfOpenError} when the PDF needs a password, cannot be read, or the worker does not start;
  * `signal`'s reason once it is aborted.
  */
-export async function openPdf(bytes: Uint8Array<ArrayBuffer>, signal: AbortSignal): Promise<OpenedPdf> {
+export async function openPdf(
+  bytes: Uint8Array<ArrayBuffer>,
+  signal: AbortSignal,
+): Promise<PDFDocumentProxy> {
   signal.throwIfAborted();
   const worker = new Worker(workerUrl, { type: 'module', name: 'pdf.js' });
   // Given a port, pdf.js neither falls back to parsing on the window's own thread nor ends the worker itself.
@@ -86,7 +84,7 @@ export async function openPdf(bytes: Uint8Array<ArrayBuffer>, signal: AbortSigna
     );
   });
   try {
-    return { document: await Promise.race([task.promise, stopped]), close };
+    return await Promise.race([task.promise, stopped]);
   } catch (error) {
     await close().catch(() => undefined);
     if (signal.aborted) throw error;

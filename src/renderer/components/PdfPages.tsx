@@ -4,7 +4,7 @@ import type { PDFDocumentProxy, PDFPageProxy } from 'pdfjs-dist';
 import { plural } from '../store.js';
 
 /** Pages past this many are not rendered: a long document is for another app, and each page is a bitmap. */
-export const PDF_PAGE_LIMIT = 50;
+const PDF_PAGE_LIMIT = 50;
 
 /** Sharper than 1 on high-density screens, but no more than 2: a page's bitmap grows with its square. */
 const MAX_PIXEL_RATIO = 2;

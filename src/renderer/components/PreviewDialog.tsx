@@ -131,8 +131,7 @@ export function PreviewDialog({
       Promise.all([import('../pdf-document.js'), readStart(vaultId, entry.path, entry.size, abort.signal)])
         .then(async ([{ openPdf, PdfOpenError }, bytes]) => {
           try {
-            const { document } = await openPdf(bytes, abort.signal);
-            setShown({ state: 'pdf', document });
+            setShown({ state: 'pdf', document: await openPdf(bytes, abort.signal) });
           } catch (cause) {
             if (!(cause instanceof PdfOpenError)) throw cause;
             setShown({ state: 'pdf-failed', failure: cause.failure });

@@ -9,6 +9,7 @@ import type { Page } from '@playwright/test';
 
 import { dropFiles } from './drop.js';
 import { expect, test } from './fixtures.js';
+import { inkPixels, pdfBytes, textLine } from './pdf.js';
 import { createVault, PASSPHRASE } from './steps.js';
 
 /** The serious and critical violations on the page as it is now, one line each (rule, impact, where). */
@@ -68,6 +69,23 @@ for (const colorScheme of ['light', 'dark'] as const) {
     await expect(page.getByRole('dialog').locator(':focus')).toHaveCount(1);
     await page.keyboard.press('Escape');
     await expect(page.getByRole('dialog')).toHaveCount(0);
+
+    // A PDF's pages, and the words for one that cannot be read.
+    await dropFiles(page, [
+      { name: 'plan.pdf', bytes: pdfBytes([textLine(72, 700, 'Plan'), textLine(72, 700, 'Page two')]) },
+      { name: 'damaged.pdf', bytes: Buffer.from('%PDF-1.4\nnot the rest of a PDF\n') },
+    ]);
+    await expect(page.getByRole('row', { name: /damaged\.pdf/ })).toBeVisible();
+    await page.getByRole('row', { name: /plan\.pdf/ }).click();
+    await page.getByRole('button', { name: 'Preview' }).click();
+    await expect.poll(() => inkPixels(page.getByRole('img', { name: 'Page 1 of 2' }))).toBeGreaterThan(0);
+    await check('preview (a PDF)');
+    await page.getByRole('button', { name: 'Close' }).click();
+    await page.getByRole('row', { name: /damaged\.pdf/ }).click();
+    await page.getByRole('button', { name: 'Preview' }).click();
+    await expect(page.getByRole('dialog').getByRole('alert')).toBeVisible();
+    await check('preview (a PDF that cannot be read)');
+    await page.getByRole('button', { name: 'Close' }).click();
 
     await dropFiles(page, [{ name: 'notes.md', size: 10 }]);
     await expect(page.getByRole('alertdialog', { name: '“notes.md” already exists' })).toBeVisible();

@@ -8,9 +8,10 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { chromium } from '@playwright/test';
+import { chromium, type Locator } from '@playwright/test';
 
-import { dropFiles } from '../e2e/drop.js';
+import { dropFiles, type DroppedFile } from '../e2e/drop.js';
+import { inkPixels, pdfBytes, textLine } from '../e2e/pdf.js';
 import { startPreview } from '../e2e/preview-process.js';
 import { chromiumExecutable } from './find-chromium.js';
 
@@ -19,12 +20,78 @@ const PASSPHRASE = 'correct horse battery staple';
 const NOTES = new TextEncoder().encode(
   '# Notes\n\n- Renew the passport before March.\n- Scan the house deeds into the vault.\n- Call the bank about the savings account.\n',
 );
-const FILES: readonly [string, number][] = [
-  ['Budget 2026.xlsx', 48_213],
-  ['IMG_0412.jpg', 3_145_728],
-  ['IMG_0413.jpg', 2_936_012],
-  ['Passport scan.pdf', 812_544],
+
+/** The ink of a scanned passport's data page (ICAO's specimen country, Utopia), on US Letter. */
+function passportPage(): string {
+  const grey = '0.40 0.45 0.52 rg';
+  const dark = '0.10 0.12 0.15 rg';
+  const field = (x: number, y: number, label: string, value: string) => [
+    grey,
+    textLine(x, y, label, { size: 7.5 }),
+    dark,
+    textLine(x, y - 13, value, { font: 'F2', size: 11 }),
+  ];
+  // A circle of radius r around (x, y) from four Bézier quarters (0.5523 r: their handles' length).
+  const circle = (x: number, y: number, r: number) => {
+    const k = 0.5523 * r;
+    return (
+      `${x + r} ${y} m ${x + r} ${y + k} ${x + k} ${y + r} ${x} ${y + r} c ` +
+      `${x - k} ${y + r} ${x - r} ${y + k} ${x - r} ${y} c ${x - r} ${y - k} ${x - k} ${y - r} ${x} ${y - r} c ` +
+      `${x + k} ${y - r} ${x + r} ${y - k} ${x + r} ${y} c f`
+    );
+  };
+  return [
+    '0.95 0.96 0.98 rg 96 492 420 248 re f',
+    '0.70 0.75 0.80 RG 0.8 w 96 492 420 248 re S',
+    '0.17 0.29 0.44 rg 96 708 420 32 re f',
+    '1 1 1 rg',
+    textLine(112, 719, 'PASSPORT', { font: 'F2', size: 13 }),
+    textLine(428, 720, 'SPECIMEN', { size: 9 }),
+    '0.83 0.87 0.91 rg 112 548 104 144 re f',
+    '0.62 0.68 0.75 rg',
+    circle(164, 640, 24),
+    '126 548 m 126 584 142 604 164 604 c 186 604 202 584 202 548 c f',
+    ...field(236, 680, 'Surname', 'SAMPLE'),
+    ...field(396, 680, 'Passport no.', 'X0000000'),
+    ...field(236, 644, 'Given names', 'ALEX JORDAN'),
+    ...field(396, 644, 'Nationality', 'UTOPIAN'),
+    ...field(236, 608, 'Date of birth', '01 JAN 1990'),
+    ...field(396, 608, 'Date of expiry', '01 JAN 2035'),
+    ...field(236, 572, 'Place of birth', 'NORTH BAY'),
+    ...field(396, 572, 'Authority', 'HARBOUR TOWN'),
+    dark,
+    textLine(112, 522, 'P<UTOSAMPLE<<ALEX<JORDAN<<<<<<<<<<<<<<<<<<<<', { font: 'F3', size: 12 }),
+    textLine(112, 505, 'X000000006UTO9001014F3501017<<<<<<<<<<<<<<06', { font: 'F3', size: 12 }),
+    grey,
+    textLine(96, 470, 'Scanned 12 March 2026 for the renewal.', { size: 9 }),
+  ].join('\n');
+}
+
+const RENEWAL_CHECKLIST = [
+  textLine(96, 700, 'Renewal checklist', { font: 'F2', size: 20 }),
+  ...[
+    'Two new photos, 35 x 45 mm',
+    'Application form, filled in and signed',
+    'The old passport (page 1 is its scan)',
+    'Fee paid: the receipt is in Taxes',
+  ].map((item, index) => textLine(96, 664 - index * 22, `-  ${item}`)),
+].join('\n');
+
+const FILES: readonly DroppedFile[] = [
+  { name: 'Budget 2026.xlsx', size: 48_213 },
+  { name: 'IMG_0412.jpg', size: 3_145_728 },
+  { name: 'IMG_0413.jpg', size: 2_936_012 },
+  // A real PDF for its preview, padded to the size the other screens have always shown.
+  { name: 'Passport scan.pdf', bytes: pdfBytes([passportPage(), RENEWAL_CHECKLIST], { padTo: 812_544 }) },
 ];
+
+/** Waits until pdf.js has drawn something into `canvas`. */
+async function drawn(canvas: Locator): Promise<void> {
+  for (const started = Date.now(); (await inkPixels(canvas)) === 0;) {
+    if (Date.now() - started > 15_000) throw new Error('The PDF page was not drawn within 15 s.');
+    await new Promise((wait) => setTimeout(wait, 100));
+  }
+}
 
 async function shoot(scheme: 'light' | 'dark', executablePath: string | undefined): Promise<void> {
   const work = await mkdtemp(join(tmpdir(), 'coffer-shots-'));
@@ -56,10 +123,7 @@ async function shoot(scheme: 'light' | 'dark', executablePath: string | undefine
     await page.getByText('This folder is empty.').waitFor();
     await save('browser-empty');
 
-    await dropFiles(page, [
-      ...FILES.map(([name, size]) => ({ name, size })),
-      { name: 'notes.md', bytes: NOTES },
-    ]);
+    await dropFiles(page, [...FILES, { name: 'notes.md', bytes: NOTES }]);
     await page.getByText(`Added ${FILES.length + 1} files.`).waitFor();
     await page.getByRole('button', { name: 'Dismiss add job' }).click();
     for (const folder of ['Photos', 'Taxes']) {
@@ -123,7 +187,18 @@ async function shoot(scheme: 'light' | 'dark', executablePath: string | undefine
     await save('open-copy-notice');
     await page.keyboard.press('Escape');
     await page.getByRole('dialog', { name: 'Open a decrypted copy?' }).waitFor({ state: 'detached' });
+    // Its Close button rather than Escape: the focus may still be on its way back into the preview.
+    await page
+      .getByRole('dialog', { name: 'Preview of notes.md' })
+      .getByRole('button', { name: 'Close' })
+      .click();
+
+    await page.getByRole('row', { name: /Passport scan/ }).click();
+    await page.getByRole('button', { name: 'Preview' }).click();
+    await drawn(page.getByRole('img', { name: 'Page 1 of 2' }));
+    await save('preview-pdf');
     await page.keyboard.press('Escape');
+    await page.getByRole('dialog', { name: 'Preview of Passport scan.pdf' }).waitFor({ state: 'detached' });
 
     await page.getByRole('button', { name: 'Vault details' }).click();
     await page.getByRole('button', { name: 'Check all data' }).click();

@@ -1,13 +1,16 @@
 import type { BrowserWindowConstructorOptions } from 'electron';
 
 /**
- * The Content-Security-Policy sent with every response of the app protocol: only the app's own scripts, styles
- * and images; no inline or evaluated code, no network, no plugins, no framing, no forms. `blob:` images are for
- * in-memory previews of vault files; audio and video play only from the media previews' scheme.
+ * The Content-Security-Policy sent with every response of the app protocol: only the app's own scripts, workers,
+ * styles and images; no inline or evaluated code, no network, no plugins, no framing, no forms. `blob:` images are
+ * for in-memory previews of vault files; audio and video play only from the media previews' scheme. The one worker,
+ * pdf.js's for PDF previews, is a bundled file of the app's own: `worker-src` says so rather than leaving it to
+ * the fallback to `script-src`.
  */
 export const CONTENT_SECURITY_POLICY = [
   "default-src 'none'",
   "script-src 'self'",
+  "worker-src 'self'",
   "style-src 'self'",
   "img-src 'self' blob: data:",
   "font-src 'self'",

@@ -62,12 +62,16 @@ export interface PreviewServer {
   close(): Promise<void>;
 }
 
-/** The Content-Security-Policy of every HTML page: the app's own scripts and styles, its own API, nothing else. */
+/**
+ * The Content-Security-Policy of every file served: the app's own scripts, workers and styles, its own API, nothing
+ * else. Sent with scripts too, because a worker (the PDF preview's) takes its policy from its own script's response.
+ */
 export function previewCsp(origin: string): string {
   const socket = origin.replace(/^http/, 'ws');
   return [
     "default-src 'none'",
     "script-src 'self'",
+    "worker-src 'self'",
     "style-src 'self'",
     "img-src 'self' blob: data:",
     "media-src 'self'",
@@ -357,6 +361,7 @@ export async function startPreviewServer(options: PreviewServerOptions): Promise
       'Referrer-Policy': 'no-referrer',
       'Cross-Origin-Opener-Policy': 'same-origin',
       'Cross-Origin-Resource-Policy': 'same-origin',
+      'Content-Security-Policy': previewCsp(origin),
     };
     const relative = path === '/' ? '/index.html' : path;
     if (relative.includes('\0') || relative.split('/').some((part) => part === '..' || part.includes('\\'))) {
@@ -370,7 +375,6 @@ export async function startPreviewServer(options: PreviewServerOptions): Promise
         response.writeHead(200, {
           ...headers,
           'Content-Type': 'text/html; charset=utf-8',
-          'Content-Security-Policy': previewCsp(origin),
         });
         response.end(
           '<!doctype html><title>Coffer preview</title><p>The app is not built yet: run <code>npm run preview</code> (it builds the renderer into out/renderer first).</p>\n',
@@ -384,7 +388,6 @@ export async function startPreviewServer(options: PreviewServerOptions): Promise
       ...headers,
       'Content-Type': type,
       'Content-Length': info.size,
-      ...(type.startsWith('text/html') ? { 'Content-Security-Policy': previewCsp(origin) } : {}),
     });
     if (request.method === 'HEAD') {
       response.end();

@@ -42,7 +42,7 @@ const TEXT_EXTENSIONS = new Set(
 );
 
 export type PreviewKind =
-  { readonly kind: 'image' | 'audio' | 'video'; readonly type: string } | { readonly kind: 'text' };
+  { readonly kind: 'image' | 'audio' | 'video' | 'pdf'; readonly type: string } | { readonly kind: 'text' };
 
 /** How to preview a file named `name`, or undefined when the window cannot show it. */
 export function previewKind(name: string): PreviewKind | undefined {
@@ -54,6 +54,7 @@ export function previewKind(name: string): PreviewKind | undefined {
   if (audio !== undefined) return { kind: 'audio', type: audio };
   const video = VIDEO_TYPES[extension];
   if (video !== undefined) return { kind: 'video', type: video };
+  if (extension === 'pdf') return { kind: 'pdf', type: 'application/pdf' };
   if (TEXT_EXTENSIONS.has(extension)) return { kind: 'text' };
   return undefined;
 }

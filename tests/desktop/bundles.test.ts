@@ -1,7 +1,8 @@
 /**
  * Builds the desktop bundles (electron-vite, into out/) and checks what each may contain: the renderer and the
- * preload nothing of Node's file system, better-sqlite3 or libsodium; the preload nothing but 'electron'; and
- * main with the crypto worker beside the module that starts it.
+ * preload nothing of Node's file system, better-sqlite3 or libsodium; the renderer's first script nothing of pdf.js,
+ * which loads only with a PDF preview; the preload nothing but 'electron'; and main with the crypto worker beside
+ * the module that starts it.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -20,17 +21,23 @@ function filesUnder(dir: string, extension: RegExp): { path: string; text: strin
     });
 }
 
-/** Every module a bundle loads: static and dynamic imports, re-exports and require() calls. */
+/**
+ * Every module a bundle loads: static and dynamic imports, re-exports and require() calls. Two look-alikes are not:
+ * the word in a string (`["import","remerge"]` in pdf.js's worker), and a template's placeholder
+ * (`import("${url}")` in pdf.js's wrapper for a worker of another origin, which the app never uses: its worker is
+ * its own file).
+ */
 function specifiers(text: string): string[] {
   const found: string[] = [];
+  // Not after a word, a dot or a quote: a keyword, not part of a name or of a string.
   const patterns = [
-    /\bimport\s*(?:[\w*{}\s,$]+from\s*)?["']([^"']+)["']/g,
-    /\bexport\s*[\w*{}\s,$]+from\s*["']([^"']+)["']/g,
-    /\bimport\s*\(\s*["']([^"']+)["']\s*\)/g,
-    /\brequire\s*\(\s*["']([^"']+)["']\s*\)/g,
+    /(?<![\w$."'`])import\s*(?:[\w*{}\s,$]+from\s*)?["']([^"']+)["']/g,
+    /(?<![\w$."'`])export\s*[\w*{}\s,$]+from\s*["']([^"']+)["']/g,
+    /(?<![\w$."'`])import\s*\(\s*["']([^"']+)["']\s*\)/g,
+    /(?<![\w$."'`])require\s*\(\s*["']([^"']+)["']\s*\)/g,
   ];
   for (const pattern of patterns) for (const match of text.matchAll(pattern)) found.push(match[1] ?? '');
-  return found;
+  return found.filter((specifier) => !/^\$\{\w+\}$/.test(specifier));
 }
 
 /** Code that would only be there if the engine or a native binding were bundled. */
@@ -61,6 +68,17 @@ describe('the built bundles', () => {
       for (const specifier of specifiers(text)) expect(specifier, path).toMatch(/^\.{1,2}\//);
       for (const marker of ENGINE_MARKERS) expect(text.includes(marker), `${marker} in ${path}`).toBe(false);
     }
+  });
+
+  it('renderer: pdf.js and its worker are files of their own, not in the script the page starts with', () => {
+    const index = readFileSync(join(OUT, 'renderer', 'index.html'), 'utf8');
+    const entry = /<script type="module"[^>]*src="\.\/(assets\/[^"]+\.js)"/.exec(index)?.[1];
+    expect(entry).toBeDefined();
+    const first = readFileSync(join(OUT, 'renderer', entry ?? ''), 'utf8');
+    expect(first).not.toContain('PDFWorker');
+    expect(first).not.toContain('pdf.worker');
+    const assets = readdirSync(join(OUT, 'renderer', 'assets'));
+    expect(assets.filter((name) => /^pdf\.worker\.min-[\w-]+\.mjs$/.test(name))).toHaveLength(1);
   });
 
   it('preload: one self-contained file that requires only electron', () => {

@@ -77,7 +77,7 @@ describe('the window', () => {
     });
   }
 
-  it('sends a CSP that allows only its own scripts: nothing inline, evaluated or remote', () => {
+  it('sends a CSP that allows only its own scripts and workers: nothing inline, evaluated or remote', () => {
     const directives = new Map(
       CONTENT_SECURITY_POLICY.split(';').map((part) => {
         const [name = '', ...values] = part.trim().split(/\s+/);
@@ -86,6 +86,7 @@ describe('the window', () => {
     );
     expect(directives.get('default-src')).toEqual(["'none'"]);
     expect(directives.get('script-src')).toEqual(["'self'"]);
+    expect(directives.get('worker-src')).toEqual(["'self'"]);
     expect(directives.get('object-src')).toEqual(["'none'"]);
     expect(directives.get('base-uri')).toEqual(["'none'"]);
     expect(directives.get('frame-ancestors')).toEqual(["'none'"]);

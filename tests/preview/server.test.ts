@@ -272,6 +272,9 @@ describe('preview server: static files', () => {
     const script = await raw(server, { path: '/assets/app.js' });
     expect(script).toMatchObject({ status: 200, body: 'console.log(1)' });
     expect(script.headers['content-type']).toContain('text/javascript');
+    // A worker started from a script runs under that script's own policy, so scripts carry the page's.
+    expect(script.headers['content-security-policy']).toBe(page.headers['content-security-policy']);
+    expect(script.headers['content-security-policy']).toContain("worker-src 'self'");
     for (const path of [
       '/assets/',
       '/assets',

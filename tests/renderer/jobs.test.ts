@@ -145,6 +145,12 @@ describe('what can be previewed', () => {
     expect(previewKind('archive.zip')).toBeUndefined();
     expect(previewKind('Makefile')).toEqual({ kind: 'text' });
   });
+
+  it('PDFs as application/pdf, rendered page by page rather than shown as text', () => {
+    expect(previewKind('Passport scan.pdf')).toEqual({ kind: 'pdf', type: 'application/pdf' });
+    expect(previewKind('REPORT.PDF')).toEqual({ kind: 'pdf', type: 'application/pdf' });
+    expect(previewKind('notes.pdf.txt')).toEqual({ kind: 'text' });
+  });
 });
 
 describe('which jobs the panel shows', () => {

@@ -1,19 +1,28 @@
 import { useEffect, useState, type MediaHTMLAttributes } from 'react';
+import type { PDFDocumentProxy } from 'pdfjs-dist';
 
 import { PREVIEW_MAX_BYTES, type VaultEntry } from '../../shared/contract.js';
 import { call, describeError } from '../api.js';
 import { formatSize } from '../format.js';
 import { previewKind, TEXT_PREVIEW_BYTES } from '../../shared/preview-kind.js';
+import type { PdfFailure } from '../pdf-document.js';
 import { PanelDialog } from './PanelDialog.js';
+import { PdfPages } from './PdfPages.js';
 
-/** Larger images are not decrypted into memory for a preview (audio and video play by range reads instead). */
-const IMAGE_PREVIEW_MAX_BYTES = 64 * 1024 * 1024;
+/**
+ * Larger images and PDFs are not decrypted into memory for a preview (audio and video play by range reads
+ * instead). pdf.js needs the whole file: a PDF this size is already a long scan.
+ */
+const IN_MEMORY_PREVIEW_MAX_BYTES = 64 * 1024 * 1024;
 
 type Shown =
   | { readonly state: 'loading' }
   | { readonly state: 'error'; readonly message: string }
   | { readonly state: 'image' | 'audio' | 'video'; readonly url: string }
   | { readonly state: 'text'; readonly text: string; readonly cut: boolean }
+  | { readonly state: 'pdf'; readonly document: PDFDocumentProxy }
+  | { readonly state: 'pdf-failed'; readonly failure: PdfFailure }
+  | { readonly state: 'pdf-too-large' }
   | { readonly state: 'unsupported' };
 
 /** An `<audio>` or `<video>` element with its controls. */
@@ -34,13 +43,28 @@ function releaseMedia(url: string): Promise<unknown> {
   return call('preview.releaseMedia', { url }).catch(() => undefined);
 }
 
+/** What the window says of a PDF it could not open, and what to do instead ({@link elsewhere}'s sentence). */
+const PDF_FAILED: Readonly<Record<PdfFailure, string>> = {
+  password: 'This PDF is protected by a password, which the preview cannot ask for.',
+  damaged:
+    'This PDF could not be read: it may be damaged, or not a PDF, though another app may still open it.',
+  viewer: 'The PDF viewer could not start in this window.',
+};
+
+/** Where to see a file the preview cannot show (in full), as a sentence. */
+function elsewhere(canOpenWith: boolean): string {
+  return canOpenWith
+    ? 'Use "Open with default app" to open it in another app.'
+    : 'Restore it to open it in another app.';
+}
+
 /** Reads `[0, length)` of a file by bounded ranges (each at most PREVIEW_MAX_BYTES), into memory only. */
 async function readStart(
   vaultId: string,
   path: string,
   length: number,
   signal: AbortSignal,
-): Promise<Uint8Array> {
+): Promise<Uint8Array<ArrayBuffer>> {
   const parts: Uint8Array[] = [];
   let offset = 0;
   while (offset < length && !signal.aborted) {
@@ -65,7 +89,8 @@ async function readStart(
 
 /**
  * Shows one file decrypted in memory only: an image through a Blob's object URL (revoked when the preview closes
- * or the vault locks, which unmounts it), text and code as the first MiB. Nothing is written to disk.
+ * or the vault locks, which unmounts it), text and code as the first MiB, a PDF's pages drawn by pdf.js into
+ * canvases (its document destroyed and its worker ended likewise). Nothing is written to disk.
  */
 export function PreviewDialog({
   vaultId,
@@ -80,6 +105,7 @@ export function PreviewDialog({
   onClose: () => void;
 }) {
   const [shown, setShown] = useState<Shown>({ state: 'loading' });
+  const canOpenWith = onOpenWith !== undefined;
   const showPlaybackError = () => {
     setShown({ state: 'error', message: PLAYBACK_FAILED });
   };
@@ -90,19 +116,43 @@ export function PreviewDialog({
       setShown({ state: 'unsupported' });
       return undefined;
     }
-    if (kind.kind === 'image' && entry.size > IMAGE_PREVIEW_MAX_BYTES) {
+    if (kind.kind === 'image' && entry.size > IN_MEMORY_PREVIEW_MAX_BYTES) {
       setShown({ state: 'unsupported' });
       return undefined;
     }
+    if (kind.kind === 'pdf' && entry.size > IN_MEMORY_PREVIEW_MAX_BYTES) {
+      setShown({ state: 'pdf-too-large' });
+      return undefined;
+    }
     const abort = new AbortController();
+    if (kind.kind === 'pdf') {
+      // pdf.js loads while the file decrypts; aborting (the preview closes, the vault locks) destroys the document
+      // and ends its worker, whether it is still opening or already shown.
+      Promise.all([import('../pdf-document.js'), readStart(vaultId, entry.path, entry.size, abort.signal)])
+        .then(async ([{ openPdf, PdfOpenError }, bytes]) => {
+          try {
+            setShown({ state: 'pdf', document: await openPdf(bytes, abort.signal) });
+          } catch (cause) {
+            if (!(cause instanceof PdfOpenError)) throw cause;
+            setShown({ state: 'pdf-failed', failure: cause.failure });
+          }
+        })
+        .catch((cause: unknown) => {
+          if (!abort.signal.aborted) setShown({ state: 'error', message: describeError(cause) });
+        });
+      return () => {
+        abort.abort();
+      };
+    }
     if (kind.kind === 'audio' || kind.kind === 'video') {
       // Played by range reads from a URL the back end grants for this file; released when the preview closes.
+      const media = kind.kind;
       let granted: string | undefined;
       call('preview.mediaUrl', { vaultId, path: entry.path })
         .then(({ url }) => {
           granted = url;
           if (abort.signal.aborted) void releaseMedia(url);
-          else setShown({ state: kind.kind, url });
+          else setShown({ state: media, url });
         })
         .catch((cause: unknown) => {
           if (!abort.signal.aborted) setShown({ state: 'error', message: describeError(cause) });
@@ -121,8 +171,8 @@ export function PreviewDialog({
           const text = new TextDecoder('utf-8', { fatal: false }).decode(bytes);
           setShown({ state: 'text', text, cut: entry.size > length });
         } else {
-          url = URL.createObjectURL(new Blob([bytes as Uint8Array<ArrayBuffer>], { type: kind.type }));
-          setShown({ state: kind.kind, url });
+          url = URL.createObjectURL(new Blob([bytes], { type: kind.type }));
+          setShown({ state: 'image', url });
         }
       })
       .catch((cause: unknown) => {
@@ -154,6 +204,17 @@ export function PreviewDialog({
       <div className="preview-body" data-testid="preview">
         {shown.state === 'loading' && <p className="muted">Decrypting…</p>}
         {shown.state === 'error' && <p role="alert">{shown.message}</p>}
+        {shown.state === 'pdf-failed' && (
+          <p role="alert">
+            {PDF_FAILED[shown.failure]} {elsewhere(canOpenWith)}
+          </p>
+        )}
+        {shown.state === 'pdf-too-large' && (
+          <p className="muted">
+            This PDF is {formatSize(entry.size)}, more than the {formatSize(IN_MEMORY_PREVIEW_MAX_BYTES)} a
+            preview decrypts into memory. {elsewhere(canOpenWith)}
+          </p>
+        )}
         {shown.state === 'unsupported' && (
           <p className="muted">
             This file cannot be previewed here (its kind, or its size). Restore it to open it.
@@ -177,6 +238,7 @@ export function PreviewDialog({
             {shown.cut && <p className="muted">Only the first MiB is shown.</p>}
           </>
         )}
+        {shown.state === 'pdf' && <PdfPages document={shown.document} elsewhere={elsewhere(canOpenWith)} />}
       </div>
     </PanelDialog>
   );

@@ -101,7 +101,7 @@ async function shoot(scheme: 'light' | 'dark', executablePath: string | undefine
   const preview = await startPreview(join(work, 'data'));
   const browser = await chromium.launch(executablePath === undefined ? {} : { executablePath });
   try {
-    const page = await browser.newPage({ viewport: { width: 1100, height: 700 }, colorScheme: scheme });
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 }, colorScheme: scheme });
     // The create form is taller than the window: its picture is of the whole page.
     const save = (name: string, fullPage = false) =>
       page.screenshot({ path: join(OUT_DIR, `${name}-${scheme}.png`), fullPage });
@@ -141,7 +141,7 @@ async function shoot(scheme: 'light' | 'dark', executablePath: string | undefine
     // The window's smallest size (electron/main/window-options.ts): the toolbar's buttons show only their icons.
     await page.setViewportSize({ width: 720, height: 480 });
     await save('browser-narrow');
-    await page.setViewportSize({ width: 1100, height: 700 });
+    await page.setViewportSize({ width: 1280, height: 800 });
 
     await page.getByRole('row', { name: /IMG_0413/ }).click({ button: 'right' });
     await page.getByRole('menu').waitFor();

@@ -4,7 +4,16 @@ import { join, relative } from 'node:path';
 
 import { dropFiles } from './drop.js';
 import { expect, test } from './fixtures.js';
-import { createVault, openAndUnlock, row, sha256, sha256OfFile } from './steps.js';
+import {
+  columnHeader,
+  createVault,
+  newFolder,
+  openAndUnlock,
+  row,
+  sha256,
+  sha256OfFile,
+  shownNames,
+} from './steps.js';
 
 /** Every file below `root` → the SHA-256 of its bytes, by path relative to `root`. */
 async function hashTree(root: string): Promise<Record<string, string>> {
@@ -63,10 +72,7 @@ test('flow 4: renames, moves by dragging onto a folder, deletes after a confirma
   await expect(row(page, 'c.txt')).toBeVisible();
 
   // New folder: created with a fresh name, edited in place.
-  await page.getByRole('button', { name: 'New folder' }).click();
-  await page.getByLabel('New name for New folder').fill('Archive');
-  await page.keyboard.press('Enter');
-  await expect(row(page, 'Archive')).toBeVisible();
+  await newFolder(page, 'Archive');
 
   // Rename from the context menu.
   await row(page, 'b.txt').click({ button: 'right' });
@@ -145,12 +151,7 @@ test('moves with the "Move to…" dialog and by dropping rows onto a breadcrumb'
   await createVault(coffer);
   await dropFiles(page, [{ name: 'letter.txt', bytes: Buffer.from('dear') }]);
   await expect(row(page, 'letter.txt')).toBeVisible();
-  for (const name of ['Inbox', 'Kept']) {
-    await page.getByRole('button', { name: 'New folder' }).click();
-    await page.getByLabel('New name for New folder').fill(name);
-    await page.keyboard.press('Enter');
-    await expect(row(page, name)).toBeVisible();
-  }
+  for (const name of ['Inbox', 'Kept']) await newFolder(page, name);
 
   await row(page, 'letter.txt').click({ button: 'right' });
   await page.getByRole('menuitem', { name: 'Move to…' }).click();
@@ -187,13 +188,10 @@ test('sorts by each column, folders first, and shows the sizes of the selection 
     { name: 'c-small.txt', size: 1000 },
   ]);
   await expect(row(page, 'c-small.txt')).toBeVisible();
-  await page.getByRole('button', { name: 'New folder' }).click();
-  await page.getByLabel('New name for New folder').fill('Zed');
-  await page.keyboard.press('Enter');
-  await expect(row(page, 'Zed')).toBeVisible();
+  await newFolder(page, 'Zed');
 
-  const names = () => page.getByRole('grid').getByRole('row').locator('.col-name').allInnerTexts();
-  const header = (name: string) => page.getByRole('columnheader', { name });
+  const names = () => shownNames(page);
+  const header = (name: string) => columnHeader(page, name);
   await expect(header('Name')).toHaveAttribute('aria-sort', 'ascending');
   expect(await names()).toEqual(['Name', 'Zed', 'a-large.txt', 'b-middle.txt', 'c-small.txt']);
   await header('Size').getByRole('button').click();

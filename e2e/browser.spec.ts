@@ -5,7 +5,16 @@ import { join, relative } from 'node:path';
 
 import { dropFiles } from './drop.js';
 import { expect, test } from './fixtures.js';
-import { createVault, openAndUnlock, row, sha256, sha256OfFile } from './steps.js';
+import {
+  columnHeader,
+  createVault,
+  newFolder,
+  openAndUnlock,
+  row,
+  sha256,
+  sha256OfFile,
+  shownNames,
+} from './steps.js';
 
 /** Every file below `root` → the SHA-256 of its bytes, by path relative to `root`. */
 async function hashTree(root: string): Promise<Record<string, string>> {
@@ -64,10 +73,7 @@ test('flow 4: renames, moves by dragging onto a folder, deletes after a confirma
   await expect(row(page, 'c.txt')).toBeVisible();
 
   // New folder: created with a fresh name, edited in place.
-  await page.getByRole('button', { name: 'New folder' }).click();
-  await page.getByLabel('New name for New folder').fill('Archive');
-  await page.keyboard.press('Enter');
-  await expect(row(page, 'Archive')).toBeVisible();
+  await newFolder(page, 'Archive');
 
   // Rename from the context menu.
   await row(page, 'b.txt').click({ button: 'right' });
@@ -146,12 +152,7 @@ test('moves with the "Move to…" dialog and by dropping rows onto a breadcrumb'
   await createVault(coffer);
   await dropFiles(page, [{ name: 'letter.txt', bytes: Buffer.from('dear') }]);
   await expect(row(page, 'letter.txt')).toBeVisible();
-  for (const name of ['Inbox', 'Kept']) {
-    await page.getByRole('button', { name: 'New folder' }).click();
-    await page.getByLabel('New name for New folder').fill(name);
-    await page.keyboard.press('Enter');
-    await expect(row(page, name)).toBeVisible();
-  }
+  for (const name of ['Inbox', 'Kept']) await newFolder(page, name);
 
   await row(page, 'letter.txt').click({ button: 'right' });
   await page.getByRole('menuitem', { name: 'Move to…' }).click();
@@ -188,13 +189,10 @@ test('sorts by each column, folders first, and shows the sizes of the selection 
     { name: 'c-small.txt', size: 1000 },
   ]);
   await expect(row(page, 'c-small.txt')).toBeVisible();
-  await page.getByRole('button', { name: 'New folder' }).click();
-  await page.getByLabel('New name for New folder').fill('Zed');
-  await page.keyboard.press('Enter');
-  await expect(row(page, 'Zed')).toBeVisible();
+  await newFolder(page, 'Zed');
 
-  const names = () => page.getByRole('grid').getByRole('row').locator('.col-name').allInnerTexts();
-  const header = (name: string) => page.getByRole('columnheader', { name });
+  const names = () => shownNames(page);
+  const header = (name: string) => columnHeader(page, name);
   await expect(header('Name')).toHaveAttribute('aria-sort', 'ascending');
   expect(await names()).toEqual(['Name', 'Zed', 'a-large.txt', 'b-middle.txt', 'c-small.txt']);
   await header('Size').getByRole('button').click();
@@ -330,10 +328,18 @@ test('takes files dropped anywhere in the window into the folder shown, and refu
   const label = page.getByText('Add to Letters');
   await dragOver(page.locator('header.toolbar'));
   await expect(label).toBeVisible();
-  await dropFiles(page, [{ name: 'on-toolbar.txt', bytes: Buffer.from('dropped high') }], 'header.toolbar');
+  await dropFiles(
+    page,
+    [{ name: 'on-toolbar.txt', bytes: Buffer.from('dropped high') }],
+    page.locator('header.toolbar'),
+  );
   await expect(label).toHaveCount(0);
   await expect(row(page, 'on-toolbar.txt')).toBeVisible();
-  await dropFiles(page, [{ name: 'on-status.txt', bytes: Buffer.from('dropped low') }], 'footer.status-bar');
+  await dropFiles(
+    page,
+    [{ name: 'on-status.txt', bytes: Buffer.from('dropped low') }],
+    page.locator('footer.status-bar'),
+  );
   await expect(row(page, 'on-status.txt')).toBeVisible();
 
   // Not onto a dialog in front of the window.
@@ -342,7 +348,7 @@ test('takes files dropped anywhere in the window into the folder shown, and refu
   await expect(settings).toBeVisible();
   await dragOver(settings);
   await expect(label).toHaveCount(0);
-  await dropFiles(page, [{ name: 'on-dialog.txt', bytes: Buffer.from('x') }], '[role=dialog]');
+  await dropFiles(page, [{ name: 'on-dialog.txt', bytes: Buffer.from('x') }], page.locator('[role=dialog]'));
   await page.keyboard.press('Escape');
   await expect(settings).toHaveCount(0);
   await expect(page.getByRole('status', { name: 'Status' })).toContainText('2 items');
@@ -354,11 +360,7 @@ test('takes files dropped anywhere in the window into the folder shown, and refu
     .getByRole('button', { name: 'Personal' })
     .click();
   await dragOver(row(page, 'Letters'));
-  await dropFiles(
-    page,
-    [{ name: 'on-row.txt', bytes: Buffer.from('x') }],
-    '[role=grid] [role=row]:has-text("Letters")',
-  );
+  await dropFiles(page, [{ name: 'on-row.txt', bytes: Buffer.from('x') }], row(page, 'Letters'));
   await expect(page.getByText('Add to Personal')).toHaveCount(0);
   await row(page, 'Letters').dblclick();
   await expect(row(page, 'on-row.txt')).toBeVisible();

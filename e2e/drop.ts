@@ -1,8 +1,8 @@
 /**
- * Drops files built in the page onto the vault's drop zone, as a person dragging files would. Such files have no
- * path on disk, so their bytes cross to the back end.
+ * Drops files built in the page onto the vault's drop zone (or onto another drop target, such as a folder row), as
+ * a person dragging files would. Such files have no path on disk, so their bytes cross to the back end.
  */
-import type { Page } from '@playwright/test';
+import type { JSHandle, Locator, Page } from '@playwright/test';
 
 // The browser-side globals the drop is built with, declared here so this module also type-checks where the DOM
 // library is not loaded (scripts/screenshots.ts imports it).
@@ -18,19 +18,18 @@ export interface DroppedFile {
   readonly lastModified?: number;
 }
 
-/** `target`: where they are dropped (a selector); by default the vault's contents area. */
-export async function dropFiles(
-  page: Page,
-  files: readonly DroppedFile[],
-  target = '[data-testid=drop-zone]',
-): Promise<void> {
+/**
+ * The files as a DataTransfer in the page, as a drag from the file manager carries them: for the drag's events
+ * (dragenter, dragover, drop) dispatched where the test chooses.
+ */
+export async function filesTransfer(page: Page, files: readonly DroppedFile[]): Promise<JSHandle> {
   const serialisable = files.map(({ name, bytes, size, lastModified }) => ({
     name,
     lastModified: lastModified ?? null,
     data: bytes === undefined ? null : [...bytes],
     size: size ?? bytes?.length ?? 0,
   }));
-  const dataTransfer = await page.evaluateHandle((list) => {
+  return page.evaluateHandle((list) => {
     const transfer = new DataTransfer();
     for (const file of list) {
       transfer.items.add(
@@ -43,5 +42,13 @@ export async function dropFiles(
     }
     return transfer;
   }, serialisable);
-  await page.dispatchEvent(target, 'drop', { dataTransfer });
+}
+
+/** Drops `files` on `target`: by default the vault's drop zone (the folder shown). */
+export async function dropFiles(
+  page: Page,
+  files: readonly DroppedFile[],
+  target: Locator = page.getByTestId('drop-zone'),
+): Promise<void> {
+  await target.dispatchEvent('drop', { dataTransfer: await filesTransfer(page, files) });
 }

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 
 import { formatSize } from '../src/renderer/format.js';
-import { createVault, sha256 } from './steps.js';
+import { createVault, dropZeroFiles, sha256 } from './steps.js';
 import { dropFiles } from './drop.js';
 import { expect, test } from './fixtures.js';
 
@@ -57,13 +57,7 @@ test('flow 7: cancelling a large add midway leaves only whole files, and "Check 
   await createVault(coffer);
   const size = 8_000_000;
   const count = 48;
-  await dropFiles(
-    page,
-    Array.from({ length: count }, (_, index) => ({
-      name: `part-${String(index).padStart(2, '0')}.bin`,
-      size,
-    })),
-  );
+  await dropZeroFiles(page, count, size);
 
   const job = page.getByRole('listitem', { name: 'Add job' });
   // Midway: some bytes are in, so the job has really started writing, and its figures show.

@@ -4,6 +4,7 @@ import { readFile } from 'node:fs/promises';
 
 import { expect, type Page } from '@playwright/test';
 
+import { dropFiles, type DroppedFile } from './drop.js';
 import type { CofferApp } from './fixtures.js';
 
 export const PASSPHRASE = 'correct horse battery staple';
@@ -11,14 +12,22 @@ export const PASSPHRASE = 'correct horse battery staple';
 export const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
 export const sha256OfFile = async (path: string): Promise<string> => sha256(await readFile(path));
 
-/**
- * Creates a vault (default "Personal") in `coffer.vaultParent` through the start screen, its sizes padded unless
- * `padSizes` is false; ends in the browser.
- */
-export async function createVault(
+export type KdfPreset = 'interactive' | 'moderate' | 'sensitive';
+
+export interface CreateOptions {
+  /** Whether stored sizes are padded (the form's default: yes). */
+  readonly padSizes?: boolean;
+  /** The key strength; the fastest by default, which keeps the test quick (the form's default is 'moderate'). */
+  readonly kdf?: KdfPreset;
+  /** What is typed in "Repeat passphrase" (by default {@link PASSPHRASE} again). */
+  readonly repeat?: string;
+}
+
+/** Fills the create form from the start screen (in `coffer.vaultParent`, passphrase {@link PASSPHRASE}), unsent. */
+export async function fillCreateForm(
   coffer: CofferApp,
   name = 'Personal',
-  { padSizes = true }: { padSizes?: boolean } = {},
+  { padSizes = true, kdf = 'interactive', repeat = PASSPHRASE }: CreateOptions = {},
 ): Promise<void> {
   const { page } = coffer;
   await page.getByRole('button', { name: 'Create vault…' }).click();
@@ -27,12 +36,33 @@ export async function createVault(
   await expect(page.getByText(coffer.vaultParent)).toBeVisible();
   await page.getByLabel('Name').fill(name);
   await page.getByLabel('Passphrase', { exact: true }).fill(PASSPHRASE);
-  await page.getByLabel('Repeat passphrase').fill(PASSPHRASE);
-  // The fastest preset keeps the test quick; the default is 'moderate'.
-  await page.getByLabel('Key strength').selectOption('interactive');
+  await page.getByLabel('Repeat passphrase').fill(repeat);
+  await page.getByLabel('Key strength').selectOption(kdf);
   await page.getByLabel("Hide each file's exact size").setChecked(padSizes);
+}
+
+/**
+ * Creates a vault (default "Personal") in `coffer.vaultParent` through the start screen, its sizes padded unless
+ * `padSizes` is false; ends in the browser.
+ */
+export async function createVault(
+  coffer: CofferApp,
+  name = 'Personal',
+  options: Omit<CreateOptions, 'repeat'> = {},
+): Promise<void> {
+  const { page } = coffer;
+  await fillCreateForm(coffer, name, options);
   await page.getByRole('button', { name: 'Create vault' }).click();
   await expect(page.getByText('This folder is empty.')).toBeVisible();
+}
+
+/** Creates a vault as {@link createVault} does, and adds `files` to it by a drop; ends once they are in. */
+export async function createVaultWith(coffer: CofferApp, files: readonly DroppedFile[]): Promise<void> {
+  await createVault(coffer);
+  await dropFiles(coffer.page, files);
+  await expect(
+    coffer.page.getByText(`Added ${files.length} ${files.length === 1 ? 'file' : 'files'}.`),
+  ).toBeVisible();
 }
 
 /** Opens the vault folder `dir` with "Open vault…" and unlocks it with {@link PASSPHRASE}. */
@@ -52,4 +82,37 @@ export function row(page: Page, name: string) {
     .getByRole('grid')
     .getByRole('row')
     .filter({ has: page.getByRole('gridcell').first().getByText(name, { exact: true }) });
+}
+
+/** The names in the file table, from the top (the header's "Name" first). */
+export const shownNames = (page: Page): Promise<string[]> =>
+  page.getByRole('grid').getByRole('row').locator('.col-name').allInnerTexts();
+
+/** The file table's column header named `name`. */
+export const columnHeader = (page: Page, name: string) => page.getByRole('columnheader', { name });
+
+/** Makes a folder `name` in the folder shown, with "New folder" and its name edited in place. */
+export async function newFolder(page: Page, name: string): Promise<void> {
+  await page.getByRole('button', { name: 'New folder' }).click();
+  await page.getByLabel('New name for New folder').fill(name);
+  await page.keyboard.press('Enter');
+  await expect(row(page, name)).toBeVisible();
+}
+
+/** Restores the selection into `coffer.restoreDir` ("Restore to…", the folder dialog, then Restore). */
+export async function restoreSelection(coffer: CofferApp, page: Page = coffer.page): Promise<void> {
+  await coffer.answerFolderDialogs([coffer.restoreDir]);
+  await page.getByRole('button', { name: 'Restore to…' }).click();
+  await page.getByRole('dialog').getByRole('button', { name: 'Restore' }).click();
+}
+
+/** Drops `count` files of `size` zero bytes each ("part-00.bin"…): for an add that takes a while. */
+export async function dropZeroFiles(page: Page, count: number, size: number): Promise<void> {
+  await dropFiles(
+    page,
+    Array.from({ length: count }, (_, index) => ({
+      name: `part-${String(index).padStart(2, '0')}.bin`,
+      size,
+    })),
+  );
 }

@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+
+import type { VaultEntry } from '../../src/shared/contract.js';
+import { pathsBetween, sortEntries } from '../../src/renderer/browser/entries.js';
+
+const file = (name: string, size: number, mtime: number): VaultEntry => ({
+  path: `/${name}`,
+  name,
+  type: 'file',
+  size,
+  mtime,
+});
+const folder = (name: string, mtime: number): VaultEntry => ({ ...file(name, 0, mtime), type: 'folder' });
+
+// Neither the names' nor the sizes' order is the dates' order; two files share a date.
+const ENTRIES: readonly VaultEntry[] = [
+  file('a.txt', 300, 2025),
+  file('b.txt', 100, 2023),
+  folder('Zed', 2020),
+  file('c.txt', 200, 2026),
+  folder('Archive', 2030),
+  file('d.txt', 400, 2023),
+];
+const names = (entries: readonly VaultEntry[]): string[] => entries.map((entry) => entry.name);
+
+describe('sorting the rows by their modification time', () => {
+  // Folders first either way; files of the same time by name either way.
+  it.each([
+    { ascending: true, expected: ['Zed', 'Archive', 'b.txt', 'd.txt', 'a.txt', 'c.txt'] },
+    { ascending: false, expected: ['Archive', 'Zed', 'c.txt', 'a.txt', 'b.txt', 'd.txt'] },
+  ])('ascending: $ascending', ({ ascending, expected }) => {
+    expect(names(sortEntries(ENTRIES, { column: 'mtime', ascending }))).toEqual(expected);
+  });
+
+  it('leaves the rows it was given as they were', () => {
+    const before = names(ENTRIES);
+    sortEntries(ENTRIES, { column: 'mtime', ascending: false });
+    expect(names(ENTRIES)).toEqual(before);
+  });
+});
+
+describe('the rows a Shift+click or Shift+arrow selects', () => {
+  const rows = sortEntries(ENTRIES, { column: 'name', ascending: true });
+
+  it('every row from the anchor to the row clicked, both included, whichever is higher', () => {
+    const down = pathsBetween(rows, 1, 4);
+    expect([...down]).toEqual(rows.slice(1, 5).map((row) => row.path));
+    expect(pathsBetween(rows, 4, 1)).toEqual(down);
+  });
+
+  it('the one row when the anchor is the row clicked', () => {
+    expect([...pathsBetween(rows, 2, 2)]).toEqual([rows[2]?.path]);
+  });
+});

@@ -364,10 +364,21 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
       return jobs.start(
         entry.vaultId,
         'add',
-        async ({ signal, onProgress }) => ({
-          kind: 'add',
-          report: await vault.addStreams(files, destination, { signal, onProgress, onExisting }),
-        }),
+        async ({ signal, onProgress }) => {
+          // A cancel lets the bytes go at once: the add may be waiting for some that have not come (a page that
+          // stopped sending), and would otherwise notice the cancel only when they come or time out.
+          signal.addEventListener(
+            'abort',
+            () => {
+              wipeDropped(target);
+            },
+            { once: true },
+          );
+          return {
+            kind: 'add',
+            report: await vault.addStreams(files, destination, { signal, onProgress, onExisting }),
+          };
+        },
         () => {
           wipeDropped(target);
         },

@@ -607,6 +607,22 @@ describe('jobs', () => {
     expect(codeOf(await app.raw('job.cancel', { jobId }))).toBe('INVALID_ARGUMENT');
   });
 
+  it('cancels an add of dropped files that waits for bytes that have not come: at once, nothing added', async () => {
+    const app = await newApp();
+    const { vaultId } = await newVaultIn(app);
+    const never: AsyncIterable<Uint8Array> = {
+      [Symbol.asyncIterator]: () => ({
+        next: () => new Promise<IteratorResult<Uint8Array>>(() => undefined),
+      }),
+    };
+    const dropped = app.backend.registerDroppedBytes([{ name: 'late.txt', size: 5, mtime: 0, bytes: never }]);
+    if (!dropped.ok) throw new Error(dropped.message);
+    const jobId = startedJobId(await app.call('job.add', { vaultId, source: dropped.value.handle }));
+    await app.call('job.cancel', { jobId });
+    expect((await app.jobEvents(jobId)).at(-1)).toMatchObject({ type: 'ended', status: 'cancelled' });
+    expect(await app.call('entries.list', { vaultId, path: '/' })).toEqual([]);
+  }, 15_000);
+
   it('stops every job of a vault when it is locked, wipes its handles, and says why', async () => {
     const app = await appReportingEveryProgress();
     const { vaultId } = await newVaultIn(app);

@@ -375,8 +375,11 @@ test('a folder dropped where the window gets no path for it is refused in words,
   // What Chromium hands the page for a folder and a file dragged from the file manager: the folder is an item
   // whose entry is a directory (its File cannot be read). A synthetic drop has no entries, so they are stood in for.
   await page.evaluate(() => {
-    const entryOf = DataTransferItem.prototype.webkitGetAsEntry;
-    DataTransferItem.prototype.webkitGetAsEntry = function (this: DataTransferItem) {
+    const { prototype } = DataTransferItem;
+    const entryOf = Object.getOwnPropertyDescriptor(prototype, 'webkitGetAsEntry')?.value as (
+      this: DataTransferItem,
+    ) => FileSystemEntry | null;
+    prototype.webkitGetAsEntry = function (this: DataTransferItem) {
       return this.getAsFile()?.name === 'Album'
         ? ({ isDirectory: true, name: 'Album' } as FileSystemEntry)
         : entryOf.call(this);

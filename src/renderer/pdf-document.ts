@@ -7,7 +7,7 @@
  *   per document, ended with it;
  * - nothing is evaluated: `isEvalSupported` is off (pdf.js would otherwise compile fonts and functions with
  *   `new Function`) and so is WebAssembly (`useWasm`), which the CSP would refuse anyway;
- * - nothing is fetched: no URL is given for CMaps, standard fonts, ICC profiles or decoders (`connect-src` allows
+ * - nothing is fetched from outside the app: no URL is given for CMaps, standard fonts, ICC profiles or decoders (`connect-src` allows
  *   none). The cost, written in the README: fonts a PDF names without embedding them are drawn with the system's
  *   fonts; text in fonts that need a predefined CMap (some Chinese, Japanese and Korean PDFs) is missing; JPEG 2000
  *   images are left blank and ICC colours fall back to their plain colour space. JBIG2 and CCITT scans still
@@ -16,6 +16,17 @@
  */
 import { getDocument, PDFWorker, VerbosityLevel, type PDFDocumentProxy } from 'pdfjs-dist';
 import workerUrl from 'pdfjs-dist/build/pdf.worker.min.mjs?url';
+
+/** How long closing waits for pdf.js to wind its worker down before ending it. */
+const DESTROY_WAIT_MS = 500;
+
+/** Most pixels pdf.js decodes for one image of a page (its own viewer's default); larger images are skipped. */
+const MAX_IMAGE_PIXELS = 2 ** 25;
+
+const delay = (ms: number): Promise<void> =>
+  new Promise((resolve) => {
+    setTimeout(resolve, ms);
+  });
 
 /** Why a PDF could not be shown: it needs a password, pdf.js could not read it, or pdf.js could not start. */
 export type PdfFailure = 'password' | 'damaged' | 'viewer';
@@ -47,11 +58,12 @@ export async function openPdf(
   signal.throwIfAborted();
   const worker = new Worker(workerUrl, { type: 'module', name: 'pdf.js' });
   // Given a port, pdf.js neither falls back to parsing on the window's own thread nor ends the worker itself.
-  const port = PDFWorker.create({ port: worker });
+  const port = PDFWorker.create({ port: worker, verbosity: VerbosityLevel.ERRORS });
   const task = getDocument({
     data: bytes,
     worker: port,
     isEvalSupported: false,
+    maxImageSize: MAX_IMAGE_PIXELS,
     useWasm: false,
     useWorkerFetch: false,
     enableXfa: false,
@@ -59,8 +71,10 @@ export async function openPdf(
     verbosity: VerbosityLevel.ERRORS,
   });
   let closing: Promise<void> | undefined;
+  // pdf.js's destroy waits for the worker to answer, which a worker busy with a long (or endless) decode does not:
+  // after a short wait the worker is ended regardless, so a lock never leaves it holding the decrypted bytes.
   const close = (): Promise<void> =>
-    (closing ??= task.destroy().finally(() => {
+    (closing ??= Promise.race([task.destroy(), delay(DESTROY_WAIT_MS)]).finally(() => {
       port.destroy();
       worker.terminate();
     }));

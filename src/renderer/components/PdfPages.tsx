@@ -9,6 +9,9 @@ const PDF_PAGE_LIMIT = 50;
 /** Sharper than 1 on high-density screens, but no more than 2: a page's bitmap grows with its square. */
 const MAX_PIXEL_RATIO = 2;
 
+/** Most pixels one page's canvas gets (as pdf.js's own viewer): about 128 MB of bitmap. */
+const MAX_CANVAS_PIXELS = 2 ** 25;
+
 /** A4's shape, for the space a page takes before pdf.js has said its real size. */
 const A4_ASPECT_RATIO = 210 / 297;
 
@@ -70,7 +73,11 @@ function PdfPage({
     const target = canvas.current;
     if (page === null || !near || width <= 0 || target === null) return undefined;
     const pixelRatio = Math.min(window.devicePixelRatio || 1, MAX_PIXEL_RATIO);
-    const viewport = page.getViewport({ scale: (width / page.getViewport({ scale: 1 }).width) * pixelRatio });
+    const natural = page.getViewport({ scale: 1 });
+    const scale = (width / natural.width) * pixelRatio;
+    // A page of an odd shape (very tall, say) is drawn with fewer pixels, which the page's box then stretches.
+    const capped = Math.min(scale, Math.sqrt(MAX_CANVAS_PIXELS / (natural.width * natural.height)));
+    const viewport = page.getViewport({ scale: capped });
     target.width = Math.floor(viewport.width);
     target.height = Math.floor(viewport.height);
     const rendering = page.render({ canvas: target, viewport });
@@ -80,6 +87,8 @@ function PdfPage({
     });
     return () => {
       rendering.cancel();
+      // What pdf.js decoded for the page (images, drawing commands) goes too, once the cancel has taken.
+      page.cleanup();
       // A canvas's bitmap lives until the canvas shrinks or is collected; emptied now, it goes at once.
       target.width = 0;
       target.height = 0;

@@ -131,7 +131,8 @@ export function PreviewDialog({
       Promise.all([import('../pdf-document.js'), readStart(vaultId, entry.path, entry.size, abort.signal)])
         .then(async ([{ openPdf, PdfOpenError }, bytes]) => {
           try {
-            setShown({ state: 'pdf', document: await openPdf(bytes, abort.signal) });
+            const pdf = await openPdf(bytes, abort.signal);
+            if (!abort.signal.aborted) setShown({ state: 'pdf', document: pdf });
           } catch (cause) {
             if (!(cause instanceof PdfOpenError)) throw cause;
             setShown({ state: 'pdf-failed', failure: cause.failure });

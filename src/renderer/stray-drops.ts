@@ -1,6 +1,13 @@
 /** A drag event as the window sees it: only what refusing it needs (so this also type-checks outside the DOM). */
 interface DragLike extends Event {
-  readonly dataTransfer: { dropEffect: string } | null;
+  readonly dataTransfer: { dropEffect: string; readonly types: readonly string[] } | null;
+}
+
+/** Files from outside the window: text dragged into a field, or rows moved within it, are left to the page. */
+function carriesFiles(
+  event: Event,
+): event is DragLike & { dataTransfer: NonNullable<DragLike['dataTransfer']> } {
+  return (event as DragLike).dataTransfer?.types.includes('Files') === true;
 }
 
 /**
@@ -9,12 +16,11 @@ interface DragLike extends Event {
  */
 export function refuseStrayDrops(target: EventTarget): void {
   target.addEventListener('dragover', (event) => {
-    if (event.defaultPrevented) return;
+    if (event.defaultPrevented || !carriesFiles(event)) return;
     event.preventDefault();
-    const { dataTransfer } = event as DragLike;
-    if (dataTransfer) dataTransfer.dropEffect = 'none';
+    event.dataTransfer.dropEffect = 'none';
   });
   target.addEventListener('drop', (event) => {
-    event.preventDefault();
+    if (carriesFiles(event)) event.preventDefault();
   });
 }

@@ -3,9 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { refuseStrayDrops } from '../../src/renderer/stray-drops.js';
 
 /** A drag event as Chromium hands it to the page, with the drop effect the page may set. */
-function dragEvent(type: string): Event & { dataTransfer: { dropEffect: string } } {
+function dragEvent(type: string, types = ['Files']): Event & { dataTransfer: { dropEffect: string } } {
   const event = new Event(type, { cancelable: true }) as Event & { dataTransfer: { dropEffect: string } };
-  Object.defineProperty(event, 'dataTransfer', { value: { dropEffect: 'copy' } });
+  Object.defineProperty(event, 'dataTransfer', { value: { dropEffect: 'copy', types } });
   return event;
 }
 
@@ -21,6 +21,15 @@ describe('files dragged where nothing in the window takes them', () => {
     const drop = dragEvent('drop');
     window.dispatchEvent(drop);
     expect(drop.defaultPrevented).toBe(true);
+  });
+
+  it('leave text dragged into a field to the page', () => {
+    const over = dragEvent('dragover', ['text/plain']);
+    window.dispatchEvent(over);
+    expect(over.defaultPrevented).toBe(false);
+    const drop = dragEvent('drop', ['text/plain']);
+    window.dispatchEvent(drop);
+    expect(drop.defaultPrevented).toBe(false);
   });
 
   it('are left alone where a drop target took them', () => {

@@ -28,7 +28,8 @@ export function isMoveDrag(event: DragEvent): boolean {
   return event.dataTransfer.types.includes(MOVE_TYPE);
 }
 
-function isFileDrag(event: DragEvent): boolean {
+/** Files dragged in from outside the window (not rows, nor text). */
+export function isFileDrag(event: DragEvent): boolean {
   return event.dataTransfer.types.includes('Files');
 }
 

@@ -21,7 +21,7 @@ import { childPath } from '../../shared/vault-path.js';
 import { call, describeError, registerDroppedFiles } from '../api.js';
 import {
   fileDrop,
-  isMoveDrag,
+  isFileDrag,
   useFolderDrop,
   type FileDrop,
   type FolderDropHandlers,
@@ -353,9 +353,8 @@ export function Browser({ vault }: { vault: VaultSummary }) {
   const holds = (event: DragEvent): boolean => event.currentTarget.contains(event.target as Node);
 
   const onDrop = (event: DragEvent): void => {
-    if (!holds(event)) return;
+    if (!isFileDrag(event) || !holds(event)) return;
     event.preventDefault();
-    if (isMoveDrag(event)) return;
     void addFiles(fileDrop(event.dataTransfer), folder);
   };
 
@@ -369,20 +368,20 @@ export function Browser({ vault }: { vault: VaultSummary }) {
     <div
       className="browser"
       onDragEnter={(event) => {
-        if (isMoveDrag(event) || !holds(event)) return;
+        if (!isFileDrag(event) || !holds(event)) return;
         event.preventDefault();
         dragDepth.current += 1;
         setDragging(true);
       }}
       onDragOver={(event) => {
-        if (isMoveDrag(event) || !holds(event)) return;
+        if (!isFileDrag(event) || !holds(event)) return;
         event.preventDefault();
         event.dataTransfer.dropEffect = 'copy';
       }}
       onDragLeave={(event) => {
-        if (!holds(event)) return;
-        dragDepth.current -= 1;
-        if (dragDepth.current <= 0) setDragging(false);
+        if (!isFileDrag(event) || !holds(event)) return;
+        dragDepth.current = Math.max(0, dragDepth.current - 1);
+        if (dragDepth.current === 0) setDragging(false);
       }}
       // Before a folder row or breadcrumb takes the drop (and stops it here): the highlight ends either way.
       onDropCapture={() => {

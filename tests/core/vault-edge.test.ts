@@ -553,6 +553,20 @@ describe('restoring onto existing files', () => {
     expect(await filesBelow(dest)).toEqual(['doc.txt', 'old-doc.txt']);
   });
 
+  it('a folder where a restored file would go is left, and the problem says to move it, even with overwrite', async () => {
+    const { vault, root } = await newVault();
+    await writeTree(root, { 'src/doc.txt': 'from the vault' });
+    await vault.add([join(root, 'src/doc.txt')]);
+    const dest = join(root, 'dest');
+    await writeTree(dest, { 'doc.txt/mine.txt': 'kept' });
+    const report = await vault.restore(['/doc.txt'], dest, { overwrite: true });
+    expect(names(report.problems)).toEqual([{ path: '/doc.txt', code: 'ALREADY_EXISTS' }]);
+    expect(report.problems[0]?.message).toMatch(
+      /is a folder, so the file was not restored there\. Move or rename/,
+    );
+    expect(await readFile(join(dest, 'doc.txt', 'mine.txt'), 'utf8')).toBe('kept');
+  });
+
   it('a symbolic link where a restored folder would go is called a symbolic link, and is not followed', async () => {
     const { vault, root } = await newVault();
     await writeTree(join(root, 'src'), { 'docs/a.txt': 'alpha' });

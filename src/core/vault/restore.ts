@@ -230,7 +230,17 @@ class RestoreJob {
       return true;
     }
     // With overwrite, a symbolic link is replaced by the file (never written through).
-    if (found === 'folder' || (found && this.#options.overwrite !== true)) {
+    if (found === 'folder') {
+      // Replacing would not help: a folder is never replaced by a file.
+      this.#problem(
+        vaultPath,
+        new AlreadyExistsError(
+          `"${target}" is a folder, so the file was not restored there. Move or rename that folder, then restore again.`,
+        ),
+      );
+      return true;
+    }
+    if (found && this.#options.overwrite !== true) {
       this.#problem(vaultPath, notReplaced(target));
       return true;
     }
@@ -413,7 +423,7 @@ class RestoreJob {
     for (const [index, file] of staged.entries()) {
       try {
         if (publishFile(file.temp, file.target, this.#replaces(file.target)) === 'exists') {
-          throw new AlreadyExistsError(`"${file.target}" already exists; it was left untouched.`);
+          throw notReplaced(file.target);
         }
         published.push(file);
       } catch (error) {

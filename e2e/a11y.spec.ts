@@ -126,7 +126,7 @@ for (const colorScheme of ['light', 'dark'] as const) {
       const job = page.getByRole('listitem', { name: 'Add job' }).last();
       await expect(job.getByRole('status')).toContainText('Adding');
       await check('jobs panel (a running add)');
-      // Cancelled, it stops once its bytes start coming.
+      // Cancelled, it stops at once, though its bytes have not come.
       await job.getByRole('button', { name: 'Cancel' }).click();
       release();
       await expect(job.getByRole('status')).toHaveText('Stopped.');

@@ -1,6 +1,6 @@
 /** The browser screen with the mouse: add a folder tree and restore it, organise, and restore onto a file. */
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
-import type { Locator } from '@playwright/test';
+import type { Locator, Page } from '@playwright/test';
 import { join, relative } from 'node:path';
 
 import { dropFiles } from './drop.js';
@@ -15,6 +15,11 @@ import {
   sha256OfFile,
   shownNames,
 } from './steps.js';
+
+/** Waits for the page's next frame, so what an event changed is drawn before a check that it did not. */
+async function nextFrame(page: Page): Promise<void> {
+  await page.evaluate(() => new Promise((drawn) => requestAnimationFrame(drawn)));
+}
 
 /** Every file below `root` → the SHA-256 of its bytes, by path relative to `root`. */
 async function hashTree(root: string): Promise<Record<string, string>> {
@@ -347,12 +352,16 @@ test('takes files dropped anywhere in the window into the folder shown, and refu
   const settings = page.getByRole('dialog', { name: 'Settings' });
   await expect(settings).toBeVisible();
   await dragOver(settings);
+  await nextFrame(page);
   await expect(label).toHaveCount(0);
   await dropFiles(page, [{ name: 'on-dialog.txt', bytes: Buffer.from('x') }], page.locator('[role=dialog]'));
   await page.keyboard.press('Escape');
   await expect(settings).toHaveCount(0);
-  await expect(page.getByRole('status', { name: 'Status' })).toContainText('2 items');
+  // A drop after it, which is added: had the one on the dialog started an add, it would have ended first.
+  await dropFiles(page, [{ name: 'after-dialog.txt', bytes: Buffer.from('y') }]);
+  await expect(row(page, 'after-dialog.txt')).toBeVisible();
   await expect(row(page, 'on-dialog.txt')).toHaveCount(0);
+  await expect(page.getByRole('status', { name: 'Status' })).toContainText('3 items');
 
   // Onto a folder row: into that folder, and the window's "Add to …" goes when the row takes the drop.
   await page
@@ -393,5 +402,9 @@ test('a folder dropped where the window gets no path for it is refused in words,
   });
   await expect(page.getByText('A dropped folder cannot be added in this window')).toBeVisible();
   await expect(page.getByText('Use "Add folder…".')).toBeVisible();
-  await expect(page.getByText('This folder is empty.')).toBeVisible();
+  // A drop after it, which is added: had the refused one started an add, it would have ended first.
+  await dropFiles(page, [{ name: 'after.txt', bytes: Buffer.from('later') }]);
+  await expect(row(page, 'after.txt')).toBeVisible();
+  await expect(page.getByRole('status', { name: 'Status' })).toContainText('1 item');
+  await expect(row(page, 'loose.txt')).toHaveCount(0);
 });

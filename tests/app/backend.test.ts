@@ -176,7 +176,9 @@ describe('vaults', () => {
         /could not read what this computer remembers about this vault/,
       );
       expect(unlocked.rollbackWarning).not.toMatch(/EISDIR|seen-vaults/);
-      expect(warned).toHaveBeenCalledWith(expect.stringContaining('EISDIR'));
+      expect(warned).toHaveBeenCalledWith(
+        expect.stringMatching(/could not read the vault's remembered state: .*EISDIR/),
+      );
     } finally {
       warned.mockRestore();
     }

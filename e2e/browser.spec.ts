@@ -1,7 +1,8 @@
 /** The browser screen with the mouse: add a folder tree and restore it, organise, and restore onto a file. */
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
-import type { Locator, Page } from '@playwright/test';
 import { join, relative } from 'node:path';
+
+import type { Locator, Page } from '@playwright/test';
 
 import { dropFiles } from './drop.js';
 import { expect, test } from './fixtures.js';
@@ -266,9 +267,7 @@ test('opens a file as a preview by double-click, Enter or the menu, and shows a 
 }) => {
   const { page } = coffer;
   await createVault(coffer);
-  await page.getByRole('button', { name: 'New folder' }).click();
-  await page.getByLabel('New name for New folder').fill('Letters');
-  await page.keyboard.press('Enter');
+  await newFolder(page, 'Letters');
   await row(page, 'Letters').dblclick();
   await dropFiles(page, [{ name: 'note.txt', bytes: Buffer.from('Buy bread and tulips.') }]);
   const preview = page.getByRole('dialog', { name: 'Preview of note.txt' });
@@ -326,9 +325,7 @@ test('takes files dropped anywhere in the window into the folder shown, and refu
   expect(await dragOver(page.locator('#root > *').first())).toBe(true);
 
   await createVault(coffer);
-  await page.getByRole('button', { name: 'New folder' }).click();
-  await page.getByLabel('New name for New folder').fill('Letters');
-  await page.keyboard.press('Enter');
+  await newFolder(page, 'Letters');
   await row(page, 'Letters').dblclick();
   const label = page.getByText('Add to Letters');
   await dragOver(page.locator('header.toolbar'));

@@ -66,7 +66,8 @@ function createWindow(backend: Backend): BrowserWindow {
   const created = new BrowserWindow(
     windowOptions(join(import.meta.dirname, '../preload/index.cjs'), {
       devTools: !app.isPackaged,
-      workArea: screen.getPrimaryDisplay().workAreaSize,
+      // The screen the window opens on: the one the pointer is on.
+      workArea: screen.getDisplayNearestPoint(screen.getCursorScreenPoint()).workAreaSize,
     }),
   );
   // Before the first paint, so not one frame can be captured unprotected.

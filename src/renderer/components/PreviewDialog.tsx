@@ -218,7 +218,7 @@ export function PreviewDialog({
         )}
         {shown.state === 'unsupported' && (
           <p className="muted">
-            This file cannot be previewed here (its kind, or its size). Restore it to open it.
+            This file cannot be previewed here (its kind, or its size). {elsewhere(canOpenWith)}
           </p>
         )}
         {shown.state === 'image' && <img src={shown.url} alt={entry.name} className="preview-image" />}

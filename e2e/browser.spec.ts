@@ -2,9 +2,9 @@
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 
-import type { Locator, Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
 
-import { dropFiles } from './drop.js';
+import { dragFilesOver, dropFiles, filesTransfer } from './drop.js';
 import { expect, test } from './fixtures.js';
 import {
   columnHeader,
@@ -307,28 +307,27 @@ test('takes files dropped anywhere in the window into the folder shown, and refu
   coffer,
 }) => {
   const { page } = coffer;
-  /** Drags a file over `target`, as from the file manager: whether the page cancelled the dragover. */
-  const dragOver = (target: Locator) =>
-    target.evaluate((element) => {
+  const stray = () => filesTransfer(page, [{ name: 'stray.txt', size: 1 }]);
+
+  // The page cancels the drag where nothing takes files: Chromium would otherwise open the file in its place.
+  await expect(page.getByRole('button', { name: 'Create vault…' })).toBeVisible();
+  const cancelled = await page
+    .locator('#root > *')
+    .first()
+    .evaluate((element) => {
       const transfer = new DataTransfer();
       transfer.items.add(new File(['x'], 'stray.txt'));
-      element.dispatchEvent(
-        new DragEvent('dragenter', { dataTransfer: transfer, bubbles: true, cancelable: true }),
-      );
       const over = new DragEvent('dragover', { dataTransfer: transfer, bubbles: true, cancelable: true });
       element.dispatchEvent(over);
       return over.defaultPrevented;
     });
-
-  // The page cancels the drag where nothing takes files: Chromium would otherwise open the file in its place.
-  await expect(page.getByRole('button', { name: 'Create vault…' })).toBeVisible();
-  expect(await dragOver(page.locator('#root > *').first())).toBe(true);
+  expect(cancelled).toBe(true);
 
   await createVault(coffer);
   await newFolder(page, 'Letters');
   await row(page, 'Letters').dblclick();
   const label = page.getByText('Add to Letters');
-  await dragOver(page.locator('header.toolbar'));
+  await dragFilesOver(page.locator('header.toolbar'), await stray());
   await expect(label).toBeVisible();
   await dropFiles(
     page,
@@ -348,7 +347,7 @@ test('takes files dropped anywhere in the window into the folder shown, and refu
   await page.getByRole('button', { name: 'Settings' }).click();
   const settings = page.getByRole('dialog', { name: 'Settings' });
   await expect(settings).toBeVisible();
-  await dragOver(settings);
+  await dragFilesOver(settings, await stray());
   await nextFrame(page);
   await expect(label).toHaveCount(0);
   await dropFiles(page, [{ name: 'on-dialog.txt', bytes: Buffer.from('x') }], page.locator('[role=dialog]'));
@@ -365,7 +364,7 @@ test('takes files dropped anywhere in the window into the folder shown, and refu
     .getByRole('navigation', { name: 'Folder path' })
     .getByRole('button', { name: 'Personal' })
     .click();
-  await dragOver(row(page, 'Letters'));
+  await dragFilesOver(row(page, 'Letters'), await stray());
   await dropFiles(page, [{ name: 'on-row.txt', bytes: Buffer.from('x') }], row(page, 'Letters'));
   await expect(page.getByText('Add to Personal')).toHaveCount(0);
   await row(page, 'Letters').dblclick();

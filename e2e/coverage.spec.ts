@@ -9,11 +9,9 @@ import { randomBytes } from 'node:crypto';
 import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import type { JSHandle, Locator } from '@playwright/test';
-
 import { TEXT_PREVIEW_BYTES } from '../src/shared/preview-kind.js';
 import { formatSize } from '../src/renderer/format.js';
-import { dropFiles, filesTransfer } from './drop.js';
+import { dragFilesOver, dropFiles, filesTransfer } from './drop.js';
 import { fileNames, makeVault } from './engine-vault.js';
 import { expect, test } from './fixtures.js';
 import {
@@ -31,12 +29,6 @@ import {
   sha256OfFile,
   shownNames,
 } from './steps.js';
-
-/** Drags the files of `dataTransfer` from outside the window over `target` (enters, moves over), not dropping. */
-async function dragFilesOver(target: Locator, dataTransfer: JSHandle): Promise<void> {
-  await target.dispatchEvent('dragenter', { dataTransfer });
-  await target.dispatchEvent('dragover', { dataTransfer });
-}
 
 test('files dragged onto a folder row light it up and the drop zone, and are added into that folder', async ({
   coffer,

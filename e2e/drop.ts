@@ -44,6 +44,12 @@ export async function filesTransfer(page: Page, files: readonly DroppedFile[]): 
   }, serialisable);
 }
 
+/** Drags the files of `dataTransfer` from outside the window over `target` (enters, moves over), not dropping. */
+export async function dragFilesOver(target: Locator, dataTransfer: JSHandle): Promise<void> {
+  await target.dispatchEvent('dragenter', { dataTransfer });
+  await target.dispatchEvent('dragover', { dataTransfer });
+}
+
 /** Drops `files` on `target`: by default the vault's drop zone (the folder shown). */
 export async function dropFiles(
   page: Page,

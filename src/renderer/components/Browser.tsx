@@ -349,11 +349,15 @@ export function Browser({ vault }: { vault: VaultSummary }) {
     }
   };
 
-  /** The event happened on this element, not on a dialog drawn elsewhere in the page. */
-  const holds = (event: DragEvent): boolean => event.currentTarget.contains(event.target as Node);
+  /**
+   * Files from outside dragged over this element itself, not over a dialog drawn elsewhere in the page (React
+   * passes a dialog's events up here all the same).
+   */
+  const filesOverWindow = (event: DragEvent): boolean =>
+    isFileDrag(event) && event.currentTarget.contains(event.target as Node);
 
   const onDrop = (event: DragEvent): void => {
-    if (!isFileDrag(event) || !holds(event)) return;
+    if (!filesOverWindow(event)) return;
     event.preventDefault();
     void addFiles(fileDrop(event.dataTransfer), folder);
   };
@@ -363,23 +367,22 @@ export function Browser({ vault }: { vault: VaultSummary }) {
   const here = folder === '/' ? vault.name : (crumbs(folder).at(-1)?.name ?? folder);
 
   return (
-    // Files dropped anywhere in the window but a folder go to the folder shown; the contents area says so. Not
-    // those dropped on a dialog: React passes its events up here, though it is not inside this element.
+    // Files dropped anywhere in the window but a folder go to the folder shown; the contents area says so.
     <div
       className="browser"
       onDragEnter={(event) => {
-        if (!isFileDrag(event) || !holds(event)) return;
+        if (!filesOverWindow(event)) return;
         event.preventDefault();
         dragDepth.current += 1;
         setDragging(true);
       }}
       onDragOver={(event) => {
-        if (!isFileDrag(event) || !holds(event)) return;
+        if (!filesOverWindow(event)) return;
         event.preventDefault();
         event.dataTransfer.dropEffect = 'copy';
       }}
       onDragLeave={(event) => {
-        if (!isFileDrag(event) || !holds(event)) return;
+        if (!filesOverWindow(event)) return;
         dragDepth.current = Math.max(0, dragDepth.current - 1);
         if (dragDepth.current === 0) setDragging(false);
       }}

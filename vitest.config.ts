@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['tests/**/*.test.ts'],
+    include: ['tests/**/*.test.ts', 'tests/**/*.test.tsx'],
     // Argon2id at the format's floor needs 64 MiB and ~0.1-0.3 s per derivation; keep the suite single-file-parallel.
     testTimeout: 60_000,
     hookTimeout: 60_000,

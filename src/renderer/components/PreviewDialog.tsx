@@ -22,7 +22,7 @@ type Shown =
   | { readonly state: 'text'; readonly text: string; readonly cut: boolean }
   | { readonly state: 'pdf'; readonly document: PDFDocumentProxy }
   | { readonly state: 'pdf-failed'; readonly failure: PdfFailure }
-  | { readonly state: 'pdf-too-large' }
+  | { readonly state: 'too-large'; readonly kind: 'image' | 'PDF' }
   | { readonly state: 'unsupported' };
 
 /** An `<audio>` or `<video>` element with its controls. */
@@ -116,12 +116,8 @@ export function PreviewDialog({
       setShown({ state: 'unsupported' });
       return undefined;
     }
-    if (kind.kind === 'image' && entry.size > IN_MEMORY_PREVIEW_MAX_BYTES) {
-      setShown({ state: 'unsupported' });
-      return undefined;
-    }
-    if (kind.kind === 'pdf' && entry.size > IN_MEMORY_PREVIEW_MAX_BYTES) {
-      setShown({ state: 'pdf-too-large' });
+    if ((kind.kind === 'image' || kind.kind === 'pdf') && entry.size > IN_MEMORY_PREVIEW_MAX_BYTES) {
+      setShown({ state: 'too-large', kind: kind.kind === 'pdf' ? 'PDF' : 'image' });
       return undefined;
     }
     const abort = new AbortController();
@@ -210,16 +206,14 @@ export function PreviewDialog({
             {PDF_FAILED[shown.failure]} {elsewhere(canOpenWith)}
           </p>
         )}
-        {shown.state === 'pdf-too-large' && (
+        {shown.state === 'too-large' && (
           <p className="muted">
-            This PDF is {formatSize(entry.size)}, more than the {formatSize(IN_MEMORY_PREVIEW_MAX_BYTES)} a
-            preview decrypts into memory. {elsewhere(canOpenWith)}
+            This {shown.kind} is {formatSize(entry.size)}, more than the{' '}
+            {formatSize(IN_MEMORY_PREVIEW_MAX_BYTES)} a preview decrypts into memory. {elsewhere(canOpenWith)}
           </p>
         )}
         {shown.state === 'unsupported' && (
-          <p className="muted">
-            This file cannot be previewed here (its kind, or its size). {elsewhere(canOpenWith)}
-          </p>
+          <p className="muted">This kind of file cannot be previewed here. {elsewhere(canOpenWith)}</p>
         )}
         {shown.state === 'image' && <img src={shown.url} alt={entry.name} className="preview-image" />}
         {(shown.state === 'audio' || shown.state === 'video') && (

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
 
 import { expect, test } from './fixtures.js';
-import { createVault, row } from './steps.js';
+import { createVault, newFolder, row } from './steps.js';
 
 test('the folder tree has levels and positions, and the keyboard moves, opens, closes and shows folders', async ({
   coffer,
@@ -81,9 +81,7 @@ test('the folder tree has levels and positions, and the keyboard moves, opens, c
   await expect(row(page, 'x.txt')).toBeVisible();
 
   // Going to a folder does not ask for the tree again; a change does, and the tree shows it.
-  await page.getByRole('button', { name: 'New folder' }).click();
-  await page.getByLabel('New name for New folder').fill('Receipts');
-  await page.keyboard.press('Enter');
+  await newFolder(page, 'Receipts');
   await expect(item('Receipts')).toHaveAttribute('aria-level', '4');
   await item('Personal').click();
   await row(page, 'Docs').dblclick();

@@ -27,7 +27,7 @@ import {
 import { LogSealer } from '../../src/core/vault/log-entry.js';
 import { openSnapshot } from '../../src/core/vault/snapshot.js';
 import { backends, hex, unhex } from '../helpers/backends.js';
-import { fileContent } from '../helpers/file-content.js';
+import { readThroughRecord } from '../helpers/file-content.js';
 import { loadVectors, type Expectation, type VectorValue } from '../helpers/vector-schema.js';
 
 const ERROR_CLASS: Record<Exclude<Expectation, 'success'>, abstract new (...args: never[]) => CofferError> = {
@@ -109,20 +109,16 @@ describe.each(backends)('generated vectors ($name)', (sodium) => {
       expect(released.digest('hex')).toBe(vector.releasedSha256);
     });
 
-    // Read as a stored file's contents (section 5.7): only the file's bytes, and only with exact padding.
+    // Read through a file's record (sections 5.4, 5.7): the size checked before any chunk, then only the file's
+    // bytes, and only with exact padding.
     it.each(contentVectors.filter((v) => v.fileSize !== undefined))('$name as a file', (vector) => {
       const keyring = keyringWith(sodium, vector.keyId, vector.dek);
       const binding = { vaultId: unhex(vector.vaultId), fileId: unhex(vector.fileId) };
       const blob = unhex(vector.blob);
-      const plaintext: Buffer[] = [];
       let error: unknown;
       let content: Buffer | undefined;
       try {
-        const decryptor = new ContentDecryptor(sodium, (id) => keyring.find(id), binding);
-        decryptor.push(blob, (b) => plaintext.push(b));
-        decryptor.finish((b) => plaintext.push(b));
-        const { padded } = parseBlobHeader(blob, binding);
-        content = fileContent(Buffer.concat(plaintext), vector.fileSize ?? 0, padded);
+        content = readThroughRecord(sodium, blob, vector.fileSize ?? 0, (id) => keyring.find(id), binding);
       } catch (caught) {
         error = caught;
       }

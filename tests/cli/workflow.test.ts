@@ -143,6 +143,7 @@ describe('coffer workflow', () => {
     const refused = await cli('restore', 'vault', '/hello.txt', '--to', 'again');
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/^coffer: warning: .*already exists/u);
+    expect(refused.stdout).toContain('To replace the existing files, restore again with --overwrite.');
     expect(await readFile(target, 'utf8')).toBe('local edits');
     const replaced = await cli('restore', 'vault', '/hello.txt', '--to', 'again', '--overwrite');
     expect(replaced).toMatchObject({ code: 0, stderr: '' });

@@ -17,6 +17,8 @@ interface BuilderConfig {
   win?: { target?: string[] };
   /** As electron-builder normalises it: a list of `{ filter }` sets. */
   files?: (string | { filter: string[] })[];
+  directories?: { output?: string };
+  extends?: string | null;
 }
 const builderRequire = createRequire(createRequire(import.meta.url).resolve('electron-builder'));
 const builderConfig = builderRequire('app-builder-lib/out/util/config/config') as {
@@ -114,9 +116,17 @@ describe('the packaged app', () => {
     );
   });
 
-  it('differs in the end-to-end build by the inspect fuse alone (Playwright needs it)', async () => {
+  it('differs in the end-to-end build by the inspect fuse (Playwright needs it) and its output folder alone', async () => {
+    const release = await loadBuilderConfig('electron-builder.json');
     const config = await loadBuilderConfig('electron-builder.e2e.json');
-    expect(config.asar).toBe(true);
     expect(config.electronFuses).toEqual({ ...RELEASE_FUSES, enableNodeCliInspectArguments: true });
+    expect(config.directories?.output).toBe('release-e2e');
+    const { extends: base, electronFuses, directories, ...rest } = config;
+    expect(base).toBe('./electron-builder.json');
+    expect({
+      ...rest,
+      electronFuses: { ...electronFuses, enableNodeCliInspectArguments: false },
+      directories: { ...directories, output: release.directories?.output },
+    }).toEqual(release);
   });
 });

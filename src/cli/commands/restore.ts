@@ -34,6 +34,10 @@ export async function restore(ctx: Context): Promise<number> {
     ctx.print(
       `Done: ${plural(report.filesRestored, 'file')} restored (${formatBytes(report.bytesRestored)})` +
         (report.problems.length > 0 ? `, ${plural(report.problems.length, 'problem')}.` : '.') +
+        // The engine's words for a file left alone are the window's too, which has no flag to name.
+        (report.problems.some((problem) => problem.code === 'ALREADY_EXISTS')
+          ? ' To replace the existing files, restore again with --overwrite.'
+          : '') +
         ctx.damageNote(),
     );
     if (report.problems.some((problem) => problem.code === 'INTEGRITY')) return EXIT.integrity;

@@ -27,6 +27,7 @@ export function SettingsDialog({ onClose }: { onClose: () => void }) {
   const [settings, setSettings] = useState<Settings | null>(null);
   const [minutes, setMinutes] = useState('');
   const [error, setError] = useState<string | null>(null);
+  const minutesField = useId();
   const minutesHint = useId();
   const protectionHint = useId();
   const triggersHint = useId();
@@ -84,9 +85,14 @@ export function SettingsDialog({ onClose }: { onClose: () => void }) {
             saveMinutes();
           }}
         >
-          <label className="field">
-            <span className="label">Lock after this many idle minutes</span>
+          {/* The hint outside the label: inside, it was read as part of the field's name and again as its
+              description. */}
+          <div className="field">
+            <label className="label" htmlFor={minutesField}>
+              Lock after this many idle minutes
+            </label>
             <input
+              id={minutesField}
               type="number"
               min={0}
               max={AUTO_LOCK_MAX_MINUTES}
@@ -101,7 +107,7 @@ export function SettingsDialog({ onClose }: { onClose: () => void }) {
             <span className="hint" id={minutesHint}>
               0 never locks on its own.
             </span>
-          </label>
+          </div>
           <label className="field">
             <span className="label">Theme</span>
             <select

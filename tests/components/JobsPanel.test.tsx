@@ -1,0 +1,251 @@
+// @vitest-environment jsdom
+import './dom.js';
+
+import { act, fireEvent, render, screen, within } from '@testing-library/react';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+
+import { installApi, onEvent } from '../../src/renderer/api.js';
+import { JobsPanel } from '../../src/renderer/components/JobsPanel.js';
+import { clearVaultContents, jobEvent, showVault } from '../../src/renderer/store.js';
+import type { JobEvent, JobKind, Problem, Progress, VaultSummary } from '../../src/shared/contract.js';
+import { fakeApi, type FakeApi } from './fake-api.js';
+
+const VAULT: VaultSummary = {
+  vaultId: 'v1',
+  recentId: 'r1',
+  name: 'Personal',
+  location: '/home/u/Personal',
+  locked: false,
+  readOnly: false,
+};
+
+/** How long a job runs before the panel shows it (job-figures' SHOW_RUNNING_AFTER_MS, as a user waits it). */
+const SHOWN_AFTER_MS = 400;
+
+let api: FakeApi;
+let stopListening: () => void;
+
+beforeEach(() => {
+  // Speed, time left and when a running job shows come from Date.now() and a timer: the clock is the test's.
+  // Buttons are pressed with fireEvent, not user-event: Testing Library's async wrapper around user-event waits
+  // on a setTimeout that Vitest's fake timers never fire (it only advances Jest's), so every press would hang.
+  vi.useFakeTimers({ now: new Date('2025-01-01T12:00:00Z') });
+  api = fakeApi({ 'job.cancel': () => null });
+  installApi(api);
+  clearVaultContents();
+  showVault(VAULT);
+  // As App.tsx does: the back end's job events go into the store the panel reads.
+  stopListening = onEvent('job', jobEvent);
+});
+
+afterEach(() => {
+  stopListening();
+  vi.useRealTimers();
+});
+
+/** A job event without what every event of the job carries (its id, vault and kind). */
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+/** Sends one job event from the back end, as the window would receive it. */
+function emit(jobId: string, kind: JobKind, event: DistributiveOmit<JobEvent, 'jobId' | 'vaultId' | 'kind'>) {
+  act(() => {
+    api.emit('job', { jobId, vaultId: VAULT.vaultId, kind, ...event });
+  });
+}
+
+const progress = (jobId: string, kind: JobKind, figures: Progress) => {
+  emit(jobId, kind, { type: 'progress', progress: figures });
+};
+const problem = (jobId: string, kind: JobKind, reported: Problem) => {
+  emit(jobId, kind, { type: 'problem', problem: reported });
+};
+
+function wait(ms: number) {
+  act(() => {
+    vi.advanceTimersByTime(ms);
+  });
+}
+
+function press(button: HTMLElement) {
+  fireEvent.click(button);
+}
+
+const row = (name: string) => screen.getByRole('listitem', { name });
+
+describe('the jobs panel', () => {
+  it('shows a running job once it has run for a moment, even if no event comes meanwhile', () => {
+    render(<JobsPanel />);
+    emit('j1', 'add', { type: 'started' });
+    expect(screen.queryByRole('region', { name: 'Jobs' })).toBeNull();
+    wait(SHOWN_AFTER_MS);
+    const add = row('Add job');
+    expect(within(add).getByRole('status').textContent).toBe('Adding…');
+    expect(within(add).getByRole('button', { name: 'Cancel' })).toBeTruthy();
+  });
+
+  it('shows only the outcome of a job that ended at once, with no bar that flashes', () => {
+    render(<JobsPanel />);
+    emit('j1', 'add', { type: 'started' });
+    emit('j1', 'add', {
+      type: 'ended',
+      status: 'done',
+      result: {
+        kind: 'add',
+        report: { filesAdded: 3, foldersAdded: 0, bytesAdded: 30, replaced: 1, skipped: 2, problems: [] },
+      },
+    });
+    const add = row('Add job');
+    expect(within(add).getByRole('status').textContent).toBe(
+      'Added 3 files (1 replaced); skipped 2 existing names.',
+    );
+    expect(screen.queryByRole('progressbar')).toBeNull();
+    expect(screen.queryByRole('button', { name: 'Cancel' })).toBeNull();
+  });
+
+  it('shows files, bytes, speed and time left of a running job, and a bar of the bytes done', () => {
+    render(<JobsPanel />);
+    emit('j1', 'restore', { type: 'started' });
+    wait(2000);
+    progress('j1', 'restore', { filesDone: 3, filesTotal: 10, bytesDone: 2_000_000, bytesTotal: 10_000_000 });
+    const restore = row('Restore job');
+    // 2 MB in 2 s: 1 MB/s, so the 8 MB left take 8 s.
+    expect(within(restore).getByRole('status').textContent).toBe(
+      'Restoring · 3 of 10 files · 2.0 MB of 10.0 MB · 1.0 MB/s · 8 s left',
+    );
+    const bar = within(restore).getByRole('progressbar', { name: 'Restoring progress' });
+    expect(bar.getAttribute('value')).toBe('2000000');
+    expect(bar.getAttribute('max')).toBe('10000000');
+
+    wait(58_000);
+    progress('j1', 'restore', { filesDone: 9, filesTotal: 10, bytesDone: 6_000_000, bytesTotal: 10_000_000 });
+    // 6 MB in 60 s: 100 kB/s, so the 4 MB left take 40 s.
+    expect(within(restore).getByRole('status').textContent).toBe(
+      'Restoring · 9 of 10 files · 6.0 MB of 10.0 MB · 100.0 kB/s · 40 s left',
+    );
+  });
+
+  it('asks the back end to cancel the job whose Cancel was pressed, and says when it stopped', () => {
+    render(<JobsPanel />);
+    emit('j1', 'verify', { type: 'started' });
+    wait(SHOWN_AFTER_MS);
+    press(within(row('Check job')).getByRole('button', { name: 'Cancel' }));
+    expect(api.calls).toEqual([{ channel: 'job.cancel', request: { jobId: 'j1' } }]);
+    emit('j1', 'verify', { type: 'ended', status: 'cancelled' });
+    expect(within(row('Check job')).getByRole('status').textContent).toBe('Stopped.');
+    expect(screen.queryByRole('button', { name: 'Cancel' })).toBeNull();
+  });
+
+  it('lists each problem with its path and the engine’s words for what happened and what to do', () => {
+    render(<JobsPanel />);
+    emit('j1', 'restore', { type: 'started' });
+    problem('j1', 'restore', {
+      path: '/photos/beach.jpg',
+      code: 'INTEGRITY',
+      message: 'Its contents are damaged. Restore it from a backup of the vault folder.',
+    });
+    problem('j1', 'restore', {
+      path: '/notes.txt',
+      code: 'ALREADY_EXISTS',
+      message: 'A file of that name is already in the destination. Restore with "Replace" to overwrite it.',
+    });
+    emit('j1', 'restore', {
+      type: 'ended',
+      status: 'done',
+      result: {
+        kind: 'restore',
+        report: { filesRestored: 5, foldersRestored: 1, bytesRestored: 500, problems: [] },
+      },
+    });
+    const restore = row('Restore job');
+    expect(within(restore).getByRole('status').textContent).toBe('Restored 5 files. 2 problems:');
+    const problems = within(restore).getByRole('list', { name: 'Restore job problems' });
+    expect(
+      within(problems)
+        .getAllByRole('listitem')
+        .map((item) => item.textContent),
+    ).toEqual([
+      '/photos/beach.jpg: Its contents are damaged. Restore it from a backup of the vault folder.',
+      '/notes.txt: A file of that name is already in the destination. Restore with "Replace" to overwrite it.',
+    ]);
+    // Rendered without onShowInFolder: a host that cannot show files offers no button that would fail.
+    expect(within(restore).queryByRole('button', { name: 'Show in folder' })).toBeNull();
+  });
+
+  it('says in the back end’s words why a job failed', () => {
+    render(<JobsPanel />);
+    emit('j1', 'add', { type: 'started' });
+    emit('j1', 'add', {
+      type: 'ended',
+      status: 'failed',
+      code: 'IO',
+      message: 'The disk is full. Free some space and add again.',
+    });
+    expect(within(row('Add job')).getByRole('status').textContent).toBe(
+      'The disk is full. Free some space and add again.',
+    );
+  });
+
+  it('keeps several jobs apart: each row its own figures, and Cancel cancels only its own job', () => {
+    render(<JobsPanel />);
+    emit('add-1', 'add', { type: 'started' });
+    emit('check-1', 'verify', { type: 'started' });
+    wait(1000);
+    progress('add-1', 'add', { filesDone: 1, filesTotal: 4, bytesDone: 500, bytesTotal: 2000 });
+    progress('check-1', 'verify', { filesDone: 2, filesTotal: 7, bytesDone: 3000, bytesTotal: 9000 });
+    expect(screen.getAllByRole('listitem').map((item) => item.getAttribute('aria-label'))).toEqual([
+      'Add job',
+      'Check job',
+    ]);
+    expect(within(row('Add job')).getByRole('status').textContent).toBe(
+      'Adding · 1 of 4 files · 500 B of 2.0 kB · 500 B/s · 3 s left',
+    );
+    expect(within(row('Check job')).getByRole('status').textContent).toBe(
+      'Checking · 2 of 7 files · 3.0 kB of 9.0 kB · 3.0 kB/s · 2 s left',
+    );
+    press(within(row('Check job')).getByRole('button', { name: 'Cancel' }));
+    expect(api.calls).toEqual([{ channel: 'job.cancel', request: { jobId: 'check-1' } }]);
+  });
+
+  it('keeps an ended job until it is dismissed, and the other jobs after', () => {
+    render(<JobsPanel />);
+    emit('add-1', 'add', { type: 'started' });
+    emit('add-1', 'add', { type: 'ended', status: 'cancelled' });
+    emit('check-1', 'verify', { type: 'started' });
+    wait(SHOWN_AFTER_MS);
+    press(within(row('Add job')).getByRole('button', { name: 'Dismiss add job' }));
+    expect(screen.queryByRole('listitem', { name: 'Add job' })).toBeNull();
+    expect(row('Check job')).toBeTruthy();
+  });
+
+  it('offers "Show in folder" for a finished restore where the host can, naming the job', () => {
+    const showInFolder = vi.fn();
+    render(<JobsPanel onShowInFolder={showInFolder} />);
+    for (const [jobId, kind] of [
+      ['restore-1', 'restore'],
+      ['add-1', 'add'],
+    ] as const) {
+      emit(jobId, kind, { type: 'started' });
+      emit(jobId, kind, {
+        type: 'ended',
+        status: 'done',
+        result:
+          kind === 'restore'
+            ? { kind, report: { filesRestored: 1, foldersRestored: 0, bytesRestored: 1, problems: [] } }
+            : {
+                kind,
+                report: {
+                  filesAdded: 1,
+                  foldersAdded: 0,
+                  bytesAdded: 1,
+                  replaced: 0,
+                  skipped: 0,
+                  problems: [],
+                },
+              },
+      });
+    }
+    expect(within(row('Add job')).queryByRole('button', { name: 'Show in folder' })).toBeNull();
+    press(within(row('Restore job')).getByRole('button', { name: 'Show in folder' }));
+    expect(showInFolder).toHaveBeenCalledWith('restore-1');
+  });
+});

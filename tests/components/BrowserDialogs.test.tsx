@@ -1,0 +1,402 @@
+// @vitest-environment jsdom
+import './dom.js';
+
+import { render, screen, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { describe, expect, it, vi } from 'vitest';
+
+import {
+  DeleteDialog,
+  ExistingNamesDialog,
+  MoveDialog,
+  RestoreDialog,
+} from '../../src/renderer/browser/dialogs.js';
+import { installApi } from '../../src/renderer/api.js';
+import { Browser } from '../../src/renderer/components/Browser.js';
+import { clearVaultContents, showVault } from '../../src/renderer/store.js';
+import type {
+  FolderTree,
+  HostCapabilities,
+  Settings,
+  VaultEntry,
+  VaultInfo,
+  VaultSummary,
+} from '../../src/shared/contract.js';
+import { fakeApi, type FakeApi, type Handlers } from './fake-api.js';
+
+function file(path: string): VaultEntry {
+  return { path, name: path.slice(path.lastIndexOf('/') + 1), type: 'file', size: 10, mtime: 0 };
+}
+function folder(path: string): VaultEntry {
+  return { ...file(path), type: 'folder', size: 0 };
+}
+
+function tree(path: string, children: FolderTree[] = []): FolderTree {
+  return { path, name: path.slice(path.lastIndexOf('/') + 1), mtime: 0, children, truncated: false };
+}
+
+/** / → Archive (→ 2023, 2024), Photos (→ Beach). */
+const TREE = tree('/', [
+  tree('/Archive', [tree('/Archive/2023'), tree('/Archive/2024')]),
+  tree('/Photos', [tree('/Photos/Beach')]),
+]);
+
+const INFO: VaultInfo = {
+  formatVersion: 1,
+  format: '1.1',
+  vaultId: 'v1',
+  locked: false,
+  readOnly: false,
+  warnings: [],
+  kdf: [],
+  contentPadding: 'padme',
+  slots: [],
+  storedBytes: 0,
+};
+const CAPABILITIES: HostCapabilities = {
+  openWithApp: false,
+  showInFolder: false,
+  contentProtection: false,
+  notifications: 'host',
+  folderDrops: false,
+};
+const SETTINGS: Settings = {
+  autoLockMinutes: 10,
+  theme: 'system',
+  reduceMotion: false,
+  lockOnClose: true,
+  lockOnSuspend: true,
+  lockOnScreenLock: true,
+  contentProtection: false,
+  openCopyNoticeShown: true,
+};
+
+const items = (list: HTMLElement) =>
+  within(list)
+    .getAllByRole('listitem')
+    .map((item) => item.textContent);
+
+describe('the delete confirmation', () => {
+  it('names the one file it deletes, and deletes it only when Delete is pressed', async () => {
+    const confirm = vi.fn();
+    render(
+      <DeleteDialog entries={[file('/notes/todo.txt')]} onConfirm={confirm} onCancel={() => undefined} />,
+    );
+    const dialog = screen.getByRole('alertdialog', { name: 'Delete “todo.txt”?' });
+    expect(items(within(dialog).getByRole('list'))).toEqual(['/notes/todo.txt']);
+    expect(
+      within(dialog).getByText(
+        'They are removed from the vault for good; copies elsewhere on this computer are not touched.',
+      ),
+    ).toBeTruthy();
+    expect(within(dialog).queryByText(/Everything inside the folders goes too/)).toBeNull();
+    expect(confirm).not.toHaveBeenCalled();
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Delete' }));
+    expect(confirm).toHaveBeenCalledOnce();
+  });
+
+  it('counts many items, names the first six, and warns that folders go with their contents', () => {
+    const entries = [
+      folder('/Photos'),
+      ...['a', 'b', 'c', 'd', 'e', 'f', 'g'].map((name) => file(`/${name}.txt`)),
+    ];
+    render(<DeleteDialog entries={entries} onConfirm={() => undefined} onCancel={() => undefined} />);
+    const dialog = screen.getByRole('alertdialog', { name: 'Delete 8 items?' });
+    expect(items(within(dialog).getByRole('list'))).toEqual([
+      '/Photos',
+      '/a.txt',
+      '/b.txt',
+      '/c.txt',
+      '/d.txt',
+      '/e.txt',
+      'and 2 more items',
+    ]);
+    expect(
+      within(dialog).getByText(
+        'Everything inside the folders goes too. They are removed from the vault for good; copies elsewhere on this computer are not touched.',
+      ),
+    ).toBeTruthy();
+    expect(within(dialog).getByRole('button', { name: 'Delete 8 items' })).toBeTruthy();
+  });
+
+  it('has the focus on Delete, so Enter deletes; Escape and Cancel delete nothing', async () => {
+    const confirm = vi.fn();
+    const cancel = vi.fn();
+    render(<DeleteDialog entries={[file('/a.txt')]} onConfirm={confirm} onCancel={cancel} />);
+    expect(document.activeElement).toBe(screen.getByRole('button', { name: 'Delete' }));
+    await userEvent.keyboard('{Enter}');
+    expect(confirm).toHaveBeenCalledOnce();
+    await userEvent.keyboard('{Escape}');
+    await userEvent.click(screen.getByRole('button', { name: 'Cancel' }));
+    expect(cancel).toHaveBeenCalledTimes(2);
+    expect(confirm).toHaveBeenCalledOnce();
+  });
+});
+
+describe('Move to…', () => {
+  it('offers every folder but the ones moved and those inside them, the root by the vault’s name', () => {
+    render(
+      <MoveDialog
+        entries={[folder('/Archive'), file('/Photos/Beach/sea.jpg')]}
+        tree={TREE}
+        vaultName="Personal"
+        onConfirm={() => undefined}
+        onCancel={() => undefined}
+      />,
+    );
+    const dialog = screen.getByRole('dialog', { name: 'Move 2 items to…' });
+    const choices = within(dialog).getByRole('listbox', { name: 'Destination folder' });
+    expect(
+      within(choices)
+        .getAllByRole('option')
+        .map((option) => option.textContent),
+    ).toEqual(['Personal', 'Photos', 'Beach']);
+  });
+
+  it('moves only once a folder is chosen, into the folder chosen', async () => {
+    const confirm = vi.fn();
+    render(
+      <MoveDialog
+        entries={[file('/notes.txt')]}
+        tree={TREE}
+        vaultName="Personal"
+        onConfirm={confirm}
+        onCancel={() => undefined}
+      />,
+    );
+    const dialog = screen.getByRole('dialog', { name: 'Move “notes.txt” to…' });
+    const moveHere = within(dialog).getByRole('button', { name: 'Move here' });
+    expect(moveHere.hasAttribute('disabled')).toBe(true);
+    await userEvent.click(moveHere);
+    expect(confirm).not.toHaveBeenCalled();
+    await userEvent.click(within(dialog).getByRole('option', { name: '2024' }));
+    expect(moveHere.hasAttribute('disabled')).toBe(false);
+    await userEvent.click(moveHere);
+    expect(confirm).toHaveBeenCalledWith('/Archive/2024');
+  });
+
+  it('cancels by Cancel and by Escape', async () => {
+    const cancel = vi.fn();
+    render(
+      <MoveDialog
+        entries={[file('/notes.txt')]}
+        tree={TREE}
+        vaultName="Personal"
+        onConfirm={() => undefined}
+        onCancel={cancel}
+      />,
+    );
+    await userEvent.click(screen.getByRole('button', { name: 'Cancel' }));
+    await userEvent.keyboard('{Escape}');
+    expect(cancel).toHaveBeenCalledTimes(2);
+  });
+});
+
+describe('the names-already-there question of an add', () => {
+  it('names the one file met and the folder, and keeps both when Enter is pressed', async () => {
+    const confirm = vi.fn();
+    render(
+      <ExistingNamesDialog
+        count={1}
+        paths={['/Reports/report.pdf']}
+        folderLabel="Reports"
+        onConfirm={confirm}
+        onCancel={() => undefined}
+      />,
+    );
+    const dialog = screen.getByRole('alertdialog', { name: '“report.pdf” already exists' });
+    expect(within(dialog).getByText(/what you are adding meets:$/).textContent).toBe(
+      'In Reports, what you are adding meets:',
+    );
+    expect(items(within(dialog).getByRole('list'))).toEqual(['/Reports/report.pdf']);
+    // Keep both is the default: it loses nothing.
+    expect(document.activeElement).toBe(within(dialog).getByRole('button', { name: 'Keep both' }));
+    await userEvent.keyboard('{Enter}');
+    expect(confirm).toHaveBeenCalledWith('keep-both');
+  });
+
+  it('counts the names beyond those listed, and gives each choice as pressed', async () => {
+    const confirm = vi.fn();
+    const cancel = vi.fn();
+    render(
+      <ExistingNamesDialog
+        count={7}
+        paths={['/a.txt', '/b.txt', '/c.txt', '/d.txt', '/e.txt']}
+        folderLabel="Personal"
+        onConfirm={confirm}
+        onCancel={cancel}
+      />,
+    );
+    const dialog = screen.getByRole('alertdialog', { name: '7 names already exist' });
+    expect(items(within(dialog).getByRole('list')).at(-1)).toBe('and 2 more');
+    for (const name of ['Skip', 'Replace', 'Keep both', 'Cancel']) {
+      await userEvent.click(within(dialog).getByRole('button', { name }));
+    }
+    expect(confirm.mock.calls).toEqual([['skip'], ['replace'], ['keep-both']]);
+    expect(cancel).toHaveBeenCalledOnce();
+  });
+});
+
+describe('the restore question', () => {
+  it('says where it restores to, and by default keeps a file already there', async () => {
+    const confirm = vi.fn();
+    render(
+      <RestoreDialog
+        entries={[file('/a.txt'), folder('/Photos')]}
+        destinationLabel="/home/u/Restored"
+        onConfirm={confirm}
+        onCancel={() => undefined}
+      />,
+    );
+    const dialog = screen.getByRole('dialog', { name: 'Restore 2 items' });
+    expect(within(dialog).getByText('/home/u/Restored')).toBeTruthy();
+    const choices = within(dialog).getByRole('radiogroup', {
+      name: 'When a file of the same name is already there',
+    });
+    expect(
+      within(choices).getByRole<HTMLInputElement>('radio', {
+        name: 'Skip it and keep the file that is there',
+      }).checked,
+    ).toBe(true);
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Restore' }));
+    expect(confirm).toHaveBeenCalledWith(false);
+  });
+
+  it('overwrites when "Replace it" is chosen', async () => {
+    const confirm = vi.fn();
+    render(
+      <RestoreDialog
+        entries={[file('/a.txt')]}
+        destinationLabel="/home/u/Restored"
+        onConfirm={confirm}
+        onCancel={() => undefined}
+      />,
+    );
+    await userEvent.click(screen.getByRole('radio', { name: 'Replace it with the copy from the vault' }));
+    await userEvent.click(screen.getByRole('button', { name: 'Restore' }));
+    expect(confirm).toHaveBeenCalledWith(true);
+  });
+
+  it('restores nothing when cancelled', async () => {
+    const confirm = vi.fn();
+    const cancel = vi.fn();
+    render(
+      <RestoreDialog
+        entries={[file('/a.txt')]}
+        destinationLabel="/home/u/Restored"
+        onConfirm={confirm}
+        onCancel={cancel}
+      />,
+    );
+    await userEvent.click(screen.getByRole('button', { name: 'Cancel' }));
+    await userEvent.keyboard('{Escape}');
+    expect(cancel).toHaveBeenCalledTimes(2);
+    expect(confirm).not.toHaveBeenCalled();
+  });
+});
+
+/*
+ * The same dialogs as the browser opens them, to see that what the user chose there is what the back end is asked.
+ * The file table draws only the rows in view, and jsdom lays nothing out, so it draws none: an entry is chosen with
+ * the keyboard (End selects the last row) and the menu opened with Shift+F10, as a keyboard user does.
+ */
+describe('the dialogs as the browser opens them', () => {
+  const VAULT: VaultSummary = {
+    vaultId: 'v1',
+    recentId: 'r1',
+    name: 'Personal',
+    location: '/home/u/Personal',
+    locked: false,
+    readOnly: false,
+  };
+  /** Folders sort first: todo.txt is the last row. */
+  const ROOT = [folder('/Archive'), folder('/Photos'), file('/notes.txt'), file('/todo.txt')];
+
+  /** The browser of an unlocked vault whose root holds ROOT, with the back end's answers for what it asks. */
+  async function browse(handlers: Handlers = {}): Promise<FakeApi> {
+    const api = fakeApi({
+      'entries.list': () => ROOT,
+      'entries.tree': () => TREE,
+      'vault.info': () => ({ ...VAULT, info: INFO }),
+      'app.capabilities': () => CAPABILITIES,
+      'security.logProblems': () => [],
+      'settings.get': () => SETTINGS,
+      ...handlers,
+    });
+    installApi(api);
+    clearVaultContents();
+    showVault(VAULT);
+    render(<Browser vault={VAULT} />);
+    // The rows are in once the status bar counts them; the folders once the sidebar shows them (Move to… offers them).
+    await screen.findByText(/^4 items/);
+    await screen.findByRole('navigation', { name: 'Folders' });
+    return api;
+  }
+
+  /** Selects the last row and chooses `action` from its menu. */
+  async function chooseForLastRow(action: string) {
+    screen.getByRole('grid', { name: 'Files' }).focus();
+    await userEvent.keyboard('{End}{Shift>}{F10}{/Shift}');
+    await userEvent.click(await screen.findByRole('menuitem', { name: action }));
+  }
+
+  const requests = (api: FakeApi, channel: string) =>
+    api.calls.filter((c) => c.channel === channel).map((c) => c.request);
+
+  it('Delete… asks first, naming the file, then deletes it', async () => {
+    const api = await browse({ 'entries.remove': () => ({ removed: 1 }) });
+    await chooseForLastRow('Delete…');
+    const dialog = await screen.findByRole('alertdialog', { name: 'Delete “todo.txt”?' });
+    expect(requests(api, 'entries.remove')).toEqual([]);
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Delete' }));
+    expect(requests(api, 'entries.remove')).toEqual([{ vaultId: 'v1', paths: ['/todo.txt'] }]);
+    expect(screen.queryByRole('alertdialog')).toBeNull();
+  });
+
+  it('Move to… moves into the folder chosen', async () => {
+    const api = await browse({ 'entries.move': () => [] });
+    await chooseForLastRow('Move to…');
+    const dialog = await screen.findByRole('dialog', { name: 'Move “todo.txt” to…' });
+    await userEvent.click(within(dialog).getByRole('option', { name: '2024' }));
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Move here' }));
+    expect(requests(api, 'entries.move')).toEqual([
+      { vaultId: 'v1', paths: ['/todo.txt'], destination: '/Archive/2024' },
+    ]);
+  });
+
+  it('Restore to… asks for a folder, then restores into it, replacing files there only if told to', async () => {
+    const api = await browse({
+      'dialog.pickFolder': () => ({ handle: 'folder-1', label: '/home/u/Restored', count: 1 }),
+      'job.restore': () => ({ jobId: 'restore-1' }),
+    });
+    await chooseForLastRow('Restore to…');
+    const dialog = await screen.findByRole('dialog', { name: 'Restore “todo.txt”' });
+    expect(requests(api, 'dialog.pickFolder')).toEqual([{ purpose: 'restore-destination', vaultId: 'v1' }]);
+    expect(within(dialog).getByText('/home/u/Restored')).toBeTruthy();
+    await userEvent.click(
+      within(dialog).getByRole('radio', { name: 'Replace it with the copy from the vault' }),
+    );
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Restore' }));
+    expect(requests(api, 'job.restore')).toEqual([
+      { vaultId: 'v1', paths: ['/todo.txt'], destination: 'folder-1', overwrite: true },
+    ]);
+  });
+
+  it('an add that meets taken names starts only once the user chose, with that choice', async () => {
+    const api = await browse({
+      'dialog.pickFiles': () => ({ handle: 'files-1', label: '2 files', count: 2 }),
+      'job.add': ({ onExisting }) =>
+        onExisting === 'ask' ? { taken: { count: 1, paths: ['/notes.txt'] } } : { jobId: 'add-1' },
+    });
+    await userEvent.click(screen.getByRole('button', { name: 'Add files…' }));
+    const dialog = await screen.findByRole('alertdialog', { name: '“notes.txt” already exists' });
+    expect(within(dialog).getByText(/what you are adding meets:$/).textContent).toBe(
+      'In Personal, what you are adding meets:',
+    );
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Skip' }));
+    expect(requests(api, 'job.add')).toEqual([
+      { vaultId: 'v1', source: 'files-1', destination: '/', onExisting: 'ask' },
+      { vaultId: 'v1', source: 'files-1', destination: '/', onExisting: 'skip' },
+    ]);
+  });
+});

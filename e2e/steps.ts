@@ -5,6 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { expect, type Page } from '@playwright/test';
 
 import { dropFiles, type DroppedFile } from './drop.js';
+import { plural } from '../src/shared/plural.js';
 import type { CofferApp } from './fixtures.js';
 
 export const PASSPHRASE = 'correct horse battery staple';
@@ -60,9 +61,7 @@ export async function createVault(
 export async function createVaultWith(coffer: CofferApp, files: readonly DroppedFile[]): Promise<void> {
   await createVault(coffer);
   await dropFiles(coffer.page, files);
-  await expect(
-    coffer.page.getByText(`Added ${files.length} ${files.length === 1 ? 'file' : 'files'}.`),
-  ).toBeVisible();
+  await expect(coffer.page.getByText(`Added ${plural(files.length, 'file')}.`)).toBeVisible();
 }
 
 /** Opens the vault folder `dir` with "Open vault…" and unlocks it with {@link PASSPHRASE}. */

@@ -14,6 +14,7 @@ import type {
   VaultSummary,
   VerifyReport,
 } from '../shared/contract.js';
+import { plural } from '../shared/plural.js';
 
 export interface JobView {
   readonly jobId: string;
@@ -125,10 +126,6 @@ function summarize(event: Extract<JobEvent, { type: 'ended' }>): string {
         ? `Re-encrypted ${plural(result.report.filesReencrypted, 'file')} under key ${result.report.keyId}; older keys removed.`
         : `Re-encrypted ${plural(result.report.filesReencrypted, 'file')}; older keys kept because of damage.`;
   }
-}
-
-export function plural(count: number, noun: string): string {
-  return `${count.toLocaleString()} ${noun}${count === 1 ? '' : 's'}`;
 }
 
 /** Folds one job event into the job list. */

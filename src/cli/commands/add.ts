@@ -4,6 +4,7 @@ import { SMALL_FILE_LIMIT, startWorkers, type OnExisting } from '../../core/inde
 import type { Context } from '../context.js';
 import { toVaultPath } from '../context.js';
 import { EXIT } from '../errors.js';
+import { plural } from '../../shared/plural.js';
 import { formatBytes } from '../format.js';
 
 /** `coffer add <vault-dir> <path>... [--to <vault-folder>] [--on-existing <choice>]` */
@@ -54,9 +55,4 @@ function isBulk(path: string): boolean {
   } catch {
     return false; // the add reports it
   }
-}
-
-/** "1 file", "3 files"; "1 entry", "3 entries" with the plural given. */
-export function plural(count: number, noun: string, nouns = `${noun}s`): string {
-  return `${count} ${count === 1 ? noun : nouns}`;
 }

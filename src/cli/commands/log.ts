@@ -2,7 +2,7 @@ import type { ActivityEntry } from '../../core/index.js';
 import type { Context } from '../context.js';
 import { EXIT } from '../errors.js';
 import { formatBytes, formatDate } from '../format.js';
-import { plural } from './add.js';
+import { plural } from '../../shared/plural.js';
 
 /** `coffer log <vault-dir> [--json]` */
 export async function log(ctx: Context): Promise<number> {

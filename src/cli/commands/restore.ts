@@ -3,7 +3,7 @@ import type { Context } from '../context.js';
 import { toVaultPath } from '../context.js';
 import { EXIT, UsageError } from '../errors.js';
 import { formatBytes } from '../format.js';
-import { plural } from './add.js';
+import { plural } from '../../shared/plural.js';
 
 /** `coffer restore <vault-dir> <vault-path>... --to <dest-dir> [--overwrite]` */
 export async function restore(ctx: Context): Promise<number> {

@@ -1,7 +1,7 @@
 import type { Context } from '../context.js';
 import { EXIT } from '../errors.js';
 import { formatBytes } from '../format.js';
-import { plural } from './add.js';
+import { plural } from '../../shared/plural.js';
 
 /** `coffer rotate <vault-dir> [--reencrypt] [--json]` */
 export async function rotate(ctx: Context): Promise<number> {

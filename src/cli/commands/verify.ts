@@ -2,7 +2,7 @@ import type { StoredFile } from '../../core/index.js';
 import type { Context } from '../context.js';
 import { EXIT, UsageError } from '../errors.js';
 import { formatBytes } from '../format.js';
-import { plural } from './add.js';
+import { plural } from '../../shared/plural.js';
 
 /** `coffer verify <vault-dir> [--read-data] [--repair] [--delete-unreferenced --yes]` */
 export async function verify(ctx: Context): Promise<number> {

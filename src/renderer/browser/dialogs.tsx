@@ -15,7 +15,7 @@ import {
 } from 'react-aria-components';
 
 import type { FolderTree, VaultEntry } from '../../shared/contract.js';
-import { plural } from '../store.js';
+import { plural } from '../../shared/plural.js';
 import { flattenTree, isWithin } from './entries.js';
 
 export function Frame({

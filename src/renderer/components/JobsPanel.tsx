@@ -5,7 +5,8 @@ import '../panels.css';
 import { call } from '../api.js';
 import { formatSize } from '../format.js';
 import { formatTimeLeft, jobFigures, jobsShown } from '../job-figures.js';
-import { dismissJob, plural, useCoffer, type JobView } from '../store.js';
+import { plural } from '../../shared/plural.js';
+import { dismissJob, useCoffer, type JobView } from '../store.js';
 
 const VERBS = {
   add: 'Adding',

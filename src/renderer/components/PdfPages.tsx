@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState, type RefObject } from 'react';
 import type { PDFDocumentProxy, PDFPageProxy } from 'pdfjs-dist';
 
-import { plural } from '../store.js';
+import { plural } from '../../shared/plural.js';
 
 /** Pages past this many are not rendered: a long document is for another app, and each page is a bitmap. */
 const PDF_PAGE_LIMIT = 50;

@@ -3,7 +3,8 @@ import { Fragment, useEffect, useState } from 'react';
 import type { ResponseOf, VerifyReport } from '../../shared/contract.js';
 import { call, describeError } from '../api.js';
 import { formatSize } from '../format.js';
-import { plural, useCoffer } from '../store.js';
+import { plural } from '../../shared/plural.js';
+import { useCoffer } from '../store.js';
 import { ErrorText } from './ErrorText.js';
 import { PanelDialog } from './PanelDialog.js';
 

@@ -1,16 +1,16 @@
 /** The activity log's entries and the log's own problems in words (what, how many; no names: the log has none). */
 import type { ActivityLogEntry, Problem } from '../../shared/contract.js';
+import { plural } from '../../shared/plural.js';
 import { formatSize } from '../format.js';
-import { plural } from '../store.js';
 
 type Counts = Readonly<Record<string, number>>;
 
 const n = (counts: Counts, name: string): number => counts[name] ?? 0;
 
-/** "1 entry", "12 entries" (the store's `plural` adds an s). */
+/** "1 entry", "12 oldest entries". */
 export function entriesCount(count: number, adjective = ''): string {
-  const noun = `${adjective}${adjective === '' ? '' : ' '}${count === 1 ? 'entry' : 'entries'}`;
-  return `${count.toLocaleString()} ${noun}`;
+  const before = adjective === '' ? '' : `${adjective} `;
+  return plural(count, `${before}entry`, `${before}entries`);
 }
 
 /** "3 files, 1 folder (2.1 MB)", leaving out what is zero. */

@@ -39,6 +39,8 @@ export function KdfPresetField({
   disabled?: boolean;
 }) {
   const [estimate, setEstimate] = useState<KdfEstimate | null>(null);
+  // Without a figure the choice still works; the hint then stops saying it is measuring.
+  const [measureFailed, setMeasureFailed] = useState(false);
   const ids = useId();
   const hintId = `${ids}-hint`;
 
@@ -48,7 +50,9 @@ export function KdfPresetField({
       (measured) => {
         if (live) setEstimate(measured);
       },
-      () => undefined,
+      () => {
+        if (live) setMeasureFailed(true);
+      },
     );
     return () => {
       live = false;
@@ -77,7 +81,9 @@ export function KdfPresetField({
       </select>
       <p className="hint muted" id={hintId}>
         {estimate === null
-          ? 'Measuring how long unlocking takes on this computer…'
+          ? measureFailed
+            ? 'Stronger settings make unlocking, and guessing the passphrase, slower.'
+            : 'Measuring how long unlocking takes on this computer…'
           : `Unlocking will take about ${formatDuration(estimate[value])} on this computer. Stronger settings make guessing the passphrase slower too.`}
       </p>
     </div>

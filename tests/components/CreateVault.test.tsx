@@ -1,0 +1,276 @@
+// @vitest-environment jsdom
+import './dom.js';
+
+import { act, render, screen } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+
+import { installApi } from '../../src/renderer/api.js';
+import { CreateVault } from '../../src/renderer/components/CreateVault.js';
+import { errorSentence } from '../../src/renderer/error-messages.js';
+import { useCoffer } from '../../src/renderer/store.js';
+import type { VaultSummary } from '../../src/shared/contract.js';
+import { fakeApi, Refusal, type FakeApi, type Handlers } from './fake-api.js';
+
+const created: VaultSummary = {
+  vaultId: 'v-new',
+  recentId: 'r-new',
+  name: 'Personal',
+  location: '/home/ana/Vaults/Personal',
+  locked: false,
+  readOnly: false,
+};
+
+/** What this computer took to derive a key at each preset, as the back end measures it (ms). */
+const measured = { interactive: 400, moderate: 1500, sensitive: 6000 };
+
+function showForm(handlers: Handlers): FakeApi {
+  const api = fakeApi({
+    'app.kdfEstimate': () => measured,
+    'dialog.pickFolder': () => ({ handle: 'folder-1', label: '/home/ana/Vaults', count: 1 }),
+    'vault.create': () => created,
+    ...handlers,
+  });
+  installApi(api);
+  render(<CreateVault onCancel={() => undefined} />);
+  return api;
+}
+
+const requests = (api: FakeApi, channel: string) =>
+  api.calls.filter((c) => c.channel === channel).map((c) => c.request);
+
+/** Lets every answered request run its course, for asserting that something did not happen. */
+const settle = () =>
+  act(async () => {
+    await new Promise((resolve) => setTimeout(resolve, 0));
+  });
+
+async function fill({ name, passphrase, repeat }: { name: string; passphrase: string; repeat: string }) {
+  await userEvent.click(screen.getByRole('button', { name: 'Choose…' }));
+  await screen.findByText('/home/ana/Vaults');
+  await userEvent.type(screen.getByRole('textbox', { name: 'Name' }), name);
+  await userEvent.type(screen.getByLabelText('Passphrase'), passphrase);
+  await userEvent.type(screen.getByLabelText('Repeat passphrase'), repeat);
+}
+
+/** The text of the elements that describe `element` (its accessible description, without a library for it). */
+const description = (element: HTMLElement) =>
+  (element.getAttribute('aria-describedby') ?? '')
+    .split(' ')
+    .map((id) => document.getElementById(id)?.textContent ?? '')
+    .join(' ');
+
+const createButton = () => screen.getByRole('button', { name: /^(Create vault|Creating…)$/ });
+
+beforeEach(() => {
+  useCoffer.setState({ vault: null });
+});
+
+describe('creating a vault', () => {
+  it('sends the folder, the trimmed name, the passphrase and the chosen settings, then shows the vault', async () => {
+    const api = showForm({});
+    await fill({ name: '  Personal ', passphrase: 'velvet tundra quarry', repeat: 'velvet tundra quarry' });
+    await userEvent.selectOptions(screen.getByRole('combobox', { name: 'Key strength' }), 'sensitive');
+    await userEvent.click(screen.getByRole('checkbox', { name: "Hide each file's exact size" }));
+    await userEvent.click(createButton());
+    await settle();
+    expect(requests(api, 'dialog.pickFolder')).toEqual([{ purpose: 'create-vault' }]);
+    expect(requests(api, 'vault.create')).toEqual([
+      {
+        folder: 'folder-1',
+        name: 'Personal',
+        passphrase: 'velvet tundra quarry',
+        kdf: 'sensitive',
+        contentPadding: 'none',
+      },
+    ]);
+    // App shows whatever vault the store holds: the new vault's browser replaces this form.
+    expect(useCoffer.getState().vault).toEqual(created);
+  });
+
+  it('pads stored sizes and uses the standard key strength unless told otherwise', async () => {
+    const api = showForm({});
+    expect(
+      screen.getByRole<HTMLInputElement>('checkbox', { name: "Hide each file's exact size" }).checked,
+    ).toBe(true);
+    await fill({ name: 'Personal', passphrase: 'velvet tundra quarry', repeat: 'velvet tundra quarry' });
+    await userEvent.click(createButton());
+    await settle();
+    expect(requests(api, 'vault.create')).toMatchObject([{ kdf: 'moderate', contentPadding: 'padme' }]);
+  });
+
+  it('refuses two different passphrases, saying so, and creates nothing', async () => {
+    const api = showForm({});
+    await fill({ name: 'Personal', passphrase: 'velvet tundra quarry', repeat: 'velvet tundra quary' });
+    await userEvent.click(createButton());
+    await settle();
+    expect(screen.getByRole('alert').textContent).toBe('The two passphrases differ. Type them again.');
+    expect(requests(api, 'vault.create')).toEqual([]);
+  });
+
+  it('says what is missing: the folder first, then a name that is more than spaces, then a passphrase', async () => {
+    const api = showForm({});
+    await userEvent.click(createButton());
+    expect(screen.getByRole('alert').textContent).toBe('Choose the folder to create the vault in.');
+    await userEvent.click(screen.getByRole('button', { name: 'Choose…' }));
+    await screen.findByText('/home/ana/Vaults');
+    await userEvent.type(screen.getByRole('textbox', { name: 'Name' }), '   ');
+    await userEvent.click(createButton());
+    expect(screen.getByRole('alert').textContent).toBe('Give the vault a name.');
+    await userEvent.type(screen.getByRole('textbox', { name: 'Name' }), 'Personal');
+    await userEvent.click(createButton());
+    expect(screen.getByRole('alert').textContent).toBe('Choose a passphrase.');
+    await settle();
+    expect(requests(api, 'vault.create')).toEqual([]);
+  });
+
+  it('keeps the chosen folder when the folder dialog is cancelled later', async () => {
+    const picks = [{ handle: 'folder-1', label: '/home/ana/Vaults', count: 1 }, null];
+    showForm({ 'dialog.pickFolder': () => picks.shift() ?? null });
+    expect(screen.getByText('No folder chosen')).toBeTruthy();
+    await userEvent.click(screen.getByRole('button', { name: 'Choose…' }));
+    await screen.findByText('/home/ana/Vaults');
+    await userEvent.click(screen.getByRole('button', { name: 'Choose…' }));
+    await settle();
+    expect(screen.getByText('/home/ana/Vaults')).toBeTruthy();
+  });
+
+  it('warns that a lost passphrase cannot be recovered, as the Create button’s description', () => {
+    showForm({});
+    expect(
+      screen.getByRole('button', {
+        name: 'Create vault',
+        description: /^A lost passphrase cannot be recovered\./,
+      }),
+    ).toBeTruthy();
+  });
+
+  it('locks the form while the vault is being created', async () => {
+    let finish: (vault: VaultSummary) => void = () => undefined;
+    showForm({ 'vault.create': () => new Promise<VaultSummary>((resolve) => (finish = resolve)) });
+    await fill({ name: 'Personal', passphrase: 'velvet tundra quarry', repeat: 'velvet tundra quarry' });
+    await userEvent.click(createButton());
+    expect(createButton().textContent).toBe('Creating…');
+    for (const control of [
+      createButton(),
+      screen.getByRole('button', { name: 'Cancel' }),
+      screen.getByRole('button', { name: 'Choose…' }),
+      screen.getByRole('textbox', { name: 'Name' }),
+      screen.getByLabelText('Passphrase'),
+      screen.getByLabelText('Repeat passphrase'),
+      screen.getByRole('combobox', { name: 'Key strength' }),
+      screen.getByRole('checkbox', { name: "Hide each file's exact size" }),
+    ])
+      expect(control.hasAttribute('disabled'), control.outerHTML).toBe(true);
+    await act(async () => {
+      finish(created);
+      await Promise.resolve();
+    });
+    expect(useCoffer.getState().vault).toEqual(created);
+  });
+
+  it('says in words why the vault could not be created, and lets the person try again', async () => {
+    showForm({ 'vault.create': () => new Refusal('ALREADY_EXISTS', 'EEXIST: coffer.header') });
+    await fill({ name: 'Personal', passphrase: 'velvet tundra quarry', repeat: 'velvet tundra quarry' });
+    await userEvent.click(createButton());
+    expect((await screen.findByRole('alert')).textContent).toBe(errorSentence('ALREADY_EXISTS'));
+    expect(createButton().hasAttribute('disabled')).toBe(false);
+    expect(screen.getByLabelText<HTMLInputElement>('Passphrase').value).toBe('velvet tundra quarry');
+    expect(useCoffer.getState().vault).toBeNull();
+  });
+});
+
+describe('the key strength choice', () => {
+  it('shows how long each preset takes to unlock on this computer, once measured', async () => {
+    showForm({});
+    const presets = screen.getByRole('combobox', { name: 'Key strength' });
+    expect(
+      await screen.findByRole('option', { name: 'Standard (256 MiB) — recommended · about 2 s' }),
+    ).toBeTruthy();
+    expect(
+      screen.getByRole('option', { name: 'Fast (64 MiB) — for older computers · about 0.4 s' }),
+    ).toBeTruthy();
+    expect(
+      screen.getByRole('option', { name: 'Strong (1 GiB) — slower to unlock · about 6 s' }),
+    ).toBeTruthy();
+    expect(screen.getByText(/^Unlocking will take about 2 s on this computer\./)).toBeTruthy();
+    await userEvent.selectOptions(presets, 'interactive');
+    expect(screen.getByText(/^Unlocking will take about 0\.4 s on this computer\./)).toBeTruthy();
+  });
+
+  it('does not claim to be measuring when the measurement failed', async () => {
+    showForm({ 'app.kdfEstimate': () => new Refusal('CRYPTO_BACKEND') });
+    const presets = screen.getByRole('combobox', { name: 'Key strength' });
+    await settle();
+    expect(screen.queryByText(/^Measuring/)).toBeNull();
+    expect(screen.getByRole('option', { name: 'Standard (256 MiB) — recommended' })).toBeTruthy();
+    expect(description(presets)).toBe(
+      'Stronger settings make unlocking, and guessing the passphrase, slower.',
+    );
+  });
+
+  it('can be chosen before the measurement arrives', async () => {
+    showForm({ 'app.kdfEstimate': () => new Promise<typeof measured>(() => undefined) });
+    expect(screen.getByText('Measuring how long unlocking takes on this computer…')).toBeTruthy();
+    const presets = screen.getByRole<HTMLSelectElement>('combobox', { name: 'Key strength' });
+    await userEvent.selectOptions(presets, 'Strong (1 GiB) — slower to unlock');
+    expect(presets.value).toBe('sensitive');
+  });
+});
+
+describe('the passphrase strength', () => {
+  it('says it is loading, then advises before anything is typed', async () => {
+    showForm({});
+    expect(screen.getByText('Loading the strength check…')).toBeTruthy();
+    expect(
+      await screen.findByText('Four or more unrelated words make a strong passphrase that is easy to type.'),
+    ).toBeTruthy();
+  });
+
+  it('rates a common password very weak, with advice, and a few unrelated words very strong', async () => {
+    showForm({});
+    await screen.findByText(/^Four or more unrelated words/);
+    const passphrase = screen.getByLabelText('Passphrase');
+    await userEvent.type(passphrase, 'password');
+    expect(screen.getByRole('meter', { name: 'Passphrase strength' }).getAttribute('value')).toBe('0');
+    expect(screen.getByText('Very weak')).toBeTruthy();
+    expect(
+      screen.getByText('This is a heavily used password. Add more words that are less common.'),
+    ).toBeTruthy();
+    await userEvent.clear(passphrase);
+    await userEvent.type(passphrase, 'velvet tundra quarry');
+    expect(screen.getByRole('meter', { name: 'Passphrase strength' }).getAttribute('value')).toBe('4');
+    expect(screen.getByText('Very strong')).toBeTruthy();
+  });
+
+  it('counts the vault’s name as known to a guesser', async () => {
+    showForm({});
+    await screen.findByText(/^Four or more unrelated words/);
+    await userEvent.type(screen.getByRole('textbox', { name: 'Name' }), 'velvet tundra quarry');
+    await userEvent.type(screen.getByLabelText('Passphrase'), 'velvet tundra quarry');
+    expect(screen.getByText('Very weak')).toBeTruthy();
+  });
+
+  it('describes the passphrase field with the rating, so a screen reader hears it there', async () => {
+    showForm({});
+    await screen.findByText(/^Four or more unrelated words/);
+    const passphrase = screen.getByLabelText('Passphrase');
+    await userEvent.type(passphrase, 'password');
+    expect(description(passphrase)).toContain('Very weak');
+  });
+
+  it('says so when the estimator cannot load, and still advises', async () => {
+    // The estimator is its own chunk (a dynamic import); in a packaged app it can fail to load like any file.
+    vi.doMock('../../src/renderer/strength.js', () => {
+      throw new Error('chunk failed to load');
+    });
+    try {
+      showForm({});
+      expect(
+        await screen.findByText('The strength check could not load. Prefer four or more unrelated words.'),
+      ).toBeTruthy();
+    } finally {
+      vi.doUnmock('../../src/renderer/strength.js');
+    }
+  });
+});

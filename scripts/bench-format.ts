@@ -95,8 +95,23 @@ interface Side {
   vault: string;
 }
 
+/**
+ * The locked packages a run of either side loads: every one not marked dev-only, and tsx, which runs the bench.
+ * The baseline borrows this checkout's node_modules, so these must match; test-only packages added since may not.
+ */
+function runtimePackages(commit: string): string {
+  const lock = JSON.parse(git('show', `${commit}:package-lock.json`)) as {
+    packages: Record<string, { dev?: boolean }>;
+  };
+  return JSON.stringify(
+    Object.entries(lock.packages).filter(
+      ([path, entry]) => path !== '' && (entry.dev !== true || path === 'node_modules/tsx'),
+    ),
+  );
+}
+
 const baselineCommit = git('rev-parse', flags.baseline);
-if (git('diff', '--name-only', baselineCommit, 'HEAD', '--', 'package-lock.json') !== '') {
+if (runtimePackages(baselineCommit) !== runtimePackages('HEAD')) {
   throw new Error(`${flags.baseline} has other dependencies than this checkout: compare by hand (README).`);
 }
 const baseline = join(DATA, 'baseline');

@@ -89,6 +89,10 @@ describe('coffer log and coffer rotate', () => {
     expect(rotate?.counts).toEqual({ keyId: 2, previousKeyId: 1 });
     expect(rotate?.keyId).toBe(2);
     expect(log.entries.at(-1)?.keyId).toBe(2);
+
+    const again = await cli('rotate', 'vault', '--json');
+    expect(again).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(again.stdout)).toEqual({ keyId: 3, previousKeyId: 2 });
   });
 
   it('a torn last entry is repaired by the next unlock and shown as such; a damaged one is exit 4', async () => {

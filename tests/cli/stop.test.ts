@@ -125,7 +125,9 @@ describe('SIGTERM and SIGHUP', () => {
 
   it('SIGTERM cancels restore with exit 143 and leaves no temp file', async () => {
     const cwd = tempDir();
-    await vaultAndSource(cwd, 8);
+    // Enough files that the restore is still running when the signal lands: eight were all restored before it on
+    // a faster host, which then reported an interrupted exit, not a cancelled restore.
+    await vaultAndSource(cwd, 48);
     expect((await runCli(['add', 'vault', 'src'], { cwd })).code).toBe(0);
     const child = startCli(['restore', 'vault', '/', '--to', 'out', '--verbose'], { cwd });
     const result = await finish(child, (line) => {

@@ -9,7 +9,13 @@ import { installApi, onEvent } from '../../src/renderer/api.js';
 import { VaultDetails } from '../../src/renderer/components/VaultDetails.js';
 import { errorSentence } from '../../src/renderer/error-messages.js';
 import { clearVaultContents, jobEvent, showVault } from '../../src/renderer/store.js';
-import type { ResponseOf, VaultInfo, VaultSummary, VerifyReport } from '../../src/shared/contract.js';
+import type {
+  ResponseOf,
+  ResultErrorCode,
+  VaultInfo,
+  VaultSummary,
+  VerifyReport,
+} from '../../src/shared/contract.js';
 import { fakeApi, Refusal, type FakeApi, type Handlers } from './fake-api.js';
 
 const VAULT: VaultSummary = {
@@ -76,18 +82,21 @@ function checkStarted() {
   });
 }
 
-/** The check job's end, as the back end sends it. */
-function checkEnded(report: VerifyReport) {
+/** The check job's end, as the back end sends it: done with a report, stopped, or failed with its words. */
+function checkEnded(
+  end:
+    | { status: 'done'; result: { kind: 'verify'; report: VerifyReport } }
+    | { status: 'cancelled' }
+    | { status: 'failed'; code: ResultErrorCode; message: string },
+) {
   act(() => {
-    api.emit('job', {
-      jobId: 'check-1',
-      vaultId: 'v1',
-      kind: 'verify',
-      type: 'ended',
-      status: 'done',
-      result: { kind: 'verify', report },
-    });
+    api.emit('job', { jobId: 'check-1', vaultId: 'v1', kind: 'verify', type: 'ended', ...end });
   });
+}
+
+/** The check job's end with its report. */
+function checkDone(report: VerifyReport) {
+  checkEnded({ status: 'done', result: { kind: 'verify', report } });
 }
 
 /** The facts as the user reads them: each term and what follows it. */
@@ -160,7 +169,7 @@ describe('the vault details', () => {
   it('"Check vault" checks the structure; "Check all data" reads every byte', async () => {
     open();
     await userEvent.click(await screen.findByRole('button', { name: 'Check vault' }));
-    checkEnded(REPORT);
+    checkDone(REPORT);
     await userEvent.click(screen.getByRole('button', { name: 'Check all data' }));
     expect(verifyRequests()).toEqual([
       { vaultId: 'v1', readData: false },
@@ -181,7 +190,7 @@ describe('the vault details', () => {
     await userEvent.click(checkVault);
     expect(verifyRequests()).toHaveLength(1);
 
-    checkEnded(REPORT);
+    checkDone(REPORT);
     expect(screen.queryByText('Checking… (progress in the jobs panel)')).toBeNull();
     expect(checkVault.getAttribute('aria-disabled')).toBe('false');
     const report = screen.getByRole('region', { name: 'Check report' });
@@ -195,7 +204,7 @@ describe('the vault details', () => {
     await userEvent.click(await screen.findByRole('button', { name: 'Check all data' }));
     checkStarted();
     screen.getByText('Checking… (progress in the jobs panel)');
-    checkEnded({
+    checkDone({
       ...REPORT,
       ok: false,
       problems: [
@@ -224,16 +233,10 @@ describe('the vault details', () => {
     await userEvent.click(await screen.findByRole('button', { name: 'Check vault' }));
     checkStarted();
     screen.getByText('Checking… (progress in the jobs panel)');
-    act(() => {
-      api.emit('job', {
-        jobId: 'check-1',
-        vaultId: 'v1',
-        kind: 'verify',
-        type: 'ended',
-        status: 'failed',
-        code: 'IO',
-        message: 'The vault folder could not be read. Check the disk.',
-      });
+    checkEnded({
+      status: 'failed',
+      code: 'IO',
+      message: 'The vault folder could not be read. Check the disk.',
     });
     expect(screen.getByRole('alert').textContent).toBe('The vault folder could not be read. Check the disk.');
   });
@@ -243,15 +246,7 @@ describe('the vault details', () => {
     await userEvent.click(await screen.findByRole('button', { name: 'Check vault' }));
     checkStarted();
     screen.getByText('Checking… (progress in the jobs panel)');
-    act(() => {
-      api.emit('job', {
-        jobId: 'check-1',
-        vaultId: 'v1',
-        kind: 'verify',
-        type: 'ended',
-        status: 'cancelled',
-      });
-    });
+    checkEnded({ status: 'cancelled' });
     expect(screen.getByText('The check was stopped.')).toBeTruthy();
     expect(screen.queryByRole('region', { name: 'Check report' })).toBeNull();
   });

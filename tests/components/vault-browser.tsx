@@ -1,0 +1,151 @@
+/**
+ * The browser of an unlocked vault as App mounts it, over a fake back end, for the tests of the file table, the
+ * folder tree and the browser around them; and the one piece of layout those need from jsdom, which does none.
+ */
+import { render, screen, within } from '@testing-library/react';
+import { afterEach, beforeEach, vi } from 'vitest';
+
+import { installApi } from '../../src/renderer/api.js';
+import { Browser } from '../../src/renderer/components/Browser.js';
+import { clearVaultContents, showVault } from '../../src/renderer/store.js';
+import type {
+  FolderTree,
+  HostCapabilities,
+  Settings,
+  VaultEntry,
+  VaultInfo,
+  VaultSummary,
+} from '../../src/shared/contract.js';
+import { fakeApi, type FakeApi, type Handlers } from './fake-api.js';
+
+export function file(path: string, size = 10, mtime = 0): VaultEntry {
+  return { path, name: path.slice(path.lastIndexOf('/') + 1), type: 'file', size, mtime };
+}
+export function folder(path: string, mtime = 0): VaultEntry {
+  return { ...file(path, 0, mtime), type: 'folder' };
+}
+export function tree(path: string, children: FolderTree[] = []): FolderTree {
+  return { path, name: path.slice(path.lastIndexOf('/') + 1), mtime: 0, children, truncated: false };
+}
+
+export const VAULT: VaultSummary = {
+  vaultId: 'v1',
+  recentId: 'r1',
+  name: 'Personal',
+  location: '/home/u/Personal',
+  locked: false,
+  readOnly: false,
+};
+export const INFO: VaultInfo = {
+  formatVersion: 1,
+  format: '1.1',
+  vaultId: 'v1',
+  locked: false,
+  readOnly: false,
+  warnings: [],
+  kdf: [],
+  contentPadding: 'padme',
+  slots: [],
+  storedBytes: 0,
+};
+const CAPABILITIES: HostCapabilities = {
+  openWithApp: false,
+  showInFolder: false,
+  contentProtection: false,
+  notifications: 'host',
+  folderDrops: false,
+};
+const SETTINGS: Settings = {
+  autoLockMinutes: 10,
+  theme: 'system',
+  reduceMotion: false,
+  lockOnClose: true,
+  lockOnSuspend: true,
+  lockOnScreenLock: true,
+  contentProtection: false,
+  openCopyNoticeShown: true,
+};
+
+/** A row's height, as the file table lays rows out. */
+export const ROW_HEIGHT = 34;
+/** The body's height in the tests: ten rows in view. */
+export const VIEWPORT_ROWS = 10;
+
+/**
+ * Gives the file table's scrolling body a height, and elements a working `scrollTo`, for each test of the file
+ * calling it. \@tanstack/react-virtual draws the rows that fit the scroll element's `clientHeight`, scrolls it by
+ * `scrollTo` (up to `scrollHeight`) and reads `scrollTop` on its 'scroll' event; jsdom lays nothing out, so it
+ * reports heights of 0 (and no rows are drawn), and has no `Element.scrollTo`.
+ */
+export function withViewport(): void {
+  const isBody = (element: Element): element is HTMLElement =>
+    element instanceof HTMLElement && element.dataset.testid === 'grid-body';
+  /** The body holds one element as tall as all the rows. */
+  const contentHeight = (element: HTMLElement): number =>
+    parseFloat((element.firstElementChild as HTMLElement | null)?.style.height ?? '') || 0;
+  beforeEach(() => {
+    vi.spyOn(Element.prototype, 'clientHeight', 'get').mockImplementation(function (this: Element) {
+      return isBody(this) ? VIEWPORT_ROWS * ROW_HEIGHT : 0;
+    });
+    vi.spyOn(Element.prototype, 'scrollHeight', 'get').mockImplementation(function (this: Element) {
+      return isBody(this) ? Math.max(contentHeight(this), VIEWPORT_ROWS * ROW_HEIGHT) : 0;
+    });
+    Element.prototype.scrollTo = function (this: Element, options?: ScrollToOptions | number) {
+      if (typeof options !== 'object' || options.top === undefined) return;
+      this.scrollTop = Math.max(0, Math.min(options.top, this.scrollHeight - this.clientHeight));
+      // As a browser does, the 'scroll' event comes with the next frame.
+      requestAnimationFrame(() => this.dispatchEvent(new Event('scroll')));
+    };
+  });
+  afterEach(() => {
+    vi.restoreAllMocks();
+    // @ts-expect-error -- jsdom has none; the tests gave it one.
+    delete Element.prototype.scrollTo;
+  });
+}
+
+/**
+ * The rows of the file table now in the DOM (the header row is not one). Found even while a menu or dialog hides
+ * the rest of the window from assistive technology, as it stays in sight.
+ */
+export function drawnRows(): HTMLElement[] {
+  const grid = screen.getByRole('grid', { hidden: true });
+  return within(grid)
+    .queryAllByRole('row', { hidden: true })
+    .filter((row) => row.hasAttribute('aria-selected'));
+}
+
+export interface Browsed {
+  readonly api: FakeApi;
+  /** The requests sent on `channel`, in order. */
+  readonly requests: (channel: string) => unknown[];
+}
+
+/**
+ * Renders the browser of VAULT whose root holds `root`, with `folders` in the sidebar, answering what it asks on
+ * opening and whatever `handlers` add; resolves once the rows and the folder tree are shown.
+ */
+export async function browse(
+  root: readonly VaultEntry[],
+  handlers: Handlers = {},
+  folders: FolderTree = tree('/'),
+): Promise<Browsed> {
+  const api = fakeApi({
+    'entries.list': () => root,
+    'entries.tree': () => folders,
+    'vault.info': () => ({ ...VAULT, info: INFO }),
+    'app.capabilities': () => CAPABILITIES,
+    'security.logProblems': () => [],
+    'settings.get': () => SETTINGS,
+    ...handlers,
+  });
+  installApi(api);
+  clearVaultContents();
+  showVault(VAULT);
+  render(<Browser vault={VAULT} />);
+  await screen.findByRole('navigation', { name: 'Folders' });
+  return {
+    api,
+    requests: (channel) => api.calls.filter((c) => c.channel === channel).map((c) => c.request),
+  };
+}

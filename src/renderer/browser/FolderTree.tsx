@@ -136,8 +136,9 @@ function FolderRow({
   return (
     <div className={drop.over ? 'tree-row drop-target' : 'tree-row'} {...drop.props}>
       {toggle ? (
-        // Not in the tab order: the tree's own keys (Right, Left) open and close; this is for the mouse.
-        <Button slot="chevron" className="tree-toggle" aria-label={`${expanded ? 'Close' : 'Open'} ${name}`}>
+        // Not in the tab order: the tree's own keys (Right, Left) open and close; this is for the mouse. React Aria
+        // labels it by this word and the row's name ("Open Photos"): the name is not repeated here.
+        <Button slot="chevron" className="tree-toggle" aria-label={expanded ? 'Close' : 'Open'}>
           <ChevronRight size={14} aria-hidden="true" className={expanded ? 'chevron open' : 'chevron'} />
         </Button>
       ) : (

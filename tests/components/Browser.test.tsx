@@ -1,0 +1,194 @@
+// @vitest-environment jsdom
+import './dom.js';
+
+import { act, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { describe, expect, it } from 'vitest';
+
+import { showNotices } from '../../src/renderer/store.js';
+import type { VaultEntry } from '../../src/shared/contract.js';
+import { Refusal } from './fake-api.js';
+import { browse, drawnRows, file, folder, INFO, VAULT, withViewport } from './vault-browser.js';
+
+withViewport();
+
+const ROOT = [folder('/Reports'), file('/notes.txt', 1500), file('/report-draft.txt', 200)];
+const LISTINGS: Record<string, readonly VaultEntry[]> = {
+  '/': ROOT,
+  '/Reports': [folder('/Reports/2024'), file('/Reports/report.pdf', 4000)],
+  '/Reports/2024': [file('/Reports/2024/q1.pdf', 10)],
+};
+const list = ({ path }: { path: string }) => LISTINGS[path] ?? [];
+
+const status = () => screen.getByRole('status', { name: 'Status' }).textContent;
+const searchField = () => screen.getByRole('searchbox', { name: 'Search this vault' });
+const crumbs = () =>
+  within(screen.getByRole('navigation', { name: 'Folder path' }))
+    .getAllByRole('button')
+    .map((crumb) => crumb.textContent);
+const cellsOf = (row: HTMLElement) =>
+  within(row)
+    .getAllByRole('gridcell', { hidden: true })
+    .map((cell) => cell.textContent);
+const row = (name: string) => {
+  const found = drawnRows().find((candidate) => cellsOf(candidate)[0] === name);
+  if (found === undefined) throw new Error(`no row ${name} drawn`);
+  return found;
+};
+
+describe('the status bar', () => {
+  it('counts the items, then the selection and its size, then the vault’s size, which a change refreshes', async () => {
+    let totalBytes = 1_234_567;
+    await browse(ROOT, {
+      'vault.info': () => ({ ...VAULT, info: { ...INFO, totalBytes } }),
+      'entries.remove': () => {
+        totalBytes = 1_000;
+        return { removed: 1 };
+      },
+    });
+    await waitFor(() => {
+      expect(status()).toBe('3 items · vault 1.2 MB');
+    });
+    const user = userEvent.setup();
+    await user.click(row('notes.txt'));
+    await user.keyboard('{Shift>}{ArrowDown}{/Shift}');
+    expect(status()).toBe('3 items · 2 selected (1.7 kB) · vault 1.2 MB');
+
+    await user.keyboard('{Delete}');
+    await user.click(await screen.findByRole('button', { name: 'Delete 2 items' }));
+    await waitFor(() => {
+      expect(status()).toBe('3 items · vault 1.0 kB');
+    });
+  });
+});
+
+describe('the breadcrumbs', () => {
+  it('show the way from the vault to the folder shown, and open the folder clicked', async () => {
+    const { requests } = await browse(ROOT, { 'entries.list': list });
+    expect(crumbs()).toEqual(['Personal']);
+    screen.getByRole('grid', { name: 'Files' }).focus();
+    await userEvent.keyboard('{Enter}');
+    await screen.findByText(/^2 items/);
+    await userEvent.keyboard('{Enter}');
+    await screen.findByText(/^1 item/);
+    expect(crumbs()).toEqual(['Personal', 'Reports', '2024']);
+
+    await userEvent.click(screen.getByRole('button', { name: 'Reports' }));
+    await screen.findByText(/^2 items/);
+    expect(crumbs()).toEqual(['Personal', 'Reports']);
+    expect(requests('entries.list').at(-1)).toEqual({ vaultId: 'v1', path: '/Reports' });
+    await userEvent.click(screen.getByRole('button', { name: 'Personal' }));
+    await screen.findByText(/^3 items/);
+    expect(crumbs()).toEqual(['Personal']);
+  });
+});
+
+describe('search as you type', () => {
+  const FOUND = [file('/Reports/report.pdf', 4000), file('/report-draft.txt', 200)];
+
+  it('asks the whole vault for the words typed, shows each result with its folder, and Escape goes back', async () => {
+    const { requests } = await browse(ROOT, { 'entries.search': () => FOUND });
+    // Spaces around the words are not part of the search.
+    await userEvent.type(searchField(), ' report ');
+    await screen.findByRole('grid', { name: 'Search results' });
+    expect(requests('entries.search').at(-1)).toEqual({ vaultId: 'v1', query: 'report', limit: 1000 });
+    expect(screen.getAllByRole('columnheader').map((header) => header.textContent)).toEqual([
+      'Name',
+      'Folder',
+      'Size',
+      'Modified',
+    ]);
+    expect(drawnRows().map((result) => cellsOf(result).slice(0, 3))).toEqual([
+      ['report-draft.txt', '/', '200 B'],
+      ['report.pdf', '/Reports', '4.0 kB'],
+    ]);
+    expect(status()).toBe('2 results');
+
+    await userEvent.keyboard('{Escape}');
+    expect(searchField()).toHaveProperty('value', '');
+    expect(await screen.findByRole('grid', { name: 'Files' })).toBeTruthy();
+    expect(status()).toBe('3 items');
+  });
+
+  it('shows the answer to the latest words, even when an older answer comes later', async () => {
+    const answers = new Map<string, (found: readonly VaultEntry[]) => void>();
+    await browse(ROOT, {
+      'entries.search': ({ query }) =>
+        new Promise((resolve) => {
+          answers.set(query, resolve);
+        }),
+    });
+    await userEvent.type(searchField(), 'no');
+    await act(async () => {
+      answers.get('no')?.([file('/notes.txt')]);
+      await Promise.resolve();
+    });
+    await act(async () => {
+      answers.get('n')?.([file('/notes.txt'), file('/Reports/nn.txt')]);
+      await Promise.resolve();
+    });
+    await screen.findByRole('grid', { name: 'Search results' });
+    expect(drawnRows().map((result) => cellsOf(result)[0])).toEqual(['notes.txt']);
+    expect(status()).toBe('1 result');
+  });
+
+  it('says when there may be more results than the first thousand', async () => {
+    const many = Array.from({ length: 1000 }, (_, i) => file(`/r${String(i)}.txt`));
+    await browse(ROOT, { 'entries.search': () => many });
+    await userEvent.type(searchField(), 'r');
+    await waitFor(() => {
+      expect(status()).toBe('First 1,000 results');
+    });
+  });
+
+  it('says in words when the search fails', async () => {
+    await browse(ROOT, { 'entries.search': () => new Refusal('VAULT_LOCKED') });
+    await userEvent.type(searchField(), 'x');
+    expect((await screen.findByRole('alert')).textContent).toBe(
+      'The vault is locked. Unlock it with its passphrase and try again.',
+    );
+  });
+
+  it('goes to the search field by Ctrl+F, and from it to the results by ArrowDown', async () => {
+    await browse(ROOT, { 'entries.search': () => FOUND });
+    screen.getByRole('grid', { name: 'Files' }).focus();
+    await userEvent.keyboard('{Control>}f{/Control}');
+    expect(document.activeElement).toBe(searchField());
+    await userEvent.keyboard('report');
+    const results = await screen.findByRole('grid', { name: 'Search results' });
+    await userEvent.keyboard('{ArrowDown}');
+    expect(document.activeElement).toBe(results);
+  });
+
+  it('“Show in folder” opens the result’s folder with it selected, and ends the search', async () => {
+    const { requests } = await browse(ROOT, { 'entries.list': list, 'entries.search': () => FOUND });
+    await userEvent.type(searchField(), 'report');
+    await screen.findByRole('grid', { name: 'Search results' });
+    await userEvent.pointer({ keys: '[MouseRight]', target: row('report.pdf') });
+    await userEvent.click(await screen.findByRole('menuitem', { name: 'Show in folder' }));
+    await screen.findByRole('grid', { name: 'Files' });
+    expect(requests('entries.list').at(-1)).toEqual({ vaultId: 'v1', path: '/Reports' });
+    expect(crumbs()).toEqual(['Personal', 'Reports']);
+    expect(searchField()).toHaveProperty('value', '');
+    expect(status()).toBe('2 items · 1 selected (4.0 kB)');
+    expect(row('report.pdf').getAttribute('aria-selected')).toBe('true');
+  });
+});
+
+describe('what unlocking found', () => {
+  it('is shown above the browser, each notice in its own words, until dismissed', async () => {
+    await browse(ROOT);
+    expect(screen.queryByRole('alert')).toBeNull();
+    act(() => {
+      showNotices(['2 files are damaged.', 'The vault went back to an older copy.']);
+    });
+    const notices = screen.getByRole('alert');
+    expect(
+      within(notices)
+        .getAllByRole('paragraph')
+        .map((notice) => notice.textContent),
+    ).toEqual(['2 files are damaged.', 'The vault went back to an older copy.']);
+    await userEvent.click(within(notices).getByRole('button', { name: 'Dismiss' }));
+    expect(screen.queryByRole('alert')).toBeNull();
+  });
+});

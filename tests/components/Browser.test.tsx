@@ -8,7 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { showNotices } from '../../src/renderer/store.js';
 import type { VaultEntry } from '../../src/shared/contract.js';
 import { Refusal } from './fake-api.js';
-import { browse, drawnRows, file, folder, INFO, VAULT, withViewport } from './vault-browser.js';
+import { browse, drawnRows, withViewport } from './vault-browser.js';
+import { file, folder, INFO, VAULT } from './fixtures.js';
 
 withViewport();
 

@@ -11,65 +11,15 @@ import {
   MoveDialog,
   RestoreDialog,
 } from '../../src/renderer/browser/dialogs.js';
-import { installApi } from '../../src/renderer/api.js';
-import { Browser } from '../../src/renderer/components/Browser.js';
-import { clearVaultContents, showVault } from '../../src/renderer/store.js';
-import type {
-  FolderTree,
-  HostCapabilities,
-  Settings,
-  VaultEntry,
-  VaultInfo,
-  VaultSummary,
-} from '../../src/shared/contract.js';
-import { fakeApi, type FakeApi, type Handlers } from './fake-api.js';
-
-function file(path: string): VaultEntry {
-  return { path, name: path.slice(path.lastIndexOf('/') + 1), type: 'file', size: 10, mtime: 0 };
-}
-function folder(path: string): VaultEntry {
-  return { ...file(path), type: 'folder', size: 0 };
-}
-
-function tree(path: string, children: FolderTree[] = []): FolderTree {
-  return { path, name: path.slice(path.lastIndexOf('/') + 1), mtime: 0, children, truncated: false };
-}
+import type { FakeApi, Handlers } from './fake-api.js';
+import { file, folder, requests, tree } from './fixtures.js';
+import { browse } from './vault-browser.js';
 
 /** / → Archive (→ 2023, 2024), Photos (→ Beach). */
 const TREE = tree('/', [
   tree('/Archive', [tree('/Archive/2023'), tree('/Archive/2024')]),
   tree('/Photos', [tree('/Photos/Beach')]),
 ]);
-
-const INFO: VaultInfo = {
-  formatVersion: 1,
-  format: '1.1',
-  vaultId: 'v1',
-  locked: false,
-  readOnly: false,
-  warnings: [],
-  kdf: [],
-  contentPadding: 'padme',
-  slots: [],
-  storedBytes: 0,
-};
-const CAPABILITIES: HostCapabilities = {
-  openWithApp: false,
-  showInFolder: false,
-  contentProtection: false,
-  notifications: 'host',
-  folderDrops: false,
-};
-const SETTINGS: Settings = {
-  autoLockMinutes: 10,
-  theme: 'system',
-  reduceMotion: false,
-  lockOnClose: true,
-  lockOnSuspend: true,
-  lockOnScreenLock: true,
-  contentProtection: false,
-  openCopyNoticeShown: true,
-};
 
 const items = (list: HTMLElement) =>
   within(list)
@@ -301,35 +251,14 @@ describe('the restore question', () => {
  * the keyboard (End selects the last row) and the menu opened with Shift+F10, as a keyboard user does.
  */
 describe('the dialogs as the browser opens them', () => {
-  const VAULT: VaultSummary = {
-    vaultId: 'v1',
-    recentId: 'r1',
-    name: 'Personal',
-    location: '/home/u/Personal',
-    locked: false,
-    readOnly: false,
-  };
   /** Folders sort first: todo.txt is the last row. */
   const ROOT = [folder('/Archive'), folder('/Photos'), file('/notes.txt'), file('/todo.txt')];
 
   /** The browser of an unlocked vault whose root holds ROOT, with the back end's answers for what it asks. */
-  async function browse(handlers: Handlers = {}): Promise<FakeApi> {
-    const api = fakeApi({
-      'entries.list': () => ROOT,
-      'entries.tree': () => TREE,
-      'vault.info': () => ({ ...VAULT, info: INFO }),
-      'app.capabilities': () => CAPABILITIES,
-      'security.logProblems': () => [],
-      'settings.get': () => SETTINGS,
-      ...handlers,
-    });
-    installApi(api);
-    clearVaultContents();
-    showVault(VAULT);
-    render(<Browser vault={VAULT} />);
-    // The rows are in once the status bar counts them; the folders once the sidebar shows them (Move to… offers them).
+  async function browseRoot(handlers: Handlers = {}): Promise<FakeApi> {
+    const { api } = await browse(ROOT, handlers, TREE);
+    // The rows are in once the status bar counts them (Move to… offers the sidebar's folders, shown by then).
     await screen.findByText(/^4 items/);
-    await screen.findByRole('navigation', { name: 'Folders' });
     return api;
   }
 
@@ -340,11 +269,8 @@ describe('the dialogs as the browser opens them', () => {
     await userEvent.click(await screen.findByRole('menuitem', { name: action }));
   }
 
-  const requests = (api: FakeApi, channel: string) =>
-    api.calls.filter((c) => c.channel === channel).map((c) => c.request);
-
   it('Delete… asks first, naming the file, then deletes it', async () => {
-    const api = await browse({ 'entries.remove': () => ({ removed: 1 }) });
+    const api = await browseRoot({ 'entries.remove': () => ({ removed: 1 }) });
     await chooseForLastRow('Delete…');
     const dialog = await screen.findByRole('alertdialog', { name: 'Delete “todo.txt”?' });
     expect(requests(api, 'entries.remove')).toEqual([]);
@@ -354,7 +280,7 @@ describe('the dialogs as the browser opens them', () => {
   });
 
   it('Move to… moves into the folder chosen', async () => {
-    const api = await browse({ 'entries.move': () => [] });
+    const api = await browseRoot({ 'entries.move': () => [] });
     await chooseForLastRow('Move to…');
     const dialog = await screen.findByRole('dialog', { name: 'Move “todo.txt” to…' });
     await userEvent.click(within(dialog).getByRole('option', { name: '2024' }));
@@ -365,7 +291,7 @@ describe('the dialogs as the browser opens them', () => {
   });
 
   it('Restore to… asks for a folder, then restores into it, replacing files there only if told to', async () => {
-    const api = await browse({
+    const api = await browseRoot({
       'dialog.pickFolder': () => ({ handle: 'folder-1', label: '/home/u/Restored', count: 1 }),
       'job.restore': () => ({ jobId: 'restore-1' }),
     });
@@ -383,7 +309,7 @@ describe('the dialogs as the browser opens them', () => {
   });
 
   it('an add that meets taken names starts only once the user chose, with that choice', async () => {
-    const api = await browse({
+    const api = await browseRoot({
       'dialog.pickFiles': () => ({ handle: 'files-1', label: '2 files', count: 2 }),
       'job.add': ({ onExisting }) =>
         onExisting === 'ask' ? { taken: { count: 1, paths: ['/notes.txt'] } } : { jobId: 'add-1' },

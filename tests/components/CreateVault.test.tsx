@@ -11,6 +11,7 @@ import { errorSentence } from '../../src/renderer/error-messages.js';
 import { useCoffer } from '../../src/renderer/store.js';
 import type { VaultSummary } from '../../src/shared/contract.js';
 import { fakeApi, Refusal, type FakeApi, type Handlers } from './fake-api.js';
+import { requests, settle } from './fixtures.js';
 
 const created: VaultSummary = {
   vaultId: 'v-new',
@@ -35,15 +36,6 @@ function showForm(handlers: Handlers): FakeApi {
   render(<CreateVault onCancel={() => undefined} />);
   return api;
 }
-
-const requests = (api: FakeApi, channel: string) =>
-  api.calls.filter((c) => c.channel === channel).map((c) => c.request);
-
-/** Lets every answered request run its course, for asserting that something did not happen. */
-const settle = () =>
-  act(async () => {
-    await new Promise((resolve) => setTimeout(resolve, 0));
-  });
 
 async function fill({ name, passphrase, repeat }: { name: string; passphrase: string; repeat: string }) {
   await userEvent.click(screen.getByRole('button', { name: 'Choose…' }));

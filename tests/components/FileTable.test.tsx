@@ -8,7 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { formatDate } from '../../src/renderer/format.js';
 import type { VaultEntry } from '../../src/shared/contract.js';
 import { Refusal } from './fake-api.js';
-import { browse, drawnRows, file, folder, withViewport } from './vault-browser.js';
+import { browse, drawnRows, withViewport } from './vault-browser.js';
+import { file, folder } from './fixtures.js';
 
 withViewport();
 

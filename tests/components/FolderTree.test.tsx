@@ -6,7 +6,8 @@ import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
 
 import { FolderTree } from '../../src/renderer/browser/FolderTree.js';
-import { browse, drawnRows, file, folder, tree, withViewport } from './vault-browser.js';
+import { browse, drawnRows, withViewport } from './vault-browser.js';
+import { file, folder, tree } from './fixtures.js';
 
 withViewport();
 

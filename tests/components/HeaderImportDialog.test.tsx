@@ -10,27 +10,18 @@ import { UnlockScreen } from '../../src/renderer/components/UnlockScreen.js';
 import { securityErrorSentence } from '../../src/renderer/error-messages.js';
 import { logProblemNotice } from '../../src/renderer/security/activity-words.js';
 import { useCoffer } from '../../src/renderer/store.js';
-import type { Problem, SecurityChange, VaultSummary } from '../../src/shared/contract.js';
+import type { Problem, SecurityChange } from '../../src/shared/contract.js';
 import { fakeApi, Refusal, type FakeApi, type Handlers } from './fake-api.js';
-import { requests, settle } from './security-page.js';
-
-const locked: VaultSummary = {
-  vaultId: 'v-1',
-  recentId: 'r-1',
-  name: 'Personal',
-  location: '/home/ana/Vaults/Personal',
-  locked: true,
-  readOnly: false,
-};
+import { LOCKED_VAULT, requests, settle } from './fixtures.js';
 
 const BACKUP = { handle: 'file-3', label: 'Personal-2025-01-01.coffer-header', count: 1 };
 
-/** The unlock screen of `locked`, with the host's file dialog answering BACKUP unless told otherwise. */
+/** The unlock screen of `LOCKED_VAULT`, with the host's file dialog answering BACKUP unless told otherwise. */
 function showUnlock(handlers: Handlers = {}): FakeApi {
   const api = fakeApi({ 'dialog.pickFiles': () => BACKUP, ...handlers });
   installApi(api);
-  useCoffer.setState({ vault: locked });
-  render(<UnlockScreen vault={locked} />);
+  useCoffer.setState({ vault: LOCKED_VAULT });
+  render(<UnlockScreen vault={LOCKED_VAULT} />);
   return api;
 }
 
@@ -58,7 +49,7 @@ describe('restoring a header backup', () => {
   it('asks the host for the file, then says what restoring it replaces, with the passphrase field focused', async () => {
     const api = showUnlock();
     const dialog = await chooseBackup();
-    expect(requests(api, 'dialog.pickFiles')).toEqual([{ purpose: 'header-restore', vaultId: 'v-1' }]);
+    expect(requests(api, 'dialog.pickFiles')).toEqual([{ purpose: 'header-restore', vaultId: 'v1' }]);
     expect(dialog.textContent).toContain('Restore Personal-2025-01-01.coffer-header as this vault’s header?');
     expect(dialog.textContent).toContain(
       'ones added or changed since it was saved no longer do, and ones removed since then work again.',
@@ -86,7 +77,7 @@ describe('restoring a header backup', () => {
     );
     await settle();
     expect(requests(api, 'security.importHeader')).toEqual([
-      { vaultId: 'v-1', file: 'file-3', secretKind: 'passphrase', secret: 'old words here' },
+      { vaultId: 'v1', file: 'file-3', secretKind: 'passphrase', secret: 'old words here' },
     ]);
     expect(JSON.stringify(api.calls.filter((c) => c.channel !== 'security.importHeader'))).not.toContain(
       'old words here',
@@ -115,7 +106,7 @@ describe('restoring a header backup', () => {
     await userEvent.type(keyField, 'ABCDE-FGHIX{Enter}');
     expect((await within(dialog).findByRole('alert')).textContent).toBe(typo);
     expect(requests(api, 'security.importHeader')).toEqual([
-      { vaultId: 'v-1', file: 'file-3', secretKind: 'recovery-key', secret: 'ABCDE-FGHIX' },
+      { vaultId: 'v1', file: 'file-3', secretKind: 'recovery-key', secret: 'ABCDE-FGHIX' },
     ]);
     await userEvent.click(within(dialog).getByRole('button', { name: 'Use a passphrase instead' }));
     expect(within(dialog).queryByRole('alert')).toBeNull();

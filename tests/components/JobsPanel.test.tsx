@@ -7,17 +7,9 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { installApi, onEvent } from '../../src/renderer/api.js';
 import { JobsPanel } from '../../src/renderer/components/JobsPanel.js';
 import { clearVaultContents, jobEvent, showVault } from '../../src/renderer/store.js';
-import type { JobEvent, JobKind, Problem, Progress, VaultSummary } from '../../src/shared/contract.js';
+import type { JobEvent, JobKind, Problem, Progress } from '../../src/shared/contract.js';
 import { fakeApi, type FakeApi } from './fake-api.js';
-
-const VAULT: VaultSummary = {
-  vaultId: 'v1',
-  recentId: 'r1',
-  name: 'Personal',
-  location: '/home/u/Personal',
-  locked: false,
-  readOnly: false,
-};
+import { VAULT } from './fixtures.js';
 
 /** How long a job runs before the panel shows it (job-figures' SHOW_RUNNING_AFTER_MS, as a user waits it). */
 const SHOWN_AFTER_MS = 400;

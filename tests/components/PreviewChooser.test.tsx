@@ -19,6 +19,8 @@ const FOLDERS: Record<string, readonly ChooserEntry[]> = {
   '/home/u/Docs': [{ name: 'letter.pdf', type: 'file' }],
   '/home/u/Empty': [],
 };
+/** Entries past the server's listing limit, by folder. */
+const OMITTED: Record<string, number> = { '/home/u/Docs': 2_500 };
 
 const folderRequest: ChooserRequest = {
   chooserId: 'c1',
@@ -45,7 +47,12 @@ function fakeChooser(pending: ChooserRequest | null = null) {
           ? { ok: false, code: 'NOT_FOUND', message: `${path} cannot be listed.` }
           : {
               ok: true,
-              value: { path, parent: path === '/home/u' ? null : '/home/u', entries, omitted: 0 },
+              value: {
+                path,
+                parent: path === '/home/u' ? null : '/home/u',
+                entries,
+                omitted: OMITTED[path] ?? 0,
+              },
             },
       );
     },
@@ -96,6 +103,21 @@ describe('the preview’s chooser', () => {
     await userEvent.click(item('Choose this folder'));
     expect(answers).toEqual([{ chooserId: 'c1', paths: ['/home/u/Empty'] }]);
     expect(screen.queryByRole('dialog')).toBeNull();
+  });
+
+  it('says how many entries of a large folder are not listed', async () => {
+    const { chooser, ask } = fakeChooser();
+    render(<PreviewChooser chooser={chooser} />);
+    await ask(filesRequest);
+    await userEvent.click(await screen.findByRole('button', { name: 'Docs' }));
+    expect(
+      await screen.findByText(
+        '2,500 more items in this folder are not listed (a folder shows its first 1 here).',
+      ),
+    ).toBeTruthy();
+    await userEvent.click(item('Up'));
+    await screen.findByRole('button', { name: 'Docs' });
+    expect(screen.queryByText(/not listed/)).toBeNull();
   });
 
   it('answers a cancel with no choice', async () => {

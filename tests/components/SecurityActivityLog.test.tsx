@@ -8,7 +8,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { formatDate } from '../../src/renderer/format.js';
 import type { ActivityLogEntry, ActivityLogView } from '../../src/shared/contract.js';
 import { Refusal } from './fake-api.js';
-import { openSecurity, openTab, passphraseSlot, requests, settle, vaultInfo } from './security-page.js';
+import { openSecurity, openTab, passphraseSlot, vaultInfo } from './security-page.js';
+import { requests, settle } from './fixtures.js';
 
 const INFO = vaultInfo([passphraseSlot(0, 'moderate', true)]);
 

@@ -7,15 +7,8 @@ import { describe, expect, it } from 'vitest';
 
 import type { JobEvent } from '../../src/shared/contract.js';
 import { type FakeApi, Refusal } from './fake-api.js';
-import {
-  expectToldAndFocused,
-  openSecurity,
-  openTab,
-  passphraseSlot,
-  requests,
-  settle,
-  vaultInfo,
-} from './security-page.js';
+import { expectToldAndFocused, openSecurity, openTab, passphraseSlot, vaultInfo } from './security-page.js';
+import { requests, settle } from './fixtures.js';
 
 const TWO_KEYS = vaultInfo([passphraseSlot(0, 'moderate', true)], { keyIds: [1, 2] });
 

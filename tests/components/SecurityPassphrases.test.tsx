@@ -17,12 +17,10 @@ import {
   openSecurity,
   passphraseSlot,
   recoveryKeySlot,
-  requests,
   type SecurityPage,
-  settle,
-  VAULT,
   vaultInfo,
 } from './security-page.js';
+import { requests, settle, VAULT } from './fixtures.js';
 
 /** Two passphrases (this window used the first) and a recovery key. */
 const THREE_WAYS = vaultInfo([passphraseSlot(0, 'sensitive', true), passphraseSlot(1), recoveryKeySlot(2)]);

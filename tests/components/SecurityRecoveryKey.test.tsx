@@ -13,10 +13,9 @@ import {
   openTab,
   passphraseSlot,
   recoveryKeySlot,
-  requests,
-  settle,
   vaultInfo,
 } from './security-page.js';
+import { requests, settle } from './fixtures.js';
 
 const KEY = 'ABCDE-FGHIJ-KLMNP-QRSTU-VWXYZ-23456-789AB-CDEFG';
 const GROUPS = KEY.split('-');

@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 import './dom.js';
 
-import { act, render, screen, within } from '@testing-library/react';
+import { render, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { beforeEach, describe, expect, it } from 'vitest';
 
@@ -12,6 +12,7 @@ import { formatDate } from '../../src/renderer/format.js';
 import { useCoffer } from '../../src/renderer/store.js';
 import type { RecentVault, VaultSummary } from '../../src/shared/contract.js';
 import { fakeApi, Refusal, type FakeApi, type Handlers } from './fake-api.js';
+import { requests, settle } from './fixtures.js';
 
 const personal: RecentVault = {
   recentId: 'r-personal',
@@ -47,18 +48,6 @@ function showWindow(handlers: Handlers): FakeApi {
   render(<App />);
   return api;
 }
-
-/**
- * Lets every answered request run its course (a macrotask comes after all their promise reactions), for asserting
- * that something did not happen.
- */
-const settle = () =>
-  act(async () => {
-    await new Promise((resolve) => setTimeout(resolve, 0));
-  });
-
-const requests = (api: FakeApi, channel: string) =>
-  api.calls.filter((c) => c.channel === channel).map((c) => c.request);
 
 beforeEach(() => {
   useCoffer.setState({ vault: null });

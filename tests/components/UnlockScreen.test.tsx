@@ -9,40 +9,23 @@ import { installApi } from '../../src/renderer/api.js';
 import { UnlockScreen } from '../../src/renderer/components/UnlockScreen.js';
 import { errorSentence } from '../../src/renderer/error-messages.js';
 import { useCoffer } from '../../src/renderer/store.js';
-import type { UnlockResult, VaultEntry, VaultSummary } from '../../src/shared/contract.js';
+import type { UnlockResult, VaultEntry } from '../../src/shared/contract.js';
 import { fakeApi, Refusal, type FakeApi, type Handlers } from './fake-api.js';
-
-const locked: VaultSummary = {
-  vaultId: 'v-1',
-  recentId: 'r-1',
-  name: 'Personal',
-  location: '/home/ana/Vaults/Personal',
-  locked: true,
-  readOnly: false,
-};
+import { LOCKED_VAULT, requests, settle } from './fixtures.js';
 
 const letters: VaultEntry = { path: '/letters', name: 'letters', type: 'folder', size: 0, mtime: 0 };
 const unlocked: UnlockResult = { problems: [], openWarnings: [], rollbackWarning: null, root: [letters] };
 
 const WRONG = 'Wrong passphrase. Check Caps Lock and the keyboard layout.';
 
-/** The unlock screen of `locked`, as App shows it for a locked vault in the store. */
+/** The unlock screen of `LOCKED_VAULT`, as App shows it for a locked vault in the store. */
 function showUnlock(handlers: Handlers): FakeApi {
   const api = fakeApi(handlers);
   installApi(api);
-  useCoffer.setState({ vault: locked });
-  render(<UnlockScreen vault={locked} />);
+  useCoffer.setState({ vault: LOCKED_VAULT });
+  render(<UnlockScreen vault={LOCKED_VAULT} />);
   return api;
 }
-
-const requests = (api: FakeApi, channel: string) =>
-  api.calls.filter((c) => c.channel === channel).map((c) => c.request);
-
-/** Lets every answered request run its course, for asserting that something did not happen. */
-const settle = () =>
-  act(async () => {
-    await new Promise((resolve) => setTimeout(resolve, 0));
-  });
 
 /** The text of the elements that describe `element` (its accessible description, without a library for it). */
 const description = (element: HTMLElement) =>
@@ -62,7 +45,7 @@ describe('unlocking with the passphrase', () => {
   it('names the vault, focuses the field and offers Unlock only once something is typed', async () => {
     showUnlock({});
     expect(screen.getByRole('heading', { name: 'Personal' })).toBeTruthy();
-    expect(screen.getByText('/home/ana/Vaults/Personal')).toBeTruthy();
+    expect(screen.getByText('/home/u/Personal')).toBeTruthy();
     expect(document.activeElement).toBe(passphraseField());
     expect(unlockButton().hasAttribute('disabled')).toBe(true);
     await userEvent.keyboard('a');
@@ -73,10 +56,10 @@ describe('unlocking with the passphrase', () => {
     const api = showUnlock({ 'vault.unlock': () => unlocked });
     await userEvent.type(passphraseField(), 'velvet tundra quarry{Enter}');
     await settle();
-    expect(requests(api, 'vault.unlock')).toEqual([{ vaultId: 'v-1', passphrase: 'velvet tundra quarry' }]);
+    expect(requests(api, 'vault.unlock')).toEqual([{ vaultId: 'v1', passphrase: 'velvet tundra quarry' }]);
     // App shows the store's vault: unlocked, its root folder already listed from the unlock's answer.
     const { vault, entries } = useCoffer.getState();
-    expect(vault).toEqual({ ...locked, locked: false });
+    expect(vault).toEqual({ ...LOCKED_VAULT, locked: false });
     expect(entries).toEqual([letters]);
   });
 
@@ -158,7 +141,7 @@ describe('unlocking with the passphrase', () => {
     const api = showUnlock({ 'vault.close': () => null });
     await userEvent.click(screen.getByRole('button', { name: 'Choose another vault' }));
     await settle();
-    expect(requests(api, 'vault.close')).toEqual([{ vaultId: 'v-1' }]);
+    expect(requests(api, 'vault.close')).toEqual([{ vaultId: 'v1' }]);
     expect(useCoffer.getState().vault).toBeNull();
   });
 });
@@ -227,7 +210,7 @@ describe('unlocking with the recovery key', () => {
     await userEvent.type(screen.getByLabelText('Recovery key'), 'ABCD-EFGH{Enter}');
     await settle();
     expect(requests(api, 'vault.unlockWithRecoveryKey')).toEqual([
-      { vaultId: 'v-1', recoveryKey: 'ABCD-EFGH' },
+      { vaultId: 'v1', recoveryKey: 'ABCD-EFGH' },
     ]);
     expect(requests(api, 'vault.unlock')).toEqual([]);
     expect(useCoffer.getState().vault?.locked).toBe(false);

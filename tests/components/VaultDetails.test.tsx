@@ -9,37 +9,16 @@ import { installApi, onEvent } from '../../src/renderer/api.js';
 import { VaultDetails } from '../../src/renderer/components/VaultDetails.js';
 import { errorSentence } from '../../src/renderer/error-messages.js';
 import { clearVaultContents, jobEvent, showVault } from '../../src/renderer/store.js';
-import type {
-  ResponseOf,
-  ResultErrorCode,
-  VaultInfo,
-  VaultSummary,
-  VerifyReport,
-} from '../../src/shared/contract.js';
+import type { ResponseOf, ResultErrorCode, VaultInfo, VerifyReport } from '../../src/shared/contract.js';
 import { fakeApi, Refusal, type FakeApi, type Handlers } from './fake-api.js';
-
-const VAULT: VaultSummary = {
-  vaultId: 'v1',
-  recentId: 'r1',
-  name: 'Personal',
-  location: '/home/u/Personal',
-  locked: false,
-  readOnly: false,
-};
+import { INFO as EMPTY_INFO, VAULT } from './fixtures.js';
 
 const INFO: VaultInfo = {
-  formatVersion: 1,
-  format: '1.1',
-  vaultId: 'v1',
-  locked: false,
-  readOnly: false,
-  warnings: [],
+  ...EMPTY_INFO,
   kdf: [
     { opslimit: 3, memlimitKiB: 262_144 },
     { opslimit: 4, memlimitKiB: 1_048_576 },
   ],
-  contentPadding: 'padme',
-  slots: [],
   files: 12_345,
   folders: 67,
   totalBytes: 3_400_000_000,

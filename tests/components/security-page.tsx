@@ -2,24 +2,16 @@
  * The vault's Security page as Browser.tsx shows it, against a fake back end whose `vault.info` answers with the
  * test's vault facts (changeable mid-test, as a key change changes them), for the Security page's test files.
  */
-import { act, render, screen } from '@testing-library/react';
+import { render, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { expect, vi } from 'vitest';
 
 import { installApi, onEvent } from '../../src/renderer/api.js';
 import { SecurityDialog } from '../../src/renderer/security/SecurityDialog.js';
 import { clearVaultContents, jobEvent, showVault } from '../../src/renderer/store.js';
-import type { Channel, RequestOf, VaultInfo, VaultSummary } from '../../src/shared/contract.js';
+import type { VaultInfo, VaultSummary } from '../../src/shared/contract.js';
 import { fakeApi, type FakeApi, type Handlers } from './fake-api.js';
-
-export const VAULT: VaultSummary = {
-  vaultId: 'v1',
-  recentId: 'r1',
-  name: 'Personal',
-  location: '/home/ana/Vaults/Personal',
-  locked: false,
-  readOnly: false,
-};
+import { VAULT } from './fixtures.js';
 
 type Slot = VaultInfo['slots'][number];
 
@@ -100,16 +92,6 @@ export async function openSecurity(
 export async function openTab(name: 'Passphrases' | 'Recovery key' | 'Data key' | 'Activity log') {
   await userEvent.click(screen.getByRole('tab', { name }));
 }
-
-/** What the window asked of `channel`, in order. */
-export const requests = <C extends Channel>(api: FakeApi, channel: C): RequestOf<C>[] =>
-  api.calls.filter((c) => c.channel === channel).map((c) => c.request as RequestOf<C>);
-
-/** Lets every answered request run its course, for asserting that something did not happen. */
-export const settle = () =>
-  act(async () => {
-    await new Promise((resolve) => setTimeout(resolve, 0));
-  });
 
 /**
  * Checks the Security page said `words` on its status line and moved the focus there: the form or dialog that

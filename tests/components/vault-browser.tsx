@@ -8,63 +8,9 @@ import { afterEach, beforeEach, vi } from 'vitest';
 import { installApi } from '../../src/renderer/api.js';
 import { Browser } from '../../src/renderer/components/Browser.js';
 import { clearVaultContents, showVault } from '../../src/renderer/store.js';
-import type {
-  FolderTree,
-  HostCapabilities,
-  Settings,
-  VaultEntry,
-  VaultInfo,
-  VaultSummary,
-} from '../../src/shared/contract.js';
+import type { Channel, FolderTree, RequestOf, VaultEntry } from '../../src/shared/contract.js';
 import { fakeApi, type FakeApi, type Handlers } from './fake-api.js';
-
-export function file(path: string, size = 10, mtime = 0): VaultEntry {
-  return { path, name: path.slice(path.lastIndexOf('/') + 1), type: 'file', size, mtime };
-}
-export function folder(path: string, mtime = 0): VaultEntry {
-  return { ...file(path, 0, mtime), type: 'folder' };
-}
-export function tree(path: string, children: FolderTree[] = []): FolderTree {
-  return { path, name: path.slice(path.lastIndexOf('/') + 1), mtime: 0, children, truncated: false };
-}
-
-export const VAULT: VaultSummary = {
-  vaultId: 'v1',
-  recentId: 'r1',
-  name: 'Personal',
-  location: '/home/u/Personal',
-  locked: false,
-  readOnly: false,
-};
-export const INFO: VaultInfo = {
-  formatVersion: 1,
-  format: '1.1',
-  vaultId: 'v1',
-  locked: false,
-  readOnly: false,
-  warnings: [],
-  kdf: [],
-  contentPadding: 'padme',
-  slots: [],
-  storedBytes: 0,
-};
-const CAPABILITIES: HostCapabilities = {
-  openWithApp: false,
-  showInFolder: false,
-  contentProtection: false,
-  notifications: 'host',
-  folderDrops: false,
-};
-const SETTINGS: Settings = {
-  autoLockMinutes: 10,
-  theme: 'system',
-  reduceMotion: false,
-  lockOnClose: true,
-  lockOnSuspend: true,
-  lockOnScreenLock: true,
-  contentProtection: false,
-  openCopyNoticeShown: true,
-};
+import { INFO, NO_CAPABILITIES, requests, SETTINGS, tree, VAULT } from './fixtures.js';
 
 /** A row's height, as the file table lays rows out. */
 export const ROW_HEIGHT = 34;
@@ -118,7 +64,7 @@ export function drawnRows(): HTMLElement[] {
 export interface Browsed {
   readonly api: FakeApi;
   /** The requests sent on `channel`, in order. */
-  readonly requests: (channel: string) => unknown[];
+  readonly requests: <C extends Channel>(channel: C) => RequestOf<C>[];
 }
 
 /**
@@ -134,7 +80,7 @@ export async function browse(
     'entries.list': () => root,
     'entries.tree': () => folders,
     'vault.info': () => ({ ...VAULT, info: INFO }),
-    'app.capabilities': () => CAPABILITIES,
+    'app.capabilities': () => NO_CAPABILITIES,
     'security.logProblems': () => [],
     'settings.get': () => SETTINGS,
     ...handlers,
@@ -144,8 +90,5 @@ export async function browse(
   showVault(VAULT);
   render(<Browser vault={VAULT} />);
   await screen.findByRole('navigation', { name: 'Folders' });
-  return {
-    api,
-    requests: (channel) => api.calls.filter((c) => c.channel === channel).map((c) => c.request),
-  };
+  return { api, requests: (channel) => requests(api, channel) };
 }

@@ -2,6 +2,7 @@ import { ArrowUp, File, Folder } from 'lucide-react';
 import { useEffect, useState } from 'react';
 
 import type { ChooserListing, ChooserRequest, PreviewChooser as Chooser } from '../../preview/bridge.js';
+import { plural } from '../../shared/plural.js';
 import { ErrorText } from './ErrorText.js';
 
 /**
@@ -84,6 +85,12 @@ export function PreviewChooser({ chooser }: { chooser: Chooser }) {
             </li>
           ))}
         </ul>
+        {listing !== null && listing.omitted > 0 && (
+          <p className="muted">
+            {plural(listing.omitted, 'more item')} in this folder {listing.omitted === 1 ? 'is' : 'are'} not
+            listed (a folder shows its first {listing.entries.length.toLocaleString('en-US')} here).
+          </p>
+        )}
         <ErrorText message={error} />
         <div className="actions">
           <button type="button" onClick={() => void finish(null)}>

@@ -161,7 +161,8 @@ describe('the vault details', () => {
     const checkVault = await screen.findByRole('button', { name: 'Check vault' });
     await userEvent.click(checkVault);
     checkStarted();
-    screen.getByText('Checking… (progress in the jobs panel)');
+    // Shown once job.verify has answered with the check's job id, which the fake does a moment after the click.
+    await screen.findByText('Checking… (progress in the jobs panel)');
     const checkAll = screen.getByRole('button', { name: 'Check all data' });
     expect(checkVault.getAttribute('aria-disabled')).toBe('true');
     expect(checkAll.getAttribute('aria-disabled')).toBe('true');
@@ -182,7 +183,7 @@ describe('the vault details', () => {
     open();
     await userEvent.click(await screen.findByRole('button', { name: 'Check all data' }));
     checkStarted();
-    screen.getByText('Checking… (progress in the jobs panel)');
+    await screen.findByText('Checking… (progress in the jobs panel)');
     checkDone({
       ...REPORT,
       ok: false,
@@ -211,7 +212,7 @@ describe('the vault details', () => {
     open();
     await userEvent.click(await screen.findByRole('button', { name: 'Check vault' }));
     checkStarted();
-    screen.getByText('Checking… (progress in the jobs panel)');
+    await screen.findByText('Checking… (progress in the jobs panel)');
     checkEnded({
       status: 'failed',
       code: 'IO',
@@ -224,7 +225,7 @@ describe('the vault details', () => {
     open();
     await userEvent.click(await screen.findByRole('button', { name: 'Check vault' }));
     checkStarted();
-    screen.getByText('Checking… (progress in the jobs panel)');
+    await screen.findByText('Checking… (progress in the jobs panel)');
     checkEnded({ status: 'cancelled' });
     expect(screen.getByText('The check was stopped.')).toBeTruthy();
     expect(screen.queryByRole('region', { name: 'Check report' })).toBeNull();

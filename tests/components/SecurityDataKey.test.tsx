@@ -7,7 +7,14 @@ import { describe, expect, it } from 'vitest';
 
 import type { JobEvent } from '../../src/shared/contract.js';
 import { type FakeApi, Refusal } from './fake-api.js';
-import { expectToldAndFocused, openSecurity, openTab, passphraseSlot, vaultInfo } from './security-page.js';
+import {
+  expectToldAndFocused,
+  openSecurity,
+  openTab,
+  passphraseSlot,
+  vaultInfo,
+  type SecurityPage,
+} from './security-page.js';
 import { requests, settle } from './fixtures.js';
 
 const TWO_KEYS = vaultInfo([passphraseSlot(0, 'moderate', true)], { keyIds: [1, 2] });
@@ -32,6 +39,16 @@ function reencryption(api: FakeApi, event: DistributiveOmit<JobEvent, 'jobId' | 
 }
 
 const reencryptButton = () => screen.getByRole('button', { name: 'Rotate and re-encrypt' });
+
+/** Opens the Data key tab and presses "Rotate and re-encrypt": the back end starts it as job-9. */
+async function startReencryption(): Promise<SecurityPage> {
+  const page = await openSecurity(TWO_KEYS, { 'job.reencrypt': () => ({ jobId: 'job-9' }) });
+  await openTab('Data key');
+  await userEvent.click(reencryptButton());
+  await settle();
+  reencryption(page.api, { type: 'started' });
+  return page;
+}
 
 describe('the data key', () => {
   it('shows the data keys in the vault and the one new data is written with', async () => {
@@ -76,11 +93,7 @@ describe('the data key', () => {
 
 describe('rotating and re-encrypting', () => {
   it('starts it as a job, says it runs in the jobs panel, and does not start it twice', async () => {
-    const page = await openSecurity(TWO_KEYS, { 'job.reencrypt': () => ({ jobId: 'job-9' }) });
-    await openTab('Data key');
-    await userEvent.click(reencryptButton());
-    await settle();
-    reencryption(page.api, { type: 'started' });
+    const page = await startReencryption();
     expect(requests(page.api, 'job.reencrypt')).toEqual([{ vaultId: 'v1' }]);
     expect(screen.getByText('Re-encrypting… (progress in the jobs panel)')).toBeTruthy();
     // Unavailable but still focusable, so the keyboard focus stays where it was.
@@ -92,11 +105,7 @@ describe('rotating and re-encrypting', () => {
   });
 
   it('says what the finished job did, and shows the keys the vault has left', async () => {
-    const page = await openSecurity(TWO_KEYS, { 'job.reencrypt': () => ({ jobId: 'job-9' }) });
-    await openTab('Data key');
-    await userEvent.click(reencryptButton());
-    await settle();
-    reencryption(page.api, { type: 'started' });
+    const page = await startReencryption();
     page.setInfo(vaultInfo(TWO_KEYS.slots, { keyIds: [3] }));
     reencryption(page.api, {
       type: 'ended',
@@ -128,11 +137,7 @@ describe('rotating and re-encrypting', () => {
   });
 
   it('says why the job failed, in the back end’s words', async () => {
-    const page = await openSecurity(TWO_KEYS, { 'job.reencrypt': () => ({ jobId: 'job-9' }) });
-    await openTab('Data key');
-    await userEvent.click(reencryptButton());
-    await settle();
-    reencryption(page.api, { type: 'started' });
+    const page = await startReencryption();
     reencryption(page.api, {
       type: 'ended',
       status: 'failed',
@@ -145,11 +150,7 @@ describe('rotating and re-encrypting', () => {
   });
 
   it('says a stopped job continues where it stopped when started again', async () => {
-    const page = await openSecurity(TWO_KEYS, { 'job.reencrypt': () => ({ jobId: 'job-9' }) });
-    await openTab('Data key');
-    await userEvent.click(reencryptButton());
-    await settle();
-    reencryption(page.api, { type: 'started' });
+    const page = await startReencryption();
     reencryption(page.api, { type: 'ended', status: 'cancelled' });
     expect(screen.getByText('Stopped. Start it again to continue where it stopped.')).toBeTruthy();
     expect(reencryptButton().getAttribute('aria-disabled')).toBe('false');

@@ -8,10 +8,10 @@
  * - nothing is evaluated: `isEvalSupported` is off (pdf.js would otherwise compile fonts and functions with
  *   `new Function`) and so is WebAssembly (`useWasm`), which the CSP would refuse anyway;
  * - nothing is fetched from outside the app: no URL is given for CMaps, standard fonts, ICC profiles or decoders
- *   (`connect-src` allows none). The cost, written in the README: fonts a PDF names without embedding them are drawn with the system's
- *   fonts; text in fonts that need a predefined CMap (some Chinese, Japanese and Korean PDFs) is missing; JPEG 2000
- *   images are left blank and ICC colours fall back to their plain colour space. JBIG2 and CCITT scans still
- *   render, by pdf.js's own script decoders;
+ *   (`connect-src` allows none). The cost, written in the README: fonts a PDF names without embedding them are
+ *   drawn with the system's fonts; text in fonts that need a predefined CMap (some Chinese, Japanese and Korean
+ *   PDFs) is missing; JPEG 2000 images are left blank and ICC colours fall back to their plain colour space. JBIG2
+ *   and CCITT scans still render, by pdf.js's own script decoders;
  * - a PDF's scripts never run: the plain API has no scripting, and no annotation or form layer is built.
  */
 import { getDocument, PDFWorker, VerbosityLevel, type PDFDocumentProxy } from 'pdfjs-dist';

@@ -573,17 +573,6 @@ export interface EventPayloads {
 export type EventName = keyof EventPayloads;
 
 export const channels = Object.keys(requestSchemas) as readonly Channel[];
-export const eventNames: readonly EventName[] = ['job', 'locked', 'closed'];
-
-/** Channels whose request carries a passphrase: never log their payloads. */
-export const SECRET_CHANNELS: readonly Channel[] = [
-  'vault.create',
-  'vault.unlock',
-  'vault.unlockWithRecoveryKey',
-  'security.changePassphrase',
-  'security.addPassphrase',
-  'security.makeRecoveryKey',
-];
 
 export function isChannel(name: string): name is Channel {
   return Object.hasOwn(requestSchemas, name);

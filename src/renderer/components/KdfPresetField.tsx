@@ -20,9 +20,12 @@ export function kdfPresetLabel(preset: string | undefined): string {
     : 'Custom settings';
 }
 
-function presetLabel(preset: KdfPresetName, estimate: KdfEstimate | null): string {
-  if (estimate === null) return KDF_LABELS[preset];
-  return `${KDF_LABELS[preset]} · about ${formatDuration(estimate[preset])}`;
+/** The back end's figures, or why there are none yet: the choice works either way. */
+type Measured = KdfEstimate | 'measuring' | 'failed';
+
+function presetLabel(preset: KdfPresetName, measured: Measured): string {
+  if (typeof measured === 'string') return KDF_LABELS[preset];
+  return `${KDF_LABELS[preset]} · about ${formatDuration(measured[preset])}`;
 }
 
 /**
@@ -38,20 +41,18 @@ export function KdfPresetField({
   onValue: (preset: KdfPresetName) => void;
   disabled?: boolean;
 }) {
-  const [estimate, setEstimate] = useState<KdfEstimate | null>(null);
-  // Without a figure the choice still works; the hint then stops saying it is measuring.
-  const [measureFailed, setMeasureFailed] = useState(false);
+  const [measured, setMeasured] = useState<Measured>('measuring');
   const ids = useId();
   const hintId = `${ids}-hint`;
 
   useEffect(() => {
     let live = true;
     call('app.kdfEstimate', {}).then(
-      (measured) => {
-        if (live) setEstimate(measured);
+      (estimate) => {
+        if (live) setMeasured(estimate);
       },
       () => {
-        if (live) setMeasureFailed(true);
+        if (live) setMeasured('failed');
       },
     );
     return () => {
@@ -75,16 +76,16 @@ export function KdfPresetField({
       >
         {KDF_PRESET_NAMES.map((preset) => (
           <option key={preset} value={preset}>
-            {presetLabel(preset, estimate)}
+            {presetLabel(preset, measured)}
           </option>
         ))}
       </select>
       <p className="hint muted" id={hintId}>
-        {estimate === null
-          ? measureFailed
-            ? 'Stronger settings make unlocking, and guessing the passphrase, slower.'
-            : 'Measuring how long unlocking takes on this computer…'
-          : `Unlocking will take about ${formatDuration(estimate[value])} on this computer. Stronger settings make guessing the passphrase slower too.`}
+        {measured === 'failed'
+          ? 'Stronger settings make unlocking, and guessing the passphrase, slower.'
+          : measured === 'measuring'
+            ? 'Measuring how long unlocking takes on this computer…'
+            : `Unlocking will take about ${formatDuration(measured[value])} on this computer. Stronger settings make guessing the passphrase slower too.`}
       </p>
     </div>
   );

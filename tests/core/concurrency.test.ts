@@ -7,7 +7,8 @@ import { BusyError, CancelledError, Vault, VaultLockedError, type VaultEntry } f
 import { nativeSodium } from '../helpers/backends.js';
 import { collect, newVault, passphrase, writeTree } from '../helpers/vault.js';
 
-// More than one pool batch (128 files), so adds and restores take several turns of the event loop.
+// More than one pool batch (256 files to add, 128 to restore), so adds and restores take several turns of the
+// event loop.
 function smallFiles(count: number, tag: number): Record<string, Buffer> {
   const files: Record<string, Buffer> = {};
   for (let i = 0; i < count; i++)

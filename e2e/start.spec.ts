@@ -116,6 +116,29 @@ test('create: the strength meter, the time of each key-strength preset and the c
   await expect(page.getByLabel("Hide each file's exact size")).toBeChecked();
 });
 
+test('create: the form holds still while the strength check and the key-strength figures arrive', async ({
+  coffer,
+}) => {
+  const { page } = coffer;
+  // Chromium reports every move of an element already on screen; the form appearing is none.
+  await page.evaluate(() => {
+    const moved: string[] = [];
+    Object.assign(window, { moved });
+    new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) {
+        const { sources = [] } = entry as PerformanceEntry & { sources?: { node?: Node | null }[] };
+        moved.push(...sources.map((source) => source.node?.textContent?.slice(0, 40) ?? '?'));
+      }
+    }).observe({ type: 'layout-shift' });
+  });
+  await page.getByRole('button', { name: 'Create vault…' }).click();
+  await expect(page.getByText('Four or more unrelated words make a strong passphrase')).toBeVisible();
+  await expect(page.getByText(/^Unlocking will take about/)).toBeVisible();
+  // A frame after the last change, so its shift (if any) is reported.
+  await page.evaluate(() => new Promise((drawn) => requestAnimationFrame(() => setTimeout(drawn, 100))));
+  expect(await page.evaluate(() => (window as unknown as { moved: string[] }).moved)).toEqual([]);
+});
+
 test("create: sizes are padded unless unticked, and the vault's details say which", async ({ coffer }) => {
   const { page } = coffer;
   const paddingShown = async (): Promise<string | null> => {

@@ -80,7 +80,7 @@ export function KdfPresetField({
           </option>
         ))}
       </select>
-      <p className="hint muted" id={hintId}>
+      <p className="hint muted steady-hint" id={hintId}>
         {measured === 'failed'
           ? 'Stronger settings make unlocking, and guessing the passphrase, slower.'
           : measured === 'measuring'

@@ -39,19 +39,19 @@ export function PassphraseStrength({
 
   if (loadFailed)
     return (
-      <p id={id} className="strength hint muted">
+      <p id={id} className="strength hint muted steady-hint">
         The strength check could not load. Prefer four or more unrelated words.
       </p>
     );
   if (measure === null)
     return (
-      <p id={id} className="strength hint muted">
+      <p id={id} className="strength hint muted steady-hint">
         Loading the strength check…
       </p>
     );
   if (passphrase === '')
     return (
-      <p id={id} className="strength hint muted">
+      <p id={id} className="strength hint muted steady-hint">
         Four or more unrelated words make a strong passphrase that is easy to type.
       </p>
     );

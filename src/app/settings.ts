@@ -6,25 +6,11 @@ import * as z from 'zod/mini';
 
 import { InvalidArgumentError } from '../core/errors.js';
 import { writeFileAtomic } from '../core/vault/durable.js';
-import { settingsSchema, type Settings } from '../shared/contract.js';
+import { DEFAULT_SETTINGS, settingsSchema, type Settings } from '../shared/contract.js';
 
 export const SETTINGS_FILE = 'settings.json';
 /** Most recent vaults remembered; the oldest is forgotten first. */
 export const RECENT_MAX = 50;
-
-export const DEFAULT_SETTINGS: Settings = {
-  autoLockMinutes: 10,
-  theme: 'system',
-  reduceMotion: false,
-  // Closing the window is what many people do to leave their files: it locks unless they choose otherwise.
-  lockOnClose: true,
-  // A sleeping or locked computer is one its owner left: on unless they choose otherwise.
-  lockOnSuspend: true,
-  lockOnScreenLock: true,
-  // Off by default: it blanks the window in screen sharing (a support call, a presentation) without saying why.
-  contentProtection: false,
-  openCopyNoticeShown: false,
-};
 
 /** A remembered vault folder. Only where the vault is: never a name from inside it. */
 export interface RecentEntry {

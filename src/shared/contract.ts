@@ -121,6 +121,21 @@ const settingsShape = {
 export const settingsSchema = z.strictObject(settingsShape);
 export type Settings = z.output<typeof settingsSchema>;
 
+/** The settings of a first start, and what fills in a setting a settings file written before it lacks. */
+export const DEFAULT_SETTINGS: Settings = {
+  autoLockMinutes: 10,
+  theme: 'system',
+  reduceMotion: false,
+  // Closing the window is what many people do to leave their files: it locks unless they choose otherwise.
+  lockOnClose: true,
+  // A sleeping or locked computer is one its owner left: on unless they choose otherwise.
+  lockOnSuspend: true,
+  lockOnScreenLock: true,
+  // Off by default: it blanks the window in screen sharing (a support call, a presentation) without saying why.
+  contentProtection: false,
+  openCopyNoticeShown: false,
+};
+
 /** Every request the window may make: channel name → zod schema of its request. */
 export const requestSchemas = {
   // ── dialogs: the only way a path on disk enters (as a handle) ──

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import { DEFAULT_SETTINGS, SETTINGS_FILE, SettingsStore } from '../../src/app/settings.js';
+import { SETTINGS_FILE, SettingsStore } from '../../src/app/settings.js';
+import { DEFAULT_SETTINGS } from '../../src/shared/contract.js';
 import { tempDir } from '../helpers/vault.js';
 import { newApp } from './helpers.js';
 

@@ -4,15 +4,16 @@
  */
 import { act } from '@testing-library/react';
 
-import type {
-  Channel,
-  FolderTree,
-  HostCapabilities,
-  RequestOf,
-  Settings,
-  VaultEntry,
-  VaultInfo,
-  VaultSummary,
+import {
+  DEFAULT_SETTINGS,
+  type Channel,
+  type FolderTree,
+  type HostCapabilities,
+  type RequestOf,
+  type Settings,
+  type VaultEntry,
+  type VaultInfo,
+  type VaultSummary,
 } from '../../src/shared/contract.js';
 import type { FakeApi } from './fake-api.js';
 
@@ -65,16 +66,7 @@ export const NO_CAPABILITIES: HostCapabilities = {
 };
 
 /** The settings of a first start, the decrypted-copy notice already seen. */
-export const SETTINGS: Settings = {
-  autoLockMinutes: 10,
-  theme: 'system',
-  reduceMotion: false,
-  lockOnClose: true,
-  lockOnSuspend: true,
-  lockOnScreenLock: true,
-  contentProtection: false,
-  openCopyNoticeShown: true,
-};
+export const SETTINGS: Settings = { ...DEFAULT_SETTINGS, openCopyNoticeShown: true };
 
 /** What the window asked of `channel`, in order. */
 export const requests = <C extends Channel>(api: FakeApi, channel: C): RequestOf<C>[] =>

@@ -4,7 +4,8 @@
  *
  * Data: one random file (default 512 MiB) and many random small files (default 10,000 of 1–32 KiB in 100
  * folders), made in a temp dir on /dev/shm when present so the CPU, not a noisy disk, is measured. Every tool
- * runs --runs times (default 3), alternating, and medians are reported. "coffer, in-process" times the same
+ * runs --runs times (default 3), alternating, each round in a workload starting with the next tool, and medians are
+ * reported. "coffer, in-process" times the same
  * engine calls inside one long-lived process (bench-engine.ts), leaving out start-up, opening the vault, the key
  * derivation and starting the worker pool. Peak RSS comes from GNU time when
  * installed. age and rclone are compared when installed (apt-get install age rclone time).
@@ -221,15 +222,23 @@ function hugeFileAdd(): { gib: number; seconds: number; peakRssMiB: number | und
   return { gib, ...result };
 }
 
+/** `items` starting at index `turn` (modulo its length), wrapping round. */
+function rotated<T>(items: readonly T[], turn: number): T[] {
+  const start = items.length === 0 ? 0 : turn % items.length;
+  return [...items.slice(start), ...items.slice(0, start)];
+}
+
 async function main(): Promise<void> {
   console.error(`bench: making data in ${ROOT} …`);
   const data = makeData();
   const loads = workloads(data);
   const samples = new Map<string, Measurement[]>();
-  // Alternate: every tool once per round, so drift on a shared machine hits all of them alike.
+  // Alternate: every tool once per round, so drift on a shared machine hits all of them alike. Within a workload
+  // the order turns each round: on this host whatever runs first after the 512 MiB workloads ran up to 4x slower
+  // (cp -r 0.46-0.74 s, then 0.15 s at once again), which a fixed order charged to the baseline alone.
   for (let run = 0; run < RUNS; run++) {
     for (const load of loads) {
-      for (const [tool, fn] of Object.entries(load.tools)) {
+      for (const [tool, fn] of rotated(Object.entries(load.tools), run)) {
         const key = `${load.name}\u0000${tool}`;
         samples.set(key, [...(samples.get(key) ?? []), await fn()]);
       }

@@ -3,11 +3,9 @@ interface DragLike extends Event {
   readonly dataTransfer: { dropEffect: string; readonly types: readonly string[] } | null;
 }
 
-/** Files from outside the window: text dragged into a field, or rows moved within it, are left to the page. */
-function carriesFiles(
-  event: Event,
-): event is DragLike & { dataTransfer: NonNullable<DragLike['dataTransfer']> } {
-  return (event as DragLike).dataTransfer?.types.includes('Files') === true;
+/** Whether a drag holds files from outside the window: text dragged into a field, or rows moved within it, do not. */
+export function holdsFiles<T extends { readonly types: readonly string[] }>(data: T | null): data is T {
+  return data?.types.includes('Files') === true;
 }
 
 /**
@@ -16,11 +14,12 @@ function carriesFiles(
  */
 export function refuseStrayDrops(target: EventTarget): void {
   target.addEventListener('dragover', (event) => {
-    if (event.defaultPrevented || !carriesFiles(event)) return;
+    const data = (event as DragLike).dataTransfer;
+    if (event.defaultPrevented || !holdsFiles(data)) return;
     event.preventDefault();
-    event.dataTransfer.dropEffect = 'none';
+    data.dropEffect = 'none';
   });
   target.addEventListener('drop', (event) => {
-    if (carriesFiles(event)) event.preventDefault();
+    if (holdsFiles((event as DragLike).dataTransfer)) event.preventDefault();
   });
 }

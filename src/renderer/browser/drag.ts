@@ -5,6 +5,7 @@
  */
 import { useState, type DragEvent } from 'react';
 
+import { holdsFiles } from '../stray-drops.js';
 import { isWithin } from './entries.js';
 
 /** The data type that marks a drag of vault rows (their paths, as JSON). */
@@ -30,7 +31,7 @@ export function isMoveDrag(event: DragEvent): boolean {
 
 /** Files dragged in from outside the window (not rows, nor text). */
 export function isFileDrag(event: DragEvent): boolean {
-  return event.dataTransfer.types.includes('Files');
+  return holdsFiles(event.dataTransfer);
 }
 
 /** Files dragged in from outside the window, and how many of them are folders. */

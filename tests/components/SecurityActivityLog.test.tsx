@@ -6,6 +6,7 @@ import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
 import { formatDate } from '../../src/renderer/format.js';
+import { ROW_HEIGHT } from '../../src/renderer/virtual-rows.js';
 import type { ActivityLogEntry, ActivityLogView } from '../../src/shared/contract.js';
 import { Refusal } from './fake-api.js';
 import { openSecurity, openTab, passphraseSlot, vaultInfo } from './security-page.js';
@@ -13,8 +14,7 @@ import { requests, settle } from './fixtures.js';
 
 const INFO = vaultInfo([passphraseSlot(0, 'moderate', true)]);
 
-/** How tall a row is drawn (ActivityLogTab's ROW_HEIGHT), and the log view's height: ten rows. */
-const ROW_HEIGHT = 34;
+/** The log view's height: ten rows. */
 const VIEW_HEIGHT = 10 * ROW_HEIGHT;
 
 const entry = (seq: number, kind: string, more: Partial<ActivityLogEntry> = {}): ActivityLogEntry => ({

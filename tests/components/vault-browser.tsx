@@ -8,12 +8,11 @@ import { afterEach, beforeEach, vi } from 'vitest';
 import { installApi } from '../../src/renderer/api.js';
 import { Browser } from '../../src/renderer/components/Browser.js';
 import { clearVaultContents, showVault } from '../../src/renderer/store.js';
+import { ROW_HEIGHT } from '../../src/renderer/virtual-rows.js';
 import type { Channel, FolderTree, RequestOf, VaultEntry } from '../../src/shared/contract.js';
 import { fakeApi, type FakeApi, type Handlers } from './fake-api.js';
 import { INFO, NO_CAPABILITIES, requests, SETTINGS, tree, VAULT } from './fixtures.js';
 
-/** A row's height, as the file table lays rows out. */
-export const ROW_HEIGHT = 34;
 /** The body's height in the tests: ten rows in view. */
 export const VIEWPORT_ROWS = 10;
 

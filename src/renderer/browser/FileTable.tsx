@@ -4,12 +4,9 @@ import { useEffect, useRef, useState, type KeyboardEvent, type MouseEvent } from
 
 import type { VaultEntry } from '../../shared/contract.js';
 import { formatDate, formatSize, parentOf } from '../format.js';
+import { OVERSCAN, ROW_HEIGHT } from '../virtual-rows.js';
 import { endMoveDrag, startMoveDrag, useFolderDrop, type FolderDropHandlers } from './drag.js';
 import { pathsBetween, type SortColumn, type SortOrder } from './entries.js';
-
-const ROW_HEIGHT = 34;
-/** Rows kept rendered above and below the visible ones, so fast scrolling does not show blanks. */
-const OVERSCAN = 8;
 
 export interface FileTableProps extends FolderDropHandlers {
   /** The rows in the order shown. */

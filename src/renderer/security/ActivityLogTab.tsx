@@ -5,11 +5,9 @@ import type { ActivityLogView } from '../../shared/contract.js';
 import { call } from '../api.js';
 import { ErrorText } from '../components/ErrorText.js';
 import { formatDate } from '../format.js';
+import { OVERSCAN, ROW_HEIGHT } from '../virtual-rows.js';
 import { describeActivity, droppedSentence, entriesCount } from './activity-words.js';
 import { useSecurityAction } from './use-security-action.js';
-
-const ROW_HEIGHT = 34;
-const OVERSCAN = 8;
 
 /**
  * The vault's activity log, newest first: when and what (counts only: the log holds no names), how many older

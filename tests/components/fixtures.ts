@@ -13,7 +13,6 @@ import {
   type Settings,
   type VaultEntry,
   type VaultInfo,
-  type VaultSummary,
 } from '../../src/shared/contract.js';
 import type { FakeApi } from './fake-api.js';
 
@@ -30,17 +29,7 @@ export function tree(path: string, children: FolderTree[] = []): FolderTree {
   return { path, name: path.slice(path.lastIndexOf('/') + 1), mtime: 0, children, truncated: false };
 }
 
-/** An unlocked vault, as the store and the back end name it. */
-export const VAULT: VaultSummary = {
-  vaultId: 'v1',
-  recentId: 'r1',
-  name: 'Personal',
-  location: '/home/u/Personal',
-  locked: false,
-  readOnly: false,
-};
-/** The same vault, locked. */
-export const LOCKED_VAULT: VaultSummary = { ...VAULT, locked: true };
+export { LOCKED_VAULT, VAULT } from './vault-summary.js';
 
 /** The facts of a format 1.1 vault with nothing in it. */
 export const INFO: VaultInfo = {

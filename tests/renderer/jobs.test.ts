@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 
-import type { JobEvent, VaultSummary } from '../../src/shared/contract.js';
+import type { JobEvent } from '../../src/shared/contract.js';
 import {
   formatTimeLeft,
   jobFigures,
@@ -16,15 +16,7 @@ import {
   vaultLocked,
   type JobView,
 } from '../../src/renderer/store.js';
-
-const VAULT: VaultSummary = {
-  vaultId: 'v1',
-  recentId: 'r1',
-  name: 'Personal',
-  location: '/home/u/Personal',
-  locked: false,
-  readOnly: false,
-};
+import { VAULT } from '../components/vault-summary.js';
 
 const base = { vaultId: 'v1', kind: 'restore' } as const;
 const progress = { filesDone: 1, filesTotal: 4, bytesDone: 100, bytesTotal: 400 };

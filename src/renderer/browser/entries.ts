@@ -29,10 +29,15 @@ export function pathsBetween(rows: readonly VaultEntry[], from: number, to: numb
   return new Set(rows.slice(Math.max(0, low), high + 1).map((row) => row.path));
 }
 
-/** `base`, or `base 2`, `base 3`… : the first name not in `taken`. */
-export function freeName(base: string, taken: ReadonlySet<string>): string {
-  if (!taken.has(base)) return base;
-  for (let n = 2; ; n++) if (!taken.has(`${base} ${n}`)) return `${base} ${n}`;
+/**
+ * `base`, or `base 2`, `base 3`… : the first name none of `names` takes. Compared ignoring case, as the vault does:
+ * "NEW FOLDER" takes "New folder" there (creating that folder would give back the existing one).
+ */
+export function freeName(base: string, names: Iterable<string>): string {
+  const taken = new Set([...names].map((name) => name.toLowerCase()));
+  const free = (name: string): boolean => !taken.has(name.toLowerCase());
+  if (free(base)) return base;
+  for (let n = 2; ; n++) if (free(`${base} ${n}`)) return `${base} ${n}`;
 }
 
 /** True when `path` is `folder` or lies inside it. */

@@ -263,7 +263,10 @@ export function Browser({ vault }: { vault: VaultSummary }) {
 
   const newFolder = (): Promise<void> =>
     run(async () => {
-      const name = freeName('New folder', new Set(entries.map((entry) => entry.name)));
+      const name = freeName(
+        'New folder',
+        entries.map((entry) => entry.name),
+      );
       const created = await call('entries.mkdir', { vaultId, path: childPath(folder, name) });
       await open(folder, [created.path], true);
       setRenaming(created.path);

@@ -161,6 +161,20 @@ describe('search as you type', () => {
     expect(document.activeElement).toBe(results);
   });
 
+  it('leaves a result selected in the search out of the folder shown after it: Delete there asks nothing', async () => {
+    await browse(ROOT, { 'entries.search': () => FOUND });
+    await userEvent.type(searchField(), 'report');
+    await screen.findByRole('grid', { name: 'Search results' });
+    await userEvent.click(row('report.pdf'));
+    expect(status()).toBe('2 results · 1 selected (4.0 kB)');
+    await userEvent.click(searchField());
+    await userEvent.keyboard('{Escape}{ArrowDown}');
+    expect(document.activeElement).toBe(await screen.findByRole('grid', { name: 'Files' }));
+    expect(status()).toBe('3 items');
+    await userEvent.keyboard('{Delete}');
+    expect(screen.queryByRole('alertdialog')).toBeNull();
+  });
+
   it('“Show in folder” opens the result’s folder with it selected, and ends the search', async () => {
     const { requests } = await browse(ROOT, { 'entries.list': list, 'entries.search': () => FOUND });
     await userEvent.type(searchField(), 'report');

@@ -521,7 +521,8 @@ export function Browser({ vault }: { vault: VaultSummary }) {
               onOpen={openEntry}
               onUp={goUp}
               onDelete={() => {
-                setDialog({ kind: 'delete', entries: selected });
+                // The store's selection may still hold search results no longer shown: only rows in view go.
+                if (selected.length > 0) setDialog({ kind: 'delete', entries: selected });
               }}
               onMenu={(x, y) => {
                 setMenu({ x, y });

@@ -58,8 +58,11 @@ export const ERROR_WORDS: Readonly<Record<ResultErrorCode, ErrorWords>> = {
     next: 'Choose another name or another place.',
   },
   INVALID_NAME: {
+    // Every rule of the engine's checkName (src/core/names.ts): each is one a vault may be restored under.
     message: 'That name cannot be used.',
-    next: 'Use a name without "/" and not "." or "..", of at most 255 bytes.',
+    next:
+      'Choose one that is not "." or "..", has none of / \\ < > : " | ? *, does not end in a dot or a space, ' +
+      'is not a device name of Windows (such as CON or NUL) and is at most 255 bytes long.',
   },
   CANCELLED: {
     message: 'Cancelled.',

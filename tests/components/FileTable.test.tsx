@@ -338,7 +338,8 @@ describe('renaming in place', () => {
     await userEvent.keyboard('..{Enter}');
     await waitFor(() => {
       expect(screen.getByRole('alert').textContent).toBe(
-        'That name cannot be used. Use a name without "/" and not "." or "..", of at most 255 bytes.',
+        'That name cannot be used. Choose one that is not "." or "..", has none of / \\ < > : " | ? *, does not ' +
+          'end in a dot or a space, is not a device name of Windows (such as CON or NUL) and is at most 255 bytes long.',
       );
     });
   });

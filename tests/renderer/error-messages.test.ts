@@ -18,6 +18,13 @@ describe("the window's error messages", () => {
     expect(describeError(new ApiError('VAULT_IN_USE', 'x'))).toContain('in use by another window or program');
   });
 
+  it('name every rule a name breaks when it cannot be used, not only "/" and the length', () => {
+    // The window gets the code alone; the engine refuses each of these names for a reason of its own.
+    const shown = describeError(new ApiError('INVALID_NAME', 'x'));
+    const rules = ['"."', '".."', ...'/ \\ < > : " | ? *'.split(' '), 'dot or a space', 'CON', '255'];
+    for (const rule of rules) expect(shown, rule).toContain(rule);
+  });
+
   it('never show an exception’s own text or stack', () => {
     const bug = new TypeError("Cannot read properties of undefined (reading 'vaultId')");
     const shown = describeError(bug);

@@ -9,7 +9,7 @@ import { showNotices } from '../../src/renderer/store.js';
 import type { VaultEntry } from '../../src/shared/contract.js';
 import { Refusal } from './fake-api.js';
 import { browse, drawnRows, withViewport } from './vault-browser.js';
-import { file, folder, INFO, VAULT } from './fixtures.js';
+import { file, folder, INFO, tree, VAULT } from './fixtures.js';
 
 withViewport();
 
@@ -187,6 +187,96 @@ describe('search as you type', () => {
     expect(searchField()).toHaveProperty('value', '');
     expect(status()).toBe('2 items · 1 selected (4.0 kB)');
     expect(row('report.pdf').getAttribute('aria-selected')).toBe('true');
+  });
+});
+
+describe('changing search results', () => {
+  const FOUND = [folder('/Reports'), file('/Reports/report.pdf', 4000), file('/report-draft.txt', 200)];
+  const resultNames = () => drawnRows().map((result) => cellsOf(result)[0]);
+
+  it('takes away with a deleted folder the results inside it', async () => {
+    await browse(ROOT, { 'entries.search': () => FOUND, 'entries.remove': () => ({ removed: 3 }) });
+    await userEvent.type(searchField(), 'rep');
+    await screen.findByRole('grid', { name: 'Search results' });
+    await userEvent.click(row('Reports'));
+    await userEvent.keyboard('{Delete}');
+    await userEvent.click(await screen.findByRole('button', { name: 'Delete' }));
+    await waitFor(() => {
+      expect(resultNames()).toEqual(['report-draft.txt']);
+    });
+  });
+
+  it('shows a moved result in its new folder', async () => {
+    let moved = false;
+    const { requests } = await browse(
+      ROOT,
+      {
+        'entries.search': () =>
+          moved ? [folder('/Reports'), file('/Reports/report-draft.txt', 200)] : FOUND,
+        'entries.move': ({ paths, destination }) => {
+          moved = true;
+          return paths.map((path) => file(`${destination}${path.slice(path.lastIndexOf('/'))}`, 200));
+        },
+      },
+      tree('/', [tree('/Reports')]),
+    );
+    await userEvent.type(searchField(), 'rep');
+    await screen.findByRole('grid', { name: 'Search results' });
+    await userEvent.pointer({ keys: '[MouseRight]', target: row('report-draft.txt') });
+    await userEvent.click(await screen.findByRole('menuitem', { name: 'Move to…' }));
+    await userEvent.click(await screen.findByRole('option', { name: 'Reports' }));
+    await userEvent.click(screen.getByRole('button', { name: 'Move here' }));
+    expect(requests('entries.move')).toEqual([
+      { vaultId: 'v1', paths: ['/report-draft.txt'], destination: '/Reports' },
+    ]);
+    await waitFor(() => {
+      expect(cellsOf(row('report-draft.txt')).slice(0, 2)).toEqual(['report-draft.txt', '/Reports']);
+    });
+  });
+
+  it('shows the folder above the one shown when that one is deleted from the results', async () => {
+    const { requests } = await browse(ROOT, {
+      'entries.list': list,
+      'entries.search': () => FOUND,
+      'entries.remove': () => ({ removed: 2 }),
+    });
+    screen.getByRole('grid', { name: 'Files' }).focus();
+    await userEvent.keyboard('{Enter}');
+    await screen.findByText(/^2 items/);
+    expect(crumbs()).toEqual(['Personal', 'Reports']);
+    await userEvent.type(searchField(), 'rep');
+    await screen.findByRole('grid', { name: 'Search results' });
+    await userEvent.click(row('Reports'));
+    await userEvent.keyboard('{Delete}');
+    await userEvent.click(await screen.findByRole('button', { name: 'Delete' }));
+    await waitFor(() => {
+      expect(crumbs()).toEqual(['Personal']);
+    });
+    expect(requests('entries.list').at(-1)).toEqual({ vaultId: 'v1', path: '/' });
+  });
+
+  it('follows the folder shown when it is moved from the results', async () => {
+    const { requests } = await browse(
+      ROOT,
+      {
+        'entries.list': list,
+        'entries.search': () => FOUND,
+        'entries.move': () => [folder('/Archive/Reports')],
+      },
+      tree('/', [tree('/Archive'), tree('/Reports')]),
+    );
+    screen.getByRole('grid', { name: 'Files' }).focus();
+    await userEvent.keyboard('{Enter}');
+    await screen.findByText(/^2 items/);
+    await userEvent.type(searchField(), 'rep');
+    await screen.findByRole('grid', { name: 'Search results' });
+    await userEvent.pointer({ keys: '[MouseRight]', target: row('Reports') });
+    await userEvent.click(await screen.findByRole('menuitem', { name: 'Move to…' }));
+    await userEvent.click(await screen.findByRole('option', { name: 'Archive' }));
+    await userEvent.click(screen.getByRole('button', { name: 'Move here' }));
+    await waitFor(() => {
+      expect(requests('entries.list').at(-1)).toEqual({ vaultId: 'v1', path: '/Archive/Reports' });
+    });
   });
 });
 

@@ -34,7 +34,7 @@ import {
   type ExistingChoice,
 } from '../browser/dialogs.js';
 import { EntryMenu, type EntryAction } from '../browser/EntryMenu.js';
-import { freeName, sameFolders, sortEntries, type SortOrder } from '../browser/entries.js';
+import { freeName, isWithin, sameFolders, sortEntries, type SortOrder } from '../browser/entries.js';
 import { FileTable } from '../browser/FileTable.js';
 import { FolderTree } from '../browser/FolderTree.js';
 import { crumbs, formatSize, parentOf } from '../format.js';
@@ -84,6 +84,8 @@ export function Browser({ vault }: { vault: VaultSummary }) {
   const [sort, setSort] = useState<SortOrder>({ column: 'name', ascending: true });
   const [query, setQuery] = useState('');
   const [results, setResults] = useState<readonly VaultEntry[] | null>(null);
+  /** Raised to ask for the search again, when a change may have moved what it found. */
+  const [searchRound, setSearchRound] = useState(0);
   const [renaming, setRenaming] = useState<string | null>(null);
   const [menu, setMenu] = useState<{ x: number; y: number } | null>(null);
   const [dialog, setDialog] = useState<DialogState | null>(null);
@@ -139,9 +141,11 @@ export function Browser({ vault }: { vault: VaultSummary }) {
     void load(folder, [], true, listed);
   }, [load]);
 
-  // A finished job may have changed the folder: show it again.
+  // A finished job may have changed the folder, or what a search finds: show them again.
   useEffect(() => {
-    if (jobsEnded > 0) void load(useCoffer.getState().folder, [...useCoffer.getState().selection]);
+    if (jobsEnded === 0) return;
+    void load(useCoffer.getState().folder, [...useCoffer.getState().selection]);
+    setSearchRound((round) => round + 1);
   }, [jobsEnded, load]);
 
   // Search as you type; an answer to an older query is dropped.
@@ -163,7 +167,7 @@ export function Browser({ vault }: { vault: VaultSummary }) {
     return () => {
       current = false;
     };
-  }, [query, vaultId]);
+  }, [query, vaultId, searchRound]);
 
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
@@ -201,8 +205,20 @@ export function Browser({ vault }: { vault: VaultSummary }) {
     run(async () => {
       setDialog(null);
       const movable = paths.filter((path) => parentOf(path) !== destination);
-      if (movable.length > 0) await call('entries.move', { vaultId, paths: movable, destination });
-      await load(folder);
+      if (movable.length === 0) return;
+      const moved = await call('entries.move', { vaultId, paths: movable, destination });
+      // Moved from a search's results, the folder shown (or one above it) may have gone too: follow it there.
+      let shown = folder;
+      let holder = '';
+      movable.forEach((path, index) => {
+        const now = moved[index]?.path;
+        // The deepest moved folder holding it is the one whose new place it is under.
+        if (now === undefined || path.length <= holder.length || !isWithin(folder, path)) return;
+        holder = path;
+        shown = now + folder.slice(path.length);
+      });
+      setSearchRound((round) => round + 1);
+      await load(shown);
     });
 
   const capabilities = useCapabilities();
@@ -276,8 +292,12 @@ export function Browser({ vault }: { vault: VaultSummary }) {
     run(async () => {
       setDialog(null);
       await call('entries.remove', { vaultId, paths: doomed.map((entry) => entry.path) });
-      if (searching) setResults((before) => before?.filter((entry) => !doomed.includes(entry)) ?? null);
-      await load(folder);
+      const gone = (path: string): boolean => doomed.some((entry) => isWithin(path, entry.path));
+      setResults((before) => before?.filter((entry) => !gone(entry.path)) ?? null);
+      // Deleted from a search's results, the folder shown may be gone: the nearest folder above it is shown.
+      let shown = folder;
+      while (gone(shown)) shown = parentOf(shown);
+      await load(shown);
     });
 
   const addPicked = (): Promise<void> =>

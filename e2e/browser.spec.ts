@@ -184,6 +184,44 @@ test('moves with the "Move to…" dialog and by dropping rows onto a breadcrumb'
   await expect(row(page, 'letter.txt')).toBeVisible();
 });
 
+test('a dialog opened from the context menu gives the focus back to the table when it closes', async ({
+  coffer,
+}) => {
+  const { page } = coffer;
+  await createVault(coffer);
+  await dropFiles(page, [
+    { name: 'a.txt', size: 1 },
+    { name: 'b.txt', size: 2 },
+  ]);
+  await expect(row(page, 'b.txt')).toBeVisible();
+  await newFolder(page, 'Kept');
+  const grid = page.getByRole('grid', { name: 'Files' });
+  const fromMenu = async (name: string, item: string) => {
+    await row(page, name).click({ button: 'right' });
+    await page.getByRole('menu', { name: 'Actions' }).getByRole('menuitem', { name: item }).click();
+  };
+
+  await fromMenu('b.txt', 'Delete…');
+  await page.keyboard.press('Escape');
+  await expect(page.getByRole('alertdialog')).toHaveCount(0);
+  await expect(grid).toBeFocused();
+
+  await fromMenu('b.txt', 'Move to…');
+  const move = page.getByRole('dialog', { name: 'Move “b.txt” to…' });
+  await move.getByRole('option', { name: 'Kept' }).click();
+  await move.getByRole('button', { name: 'Move here' }).click();
+  await expect(row(page, 'b.txt')).toHaveCount(0);
+  await expect(grid).toBeFocused();
+
+  // The keyboard goes on in the table.
+  await fromMenu('a.txt', 'Delete…');
+  await page.getByRole('alertdialog').getByRole('button', { name: 'Delete' }).click();
+  await expect(row(page, 'a.txt')).toHaveCount(0);
+  await expect(grid).toBeFocused();
+  await page.keyboard.press('Home');
+  await expect(row(page, 'Kept')).toHaveAttribute('aria-selected', 'true');
+});
+
 test('sorts by each column, folders first, and shows the sizes of the selection and the vault', async ({
   coffer,
 }) => {

@@ -169,6 +169,20 @@ export function Browser({ vault }: { vault: VaultSummary }) {
     };
   }, [query, vaultId, searchRound]);
 
+  // A dialog gives the focus back to what had it when it opened; from the context menu that was a menu item, gone
+  // with the menu, so the focus would be nowhere and the keyboard lost. The table takes it then, after React Aria's
+  // own attempt (in the next frame).
+  useEffect(() => {
+    if (dialog !== null) return;
+    const frame = requestAnimationFrame(() => {
+      if (document.activeElement === document.body)
+        document.querySelector<HTMLElement>('.file-grid')?.focus();
+    });
+    return () => {
+      cancelAnimationFrame(frame);
+    };
+  }, [dialog]);
+
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
       if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === 'f') {

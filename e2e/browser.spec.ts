@@ -300,6 +300,48 @@ test('the toolbar fits the smallest window: every button shown with its name, th
   }
 });
 
+test("in the smallest window, a folder's path keeps its separators and cuts names with an ellipsis; the search field its words", async ({
+  coffer,
+}) => {
+  const { page } = coffer;
+  await page.setViewportSize({ width: 720, height: 480 });
+  await createVault(coffer);
+  for (const name of ['Taxes', '2024']) {
+    await newFolder(page, name);
+    await row(page, name).dblclick();
+  }
+  await expect(page.getByText('This folder is empty.')).toBeVisible();
+  const path = page.getByRole('navigation', { name: 'Folder path' });
+  // The chevrons between the names keep their size however little room the names have.
+  for (const chevron of await path.locator('svg').all())
+    expect((await chevron.boundingBox())?.width).toBeCloseTo(14, 0);
+  // The names are cut: each draws the ellipsis, which only a block container does (a flex one clips the text).
+  expect(
+    await path
+      .getByRole('button')
+      .evaluateAll((crumbs) =>
+        crumbs.map((crumb) => [crumb.scrollWidth > crumb.clientWidth, getComputedStyle(crumb).display]),
+      ),
+  ).toEqual([
+    [true, 'block'],
+    [true, 'block'],
+    [true, 'block'],
+  ]);
+  // The search field keeps its placeholder whole inside its padding, beside the room Chromium keeps for its clear
+  // button (an × of about 16 px that shows once something is typed).
+  const search = page.getByRole('searchbox', { name: 'Search this vault' });
+  expect(
+    await search.evaluate((input: HTMLInputElement) => {
+      const style = getComputedStyle(input);
+      const canvas = document.createElement('canvas').getContext('2d');
+      if (!canvas) return false;
+      canvas.font = style.font;
+      const room = input.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+      return canvas.measureText(input.placeholder).width + 16 <= room;
+    }),
+  ).toBe(true);
+});
+
 test('opens a file as a preview by double-click, Enter or the menu, and shows a search result in its folder', async ({
   coffer,
 }) => {

@@ -36,13 +36,25 @@ describe('the delete confirmation', () => {
     expect(items(within(dialog).getByRole('list'))).toEqual(['/notes/todo.txt']);
     expect(
       within(dialog).getByText(
-        'They are removed from the vault for good; copies elsewhere on this computer are not touched.',
+        'It is removed from the vault for good; copies elsewhere on this computer are not touched.',
       ),
     ).toBeTruthy();
-    expect(within(dialog).queryByText(/Everything inside the folders goes too/)).toBeNull();
+    expect(within(dialog).queryByText(/Everything inside/)).toBeNull();
     expect(confirm).not.toHaveBeenCalled();
     await userEvent.click(within(dialog).getByRole('button', { name: 'Delete' }));
     expect(confirm).toHaveBeenCalledOnce();
+  });
+
+  it('speaks of one folder in the singular', () => {
+    render(
+      <DeleteDialog entries={[folder('/Photos')]} onConfirm={() => undefined} onCancel={() => undefined} />,
+    );
+    const dialog = screen.getByRole('alertdialog', { name: 'Delete “Photos”?' });
+    expect(
+      within(dialog).getByText(
+        'Everything inside the folder goes too. It is removed from the vault for good; copies elsewhere on this computer are not touched.',
+      ),
+    ).toBeTruthy();
   });
 
   it('counts many items, names the first six, and warns that folders go with their contents', () => {
@@ -63,7 +75,7 @@ describe('the delete confirmation', () => {
     ]);
     expect(
       within(dialog).getByText(
-        'Everything inside the folders goes too. They are removed from the vault for good; copies elsewhere on this computer are not touched.',
+        'Everything inside the folder goes too. They are removed from the vault for good; copies elsewhere on this computer are not touched.',
       ),
     ).toBeTruthy();
     expect(within(dialog).getByRole('button', { name: 'Delete 8 items' })).toBeTruthy();

@@ -101,8 +101,9 @@ export function DeleteDialog({
         {rest > 0 && <li className="muted">and {plural(rest, 'more item')}</li>}
       </ul>
       <p>
-        {folders > 0 && 'Everything inside the folders goes too. '}
-        They are removed from the vault for good; copies elsewhere on this computer are not touched.
+        {folders > 0 && `Everything inside the ${folders === 1 ? 'folder' : 'folders'} goes too. `}
+        {entries.length === 1 ? 'It is' : 'They are'} removed from the vault for good; copies elsewhere on
+        this computer are not touched.
       </p>
       <Actions
         label={entries.length === 1 ? 'Delete' : `Delete ${plural(entries.length, 'item')}`}

@@ -527,6 +527,36 @@ describe('the vault folder is off limits to restore and add', () => {
 });
 
 describe('restoring onto existing files', () => {
+  it('two chosen items of the same name from different folders are refused before anything is written', async () => {
+    const { vault, root } = await newVault();
+    await writeTree(root, { 'src/x.txt': 'the top one', 'src/C/X.txt': 'the one in C' });
+    await vault.add([join(root, 'src/x.txt'), join(root, 'src/C')]);
+    const dest = join(root, 'dest');
+    for (const overwrite of [false, true]) {
+      const error = await failure(() => vault.restore(['/x.txt', '/C/X.txt'], dest, { overwrite }));
+      expect(error).toBeInstanceOf(InvalidArgumentError);
+      expect((error as Error).message).toMatch(
+        /"\/x\.txt" and "\/C\/X\.txt" would both be restored as "X\.txt" in the same folder.*one at a time/,
+      );
+      expect(existsSync(dest)).toBe(false);
+    }
+    // Each on its own, or beside its own folder's name, still restores.
+    const report = await vault.restore(['/x.txt', '/C'], dest);
+    expect(report.problems).toEqual([]);
+    expect(await filesBelow(dest)).toEqual(['C/X.txt', 'x.txt']);
+  });
+
+  it('an item chosen with the folder it is in is restored once, with the folder', async () => {
+    const { vault, root } = await newVault();
+    await writeTree(root, { 'src/C/x.txt': 'in C', 'src/C/D/y.txt': 'in D' });
+    await vault.add([join(root, 'src/C')]);
+    const dest = join(root, 'dest');
+    const report = await vault.restore(['/C/D/y.txt', '/C', '/C/x.txt', '/C'], dest);
+    expect(report.problems).toEqual([]);
+    expect(report.filesRestored).toBe(2);
+    expect(await filesBelow(dest)).toEqual(['C/D/y.txt', 'C/x.txt']);
+  });
+
   it('an existing file is left untouched without overwrite and replaced atomically with it', async () => {
     const { vault, root } = await newVault();
     await writeTree(root, { 'src/doc.txt': 'from the vault' });

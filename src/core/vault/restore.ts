@@ -23,7 +23,7 @@ import {
   InvalidNameError,
   IoError,
 } from '../errors.js';
-import { destinationPath, parseVaultPath } from '../names.js';
+import { destinationPath, nameKey, parseVaultPath } from '../names.js';
 import { publishFile } from '../publish.js';
 import type { Problem, Progress, RestoreOptions, RestoreReport } from '../types.js';
 import { asIoError, fsyncDirectory, removeQuietly } from './durable.js';
@@ -42,6 +42,39 @@ interface RestoreItem {
   readonly parts: readonly string[];
 }
 
+/**
+ * What goes at the top of the destination folder, in the order asked: a path inside another one asked for goes with
+ * it rather than twice, and the root stands for everything in it.
+ * @throws {@link InvalidArgumentError} when two of them have the same name as the vault compares names (search
+ * results from different folders, say): in one destination folder the second would replace the first, or be
+ * skipped for it.
+ */
+function topLevelNodes(session: Session, paths: readonly string[]): TreeNode[] {
+  const { tree } = session;
+  const asked = paths.map((path) => tree.resolve(parseVaultPath(path)));
+  if (asked.includes(null)) return tree.childrenOf(null);
+  const nodes = asked.filter((node) => node !== null);
+  const ids = new Set(nodes.map(({ id }) => id));
+  const insideAnother = (node: TreeNode): boolean => {
+    for (let at = node.parent; at !== null; at = tree.get(at)?.parent ?? null) if (ids.has(at)) return true;
+    return false;
+  };
+  const byName = new Map<string, TreeNode>();
+  for (const node of nodes) {
+    if (insideAnother(node)) continue;
+    const key = nameKey(node.name);
+    const other = byName.get(key);
+    if (other && other.id !== node.id) {
+      throw new InvalidArgumentError(
+        `"${tree.pathOf(other)}" and "${tree.pathOf(node)}" would both be restored as "${node.name}" in the same ` +
+          'folder, and one would take the place of the other. Restore them one at a time, into different folders.',
+      );
+    }
+    byName.set(key, node);
+  }
+  return [...byName.values()];
+}
+
 function plan(session: Session, paths: readonly string[]): RestoreItem[] {
   const items: RestoreItem[] = [];
   const visit = (node: TreeNode, parts: readonly string[]): void => {
@@ -50,11 +83,7 @@ function plan(session: Session, paths: readonly string[]): RestoreItem[] {
       for (const child of session.tree.childrenOf(node.id)) visit(child, [...parts, child.name]);
     }
   };
-  for (const path of paths) {
-    const node = session.tree.resolve(parseVaultPath(path));
-    if (node === null) for (const child of session.tree.childrenOf(null)) visit(child, [child.name]);
-    else visit(node, [node.name]);
-  }
+  for (const node of topLevelNodes(session, paths)) visit(node, [node.name]);
   return items;
 }
 
@@ -464,7 +493,8 @@ class RestoreJob {
  * one's are recorded (see restore-record.ts), so no partial plaintext outlives a restore, however it ends.
  * @throws {@link NotFoundError} before anything is written when a vault path does not exist.
  * @throws {@link InvalidArgumentError} before anything is written when `destinationDir` is in the vault folder (a
- * folder inside the destination that is the vault folder is reported and left out instead).
+ * folder inside the destination that is the vault folder is reported and left out instead), or when two of `paths`
+ * have the same name (one would take the other's place); a path inside another of them is restored once, with it.
  * @throws {@link CancelledError} when `signal` aborts: no partial file is left; small files already handed to
  * a worker may still be completed (each one whole and authenticated) without being reported.
  * @throws {@link IoError} when the destination cannot be written (disk full, permissions), or the state folder

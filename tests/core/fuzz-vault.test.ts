@@ -1,7 +1,7 @@
 /**
  * Whole-vault fuzzing (security checklist item 29): one file of a small vault (header, backup, index, activity
  * log, a pack of small files, a large file's blob) damaged at a random place; opening, unlocking, listing,
- * verifying and restoring it must throw the engine's typed errors or report problems, never anything else.
+ * verifying, restoring and repairing it must throw the engine's typed errors or report problems, never anything else.
  * The same for one cell of the index edited by someone holding the passphrase, who recomputes the index
  * commitment so the edit reaches the checks behind it. COFFER_FUZZ_RUNS raises the runs (each costs one or two
  * Argon2id derivations at the KDF floor).
@@ -59,7 +59,7 @@ afterAll(() => {
   rmSync(root, { recursive: true, force: true });
 });
 
-/** Everything a user does with a vault found damaged, stopping at the first typed error. */
+/** Everything a user does with a vault found damaged, repair last, stopping at the first typed error. */
 async function useDamagedVault(dir: string): Promise<void> {
   const vault = await Vault.open(dir, { sodium: nativeSodium });
   try {
@@ -68,6 +68,8 @@ async function useDamagedVault(dir: string): Promise<void> {
     await vault.verify({ readData: true });
     await vault.restore(['/'], join(dir, '..', 'restored'));
     vault.activityLog();
+    // Repair walks the packs blob by blob (pack-walk.ts) to bring back what no row names.
+    await vault.verify({ readData: true, repair: true });
   } finally {
     vault.close();
   }
@@ -87,7 +89,7 @@ async function withCopy(use: (dir: string) => Promise<void>): Promise<void> {
 
 describe('a vault with one damaged file', () => {
   test.prop([fc.nat(), mutations], fuzzOptions(FILE_RUNS))(
-    'opens, unlocks, lists, verifies and restores, or throws a typed error',
+    'opens, unlocks, lists, verifies, restores and repairs, or throws a typed error',
     async (fileIndex, edits) => {
       await withCopy(async (dir) => {
         const target = files[fileIndex % files.length];
@@ -156,7 +158,7 @@ function editCell(db: Database.Database, cellIndex: number, rowIndex: number, re
 
 describe('a vault with one cell of its index edited and the index recommitted', () => {
   test.prop([fc.nat(), fc.nat(), cellValue], fuzzOptions(CELL_RUNS))(
-    'opens, unlocks, lists, verifies and restores, or throws a typed error',
+    'opens, unlocks, lists, verifies, restores and repairs, or throws a typed error',
     async (cellIndex, rowIndex, replacement) => {
       await withCopy(async (dir) => {
         // An edit of the vault id or the generation cannot be recommitted: the vault is then used as it is.

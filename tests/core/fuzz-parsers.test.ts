@@ -38,9 +38,9 @@ import {
   UnsupportedFormatError,
   WrongPassphraseError,
 } from '../../src/core/errors.js';
-import { ActivityLog } from '../../src/core/vault/activity-log.js';
+import { ActivityLog, countFailedUnlock, unlockFailures } from '../../src/core/vault/activity-log.js';
 import { bufferSource, openBlob } from '../../src/core/vault/blob-io.js';
-import { ACTIVITY_LOG_FILE, TEMP_DIR } from '../../src/core/vault/layout.js';
+import { ACTIVITY_LOG_FILE, TEMP_DIR, UNLOCK_FAILURES_FILE } from '../../src/core/vault/layout.js';
 import { ACTIVITY_OUTCOMES, LogSealer } from '../../src/core/vault/log-entry.js';
 import { contentSizeOf } from '../../src/core/vault/read.js';
 import {
@@ -53,9 +53,11 @@ import { decodeNode, encodeRecord, type TreeNode } from '../../src/core/vault/tr
 import { backends, hex, nativeSodium as sodium, unhex } from '../helpers/backends.js';
 import {
   asyncOutcomeOf,
+  EXTREME_U32,
   fuzzOptions,
   fuzzTimeout,
   mutate,
+  mutation,
   mutations,
   outcomeOf,
   type Mutation,
@@ -483,6 +485,26 @@ describe('activity log (FORMAT.md 10)', () => {
       }
     },
     fuzzTimeout(150, 10),
+  );
+});
+
+describe('failed-unlock count (FORMAT.md 10.5)', () => {
+  // Any stored count, its ceiling included, then edited or not.
+  test.prop([fc.constantFrom(...EXTREME_U32), fc.array(mutation, { maxLength: 3 })], fuzzOptions(100))(
+    'a damaged count reads as a u32, and counting one more failure adds one up to its ceiling',
+    (stored, edits) => {
+      const count = Buffer.alloc(16);
+      ascii('COFFERUF').copy(count);
+      count.writeUInt32LE(stored, 8);
+      const dir = tempDir();
+      mkdirSync(join(dir, TEMP_DIR));
+      writeFileSync(join(dir, UNLOCK_FAILURES_FILE), mutate(count, edits));
+      const failures = unlockFailures(dir);
+      expect(Number.isInteger(failures) && failures >= 0 && failures <= 0xffffffff).toBe(true);
+      countFailedUnlock(dir);
+      expect(unlockFailures(dir)).toBe(Math.min(failures + 1, 0xffffffff));
+    },
+    fuzzTimeout(100, 10),
   );
 });
 

@@ -34,7 +34,7 @@ export function fuzzTimeout(defaultRuns: number, msPerRun: number): number {
 }
 
 /** Values a hostile writer puts in a length, count or id field: empty, one, signed and unsigned limits. */
-const EXTREME_U32 = [0, 1, 0x7f, 0x80, 0xff, 0xffff, 2 ** 31 - 1, 2 ** 31, 2 ** 32 - 2, 2 ** 32 - 1];
+export const EXTREME_U32 = [0, 1, 0x7f, 0x80, 0xff, 0xffff, 2 ** 31 - 1, 2 ** 31, 2 ** 32 - 2, 2 ** 32 - 1];
 
 /**
  * One edit of a byte string. Offsets are drawn as naturals and taken modulo the input's length, so one arbitrary

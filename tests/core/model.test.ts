@@ -287,22 +287,30 @@ class MkdirCommand implements Command {
   constructor(
     readonly folderPick: number,
     readonly name: string,
+    /** When given, picks an entry anywhere whose name (in another case and form) is used instead: moves then clash. */
+    readonly reusePick: number | undefined,
   ) {}
   check = (): boolean => true;
   run(model: Model, real: Real): Promise<void> {
+    const everywhere = locateAll(model);
+    const name =
+      this.reusePick === undefined || everywhere.length === 0
+        ? this.name
+        : variantOf(pick(everywhere, this.reusePick).entry.name);
     const { path, folder } = pick(foldersOf(model), this.folderPick);
-    const existing = folder.entries.get(keyOf(this.name));
-    const target = childPath(path, this.name);
+    const existing = folder.entries.get(keyOf(name));
+    const target = childPath(path, name);
     if (existing?.type === 'file') expect(() => real.vault.mkdir(target)).toThrow(AlreadyExistsError);
     else {
       real.vault.mkdir(target);
-      if (existing === undefined) put(folder, newFolder(this.name.normalize('NFC')));
+      if (existing === undefined) put(folder, newFolder(name.normalize('NFC')));
     }
     expectListingsMatch(model, real.vault);
     return Promise.resolve();
   }
   toString(): string {
-    return `mkdir(#${String(this.folderPick)}, ${JSON.stringify(this.name)})`;
+    const reusing = this.reusePick === undefined ? '' : `, reusing the name of #${String(this.reusePick)}`;
+    return `mkdir(#${String(this.folderPick)}, ${JSON.stringify(this.name)}${reusing})`;
   }
 }
 
@@ -346,12 +354,19 @@ class MoveCommand implements Command {
   constructor(
     readonly targetPicks: readonly number[],
     readonly destinationPick: number,
+    /** Into a folder that already has the first target's name, when there is one. */
+    readonly ontoTaken: boolean,
   ) {}
   check = hasEntries;
   run(model: Model, real: Real): Promise<void> {
     const located = locateAll(model);
     const targets = [...new Set(this.targetPicks.map((index) => pick(located, index)))];
-    const destination = pick(foldersOf(model), this.destinationPick);
+    const first = pick(targets, 0);
+    const folders = foldersOf(model);
+    const taken = this.ontoTaken
+      ? folders.filter(({ folder }) => folder !== first.parent && folder.entries.has(keyOf(first.entry.name)))
+      : [];
+    const destination = pick(taken.length > 0 ? taken : folders, this.destinationPick);
     const paths = targets.map((target) => target.path);
     const intoItself = targets.some(
       ({ path }) => destination.path === path || destination.path.startsWith(`${path}/`),
@@ -377,7 +392,8 @@ class MoveCommand implements Command {
     return Promise.resolve();
   }
   toString(): string {
-    return `move([${this.targetPicks.map((index) => `#${String(index)}`).join(', ')}], into #${String(this.destinationPick)})`;
+    const onto = this.ontoTaken ? ', onto a taken name' : '';
+    return `move([${this.targetPicks.map((index) => `#${String(index)}`).join(', ')}], into #${String(this.destinationPick)}${onto})`;
   }
 }
 
@@ -499,7 +515,9 @@ const commandArb: fc.Arbitrary<Command> = fc.oneof(
   },
   {
     weight: 2,
-    arbitrary: fc.tuple(pickArb, nameArb).map(([folder, name]) => new MkdirCommand(folder, name)),
+    arbitrary: fc
+      .tuple(pickArb, nameArb, fc.option(pickArb, { nil: undefined }))
+      .map(([folder, name, reuse]) => new MkdirCommand(folder, name, reuse)),
   },
   {
     weight: 3,
@@ -516,8 +534,8 @@ const commandArb: fc.Arbitrary<Command> = fc.oneof(
   {
     weight: 2,
     arbitrary: fc
-      .tuple(picksArb, pickArb)
-      .map(([targets, destination]) => new MoveCommand(targets, destination)),
+      .tuple(picksArb, pickArb, fc.boolean())
+      .map(([targets, destination, ontoTaken]) => new MoveCommand(targets, destination, ontoTaken)),
   },
   { weight: 2, arbitrary: picksArb.map((targets) => new DeleteCommand(targets)) },
   { weight: 2, arbitrary: fc.boolean().map((reopen) => new RelockCommand(reopen)) },

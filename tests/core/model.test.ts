@@ -134,10 +134,13 @@ interface DiskFolder {
 }
 type DiskItem = DiskFile | DiskFolder;
 
-/** Contents that differ from file to file (by seed) and along the file, so a chunk put in the wrong place shows. */
+/**
+ * Contents that differ from file to file (by seed) and from one 64 KiB chunk to the next (101 is odd, so no two of
+ * a file's first 256 chunks are alike), so a file or chunk put in the wrong place shows.
+ */
 function contentsOf(file: DiskFile): Buffer {
   const bytes = Buffer.alloc(file.size);
-  for (let i = 0; i < bytes.length; i++) bytes[i] = (file.seed + i * 13 + (i >>> 10)) & 0xff;
+  for (let i = 0; i < bytes.length; i++) bytes[i] = (file.seed + i * 13 + Math.floor(i / CHUNK) * 101) & 0xff;
   return bytes;
 }
 

@@ -8,7 +8,7 @@ import { installApi, onEvent } from '../../src/renderer/api.js';
 import { JobsPanel } from '../../src/renderer/components/JobsPanel.js';
 import { clearVaultContents, jobEvent, showVault } from '../../src/renderer/store.js';
 import type { JobEvent, JobKind, Problem, Progress } from '../../src/shared/contract.js';
-import { fakeApi, type FakeApi } from './fake-api.js';
+import { fakeApi, Refusal, type FakeApi } from './fake-api.js';
 import { VAULT } from './fixtures.js';
 
 /** How long a job runs before the panel shows it (job-figures' SHOW_RUNNING_AFTER_MS, as a user waits it). */
@@ -125,6 +125,31 @@ describe('the jobs panel', () => {
     emit('j1', 'verify', { type: 'ended', status: 'cancelled' });
     expect(within(row('Check job')).getByRole('status').textContent).toBe('Stopped.');
     expect(screen.queryByRole('button', { name: 'Cancel' })).toBeNull();
+  });
+
+  // A refusal left unhandled fails the run (Vitest reports unhandled rejections as errors).
+  it('a Cancel pressed as the job ended leaves no error behind: the end says how it went', async () => {
+    api = fakeApi({ 'job.cancel': () => new Refusal('INVALID_ARGUMENT', 'No such job is running.') });
+    installApi(api);
+    stopListening();
+    stopListening = onEvent('job', jobEvent);
+    render(<JobsPanel />);
+    emit('j1', 'add', { type: 'started' });
+    wait(SHOWN_AFTER_MS);
+    press(within(row('Add job')).getByRole('button', { name: 'Cancel' }));
+    emit('j1', 'add', {
+      type: 'ended',
+      status: 'done',
+      result: {
+        kind: 'add',
+        report: { filesAdded: 3, foldersAdded: 0, bytesAdded: 30, replaced: 0, skipped: 0, problems: [] },
+      },
+    });
+    await act(async () => {
+      await vi.runAllTimersAsync();
+    });
+    expect(api.calls).toEqual([{ channel: 'job.cancel', request: { jobId: 'j1' } }]);
+    expect(within(row('Add job')).getByRole('status').textContent).toBe('Added 3 files.');
   });
 
   it('lists each problem with its path and the engine’s words for what happened and what to do', () => {

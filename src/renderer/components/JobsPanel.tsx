@@ -2,7 +2,7 @@ import { AlertTriangle, X } from 'lucide-react';
 import { memo, useEffect, useReducer } from 'react';
 import '../panels.css';
 
-import { call } from '../api.js';
+import { ApiError, call } from '../api.js';
 import { formatSize } from '../format.js';
 import { formatTimeLeft, jobFigures, jobsShown } from '../job-figures.js';
 import { plural } from '../../shared/plural.js';
@@ -15,6 +15,18 @@ const VERBS = {
   reencrypt: 'Re-encrypting',
 } as const;
 const NOUNS = { add: 'Add', restore: 'Restore', verify: 'Check', reencrypt: 'Re-encrypt' } as const;
+
+/**
+ * Asks the back end to stop a job. A Cancel pressed as the job ended is refused (no such job runs); the job's end
+ * event says how it ended, so that refusal needs no words of its own.
+ */
+async function cancelJob(jobId: string): Promise<void> {
+  try {
+    await call('job.cancel', { jobId });
+  } catch (error) {
+    if (!(error instanceof ApiError && error.code === 'INVALID_ARGUMENT')) throw error;
+  }
+}
 
 function runningText(job: JobView, now: number): string {
   const { progress } = job;
@@ -48,11 +60,7 @@ const JobRow = memo(function JobRow({
             : `${job.summary ?? ''}${job.problems.length > 0 ? ` ${plural(job.problems.length, 'problem')}:` : ''}`}
         </span>
         {running ? (
-          <button
-            type="button"
-            className="small"
-            onClick={() => void call('job.cancel', { jobId: job.jobId })}
-          >
+          <button type="button" className="small" onClick={() => void cancelJob(job.jobId)}>
             Cancel
           </button>
         ) : (

@@ -317,7 +317,7 @@ describe('renaming in place', () => {
     expect(requests('entries.rename')).toEqual([]);
   });
 
-  it('says in words when the name is taken or cannot be used', async () => {
+  it('says in words when the name is taken or cannot be used, and keeps the field with what was typed', async () => {
     const { field } = await renameByF2('notes.txt', {
       'entries.rename': ({ newName }) =>
         new Refusal(newName === 'todo.txt' ? 'ALREADY_EXISTS' : 'INVALID_NAME'),
@@ -327,13 +327,14 @@ describe('renaming in place', () => {
     expect((await screen.findByRole('alert')).textContent).toBe(
       'Something with that name already exists there. Choose another name or another place.',
     );
-    expect(names()).toContain('notes.txt');
 
-    await userEvent.keyboard('{F2}');
-    const again = screen.getByRole('textbox', { name: 'New name for notes.txt' });
+    // Still notes.txt, and its field is back, with the refused name and its stem selected, to be mended rather than typed again.
+    const again = await screen.findByRole<HTMLInputElement>('textbox', { name: 'New name for notes.txt' });
     await waitFor(() => {
       expect(document.activeElement).toBe(again);
     });
+    expect(again.value).toBe('todo.txt');
+    expect([again.selectionStart, again.selectionEnd]).toEqual([0, 'todo'.length]);
     await userEvent.clear(again);
     await userEvent.keyboard('..{Enter}');
     await waitFor(() => {

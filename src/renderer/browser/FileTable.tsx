@@ -19,6 +19,8 @@ export interface FileTableProps extends FolderDropHandlers {
   readonly onSelect: (selection: ReadonlySet<string>) => void;
   /** The row whose name is being edited, if any. */
   readonly renaming: string | null;
+  /** What the rename field starts with instead of the row's name (a refused name, to mend). */
+  readonly renameDraft?: string | undefined;
   readonly onRenameStart: (path: string) => void;
   /** `newName` null: the edit was cancelled. */
   readonly onRenameEnd: (entry: VaultEntry, newName: string | null) => void;
@@ -327,7 +329,7 @@ function FileRow({ index, top, entry, table, focused, onClick }: FileRowProps) {
           <File size={16} aria-hidden="true" className="icon-file" />
         )}
         {table.renaming === entry.path ? (
-          <RenameField entry={entry} onEnd={table.onRenameEnd} />
+          <RenameField entry={entry} draft={table.renameDraft} onEnd={table.onRenameEnd} />
         ) : (
           <span className="name">{entry.name}</span>
         )}
@@ -354,9 +356,11 @@ function FileRow({ index, top, entry, table, focused, onClick }: FileRowProps) {
 /** The name being edited in place: Enter keeps it, Esc cancels, leaving the field keeps it too. */
 function RenameField({
   entry,
+  draft,
   onEnd,
 }: {
   entry: VaultEntry;
+  draft: string | undefined;
   onEnd: (entry: VaultEntry, newName: string | null) => void;
 }) {
   const ended = useRef(false);
@@ -380,11 +384,12 @@ function RenameField({
       className="rename-field"
       aria-label={`New name for ${entry.name}`}
       ref={field}
-      defaultValue={entry.name}
+      defaultValue={draft ?? entry.name}
       onFocus={(event) => {
         // Select the name without its extension, as file managers do.
-        const dot = entry.type === 'file' ? entry.name.lastIndexOf('.') : -1;
-        event.currentTarget.setSelectionRange(0, dot > 0 ? dot : entry.name.length);
+        const name = event.currentTarget.value;
+        const dot = entry.type === 'file' ? name.lastIndexOf('.') : -1;
+        event.currentTarget.setSelectionRange(0, dot > 0 ? dot : name.length);
       }}
       onClick={(event) => {
         event.stopPropagation();

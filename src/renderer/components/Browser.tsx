@@ -86,7 +86,8 @@ export function Browser({ vault }: { vault: VaultSummary }) {
   const [results, setResults] = useState<readonly VaultEntry[] | null>(null);
   /** Raised to ask for the search again, when a change may have moved what it found. */
   const [searchRound, setSearchRound] = useState(0);
-  const [renaming, setRenaming] = useState<string | null>(null);
+  // The row being renamed in place, and the name to show in its field when a refused rename opens it again.
+  const [renaming, setRenaming] = useState<{ path: string; draft?: string } | null>(null);
   const [menu, setMenu] = useState<{ x: number; y: number } | null>(null);
   const [dialog, setDialog] = useState<DialogState | null>(null);
   const [dragging, setDragging] = useState(false);
@@ -286,7 +287,14 @@ export function Browser({ vault }: { vault: VaultSummary }) {
     run(async () => {
       setRenaming(null);
       if (newName === null) return;
-      const renamed = await call('entries.rename', { vaultId, path: entry.path, newName });
+      let renamed: VaultEntry;
+      try {
+        renamed = await call('entries.rename', { vaultId, path: entry.path, newName });
+      } catch (error) {
+        // As a file manager does: the field stays with what was typed, to be mended rather than typed again.
+        setRenaming({ path: entry.path, draft: newName });
+        throw error;
+      }
       if (searching) setQuery('');
       await load(parentOf(renamed.path), [renamed.path]);
     });
@@ -299,7 +307,7 @@ export function Browser({ vault }: { vault: VaultSummary }) {
       );
       const created = await call('entries.mkdir', { vaultId, path: childPath(folder, name) });
       await open(folder, [created.path], true);
-      setRenaming(created.path);
+      setRenaming({ path: created.path });
     });
 
   const remove = (doomed: readonly VaultEntry[]): Promise<void> =>
@@ -373,7 +381,7 @@ export function Browser({ vault }: { vault: VaultSummary }) {
         void restoreSelection();
         break;
       case 'rename':
-        if (first) setRenaming(first.path);
+        if (first) setRenaming({ path: first.path });
         break;
       case 'move':
         if (tree) setDialog({ kind: 'move', entries: selected });
@@ -549,8 +557,11 @@ export function Browser({ vault }: { vault: VaultSummary }) {
               withFolder={searching}
               selection={selection}
               onSelect={setSelection}
-              renaming={renaming}
-              onRenameStart={setRenaming}
+              renaming={renaming?.path ?? null}
+              renameDraft={renaming?.draft}
+              onRenameStart={(path) => {
+                setRenaming({ path });
+              }}
               onRenameEnd={(entry, newName) => void rename(entry, newName)}
               onOpen={openEntry}
               onUp={goUp}

@@ -61,6 +61,18 @@ describe('the status bar', () => {
       expect(status()).toBe('3 items · vault 1.0 kB');
     });
   });
+
+  it('gives no size for a selection holding a folder, whose size it does not know', async () => {
+    await browse(ROOT);
+    await screen.findByText(/^3 items/);
+    const user = userEvent.setup();
+    await user.click(row('Reports'));
+    expect(status()).toBe('3 items · 1 selected');
+    await user.keyboard('{Shift>}{ArrowDown}{/Shift}');
+    expect(status()).toBe('3 items · 2 selected');
+    await user.keyboard('{Shift>}{ArrowUp}{/Shift}{ArrowDown}');
+    expect(status()).toBe('3 items · 1 selected (1.5 kB)');
+  });
 });
 
 describe('the breadcrumbs', () => {

@@ -600,8 +600,11 @@ export function Browser({ vault }: { vault: VaultSummary }) {
                 ? `First ${plural(results.length, 'result')}`
                 : plural(results.length, 'result'))
             : plural(entries.length, 'item')}
+          {selected.length > 0 && ` · ${selected.length.toLocaleString()} selected`}
+          {/* A folder's size is not known without walking it: a sum that left it out would read as its size. */}
           {selected.length > 0 &&
-            ` · ${selected.length.toLocaleString()} selected (${formatSize(selectedBytes)})`}
+            selected.every(({ type }) => type === 'file') &&
+            ` (${formatSize(selectedBytes)})`}
           {vaultBytes !== null && ` · vault ${formatSize(vaultBytes)}`}
         </span>
       </footer>

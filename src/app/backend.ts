@@ -573,7 +573,7 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
         });
         restored.set(jobId, {
           vaultId: entry.vaultId,
-          path: await restoredItem(destination, request.paths[0] ?? '/'),
+          path: await restoredItem(destination, firstTopLevel(request.paths)),
         });
         return { kind: 'restore', report };
       });
@@ -795,6 +795,16 @@ function checkedAbsolute(path: string): string {
  * What a restore of `vaultPath` put into `destination`: the item of that name, or (when it is not there: restoring
  * "/", or skipped as damaged) the destination itself.
  */
+/**
+ * The first of a restore's vault paths that none of the others holds: the restore puts the others inside the one
+ * that holds them (restore.ts), so they are not at the top of the destination.
+ */
+function firstTopLevel(paths: readonly string[]): string {
+  const holds = (folder: string, path: string): boolean =>
+    folder !== path && (folder === '/' || path.startsWith(`${folder}/`));
+  return paths.find((path) => !paths.some((other) => holds(other, path))) ?? '/';
+}
+
 async function restoredItem(destination: string, vaultPath: string): Promise<string> {
   const name = basename(vaultPath);
   const item = join(destination, name);

@@ -62,7 +62,8 @@ export const ERROR_WORDS: Readonly<Record<ResultErrorCode, ErrorWords>> = {
     message: 'That name cannot be used.',
     next:
       'Choose one that is not "." or "..", has none of / \\ < > : " | ? *, does not end in a dot or a space, ' +
-      'is not a device name of Windows (such as CON or NUL) and is at most 255 bytes long.',
+      'has no invisible control characters, is not a device name of Windows (such as CON or NUL) and is at most ' +
+      '255 bytes long.',
   },
   CANCELLED: {
     message: 'Cancelled.',

@@ -29,6 +29,15 @@ describe('showing a finished restore in its folder', () => {
     const everything = tempDir();
     await app.call('job.showInFolder', { jobId: await restore(app, vaultId, ['/'], everything) });
     expect(shell.opened[1]).toEqual({ action: 'show', path: everything });
+
+    // A folder chosen after an item inside it (search results sorted by name, say): the folder is what went there.
+    await app.call('entries.mkdir', { vaultId, path: '/Reports' });
+    await app.call('entries.mkdir', { vaultId, path: '/Reports/Old' });
+    const reports = tempDir();
+    await app.call('job.showInFolder', {
+      jobId: await restore(app, vaultId, ['/Reports/Old', '/Reports'], reports),
+    });
+    expect(shell.opened[2]).toEqual({ action: 'show', path: join(reports, 'Reports') });
   });
 
   it('knows only finished restores, and forgets them when the vault locks', async () => {

@@ -60,25 +60,26 @@ describe('the delete confirmation', () => {
   it('counts many items, names the first six, and warns that folders go with their contents', () => {
     const entries = [
       folder('/Photos'),
+      folder('/Taxes'),
       ...['a', 'b', 'c', 'd', 'e', 'f', 'g'].map((name) => file(`/${name}.txt`)),
     ];
     render(<DeleteDialog entries={entries} onConfirm={() => undefined} onCancel={() => undefined} />);
-    const dialog = screen.getByRole('alertdialog', { name: 'Delete 8 items?' });
+    const dialog = screen.getByRole('alertdialog', { name: 'Delete 9 items?' });
     expect(items(within(dialog).getByRole('list'))).toEqual([
       '/Photos',
+      '/Taxes',
       '/a.txt',
       '/b.txt',
       '/c.txt',
       '/d.txt',
-      '/e.txt',
-      'and 2 more items',
+      'and 3 more items',
     ]);
     expect(
       within(dialog).getByText(
-        'Everything inside the folder goes too. They are removed from the vault for good; copies elsewhere on this computer are not touched.',
+        'Everything inside the folders goes too. They are removed from the vault for good; copies elsewhere on this computer are not touched.',
       ),
     ).toBeTruthy();
-    expect(within(dialog).getByRole('button', { name: 'Delete 8 items' })).toBeTruthy();
+    expect(within(dialog).getByRole('button', { name: 'Delete 9 items' })).toBeTruthy();
   });
 
   it('has the focus on Delete, so Enter deletes; Escape and Cancel delete nothing', async () => {

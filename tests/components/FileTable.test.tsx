@@ -340,7 +340,8 @@ describe('renaming in place', () => {
     await waitFor(() => {
       expect(screen.getByRole('alert').textContent).toBe(
         'That name cannot be used. Choose one that is not "." or "..", has none of / \\ < > : " | ? *, does not ' +
-          'end in a dot or a space, is not a device name of Windows (such as CON or NUL) and is at most 255 bytes long.',
+          'end in a dot or a space, has no invisible control characters, is not a device name of Windows (such as ' +
+          'CON or NUL) and is at most 255 bytes long.',
       );
     });
   });

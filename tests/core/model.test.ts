@@ -19,7 +19,8 @@ import { leftBehind, newVault, passphrase, writeTree } from '../helpers/vault.js
 
 const DEFAULT_RUNS = 40;
 const MAX_COMMANDS = 30;
-const RUNS = Number(process.env.COFFER_MODEL_RUNS ?? DEFAULT_RUNS);
+const ASKED_RUNS = Number(process.env.COFFER_MODEL_RUNS);
+const RUNS = Number.isInteger(ASKED_RUNS) && ASKED_RUNS > 0 ? ASKED_RUNS : DEFAULT_RUNS;
 const CHUNK = 64 * 1024;
 /** Files above this go to blob files of their own rather than packs (FORMAT.md 8.4). */
 const PACK_LIMIT = 1024 * 1024;

@@ -18,7 +18,7 @@ import { useCallback, useEffect, useMemo, useRef, useState, type DragEvent } fro
 
 import type { FolderTree as Tree, TakenNames, VaultEntry, VaultSummary } from '../../shared/contract.js';
 import { childPath } from '../../shared/vault-path.js';
-import { call, describeError, registerDroppedFiles } from '../api.js';
+import { ApiError, call, describeError, registerDroppedFiles } from '../api.js';
 import {
   fileDrop,
   isFileDrag,
@@ -291,8 +291,10 @@ export function Browser({ vault }: { vault: VaultSummary }) {
       try {
         renamed = await call('entries.rename', { vaultId, path: entry.path, newName });
       } catch (error) {
-        // As a file manager does: the field stays with what was typed, to be mended rather than typed again.
-        setRenaming({ path: entry.path, draft: newName });
+        // As a file manager does: a refused name stays in its field, to be mended rather than typed again.
+        if (error instanceof ApiError && (error.code === 'ALREADY_EXISTS' || error.code === 'INVALID_NAME')) {
+          setRenaming({ path: entry.path, draft: newName });
+        }
         throw error;
       }
       if (searching) setQuery('');

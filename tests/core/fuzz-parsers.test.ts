@@ -11,7 +11,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { fc, test } from '@fast-check/vitest';
-import { describe, expect } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import { ascii } from '../../src/core/crypto/bytes.js';
 import { HASH_BYTES, LABEL, NONCE_BYTES } from '../../src/core/crypto/constants.js';
@@ -136,17 +136,27 @@ describe('vault header (FORMAT.md 4)', () => {
   // (sodium_malloc), freed only when the garbage collector runs, and thousands of unlocks in a tight loop
   // exhaust the process's memory maps before it does: sodium-native then aborts the process.
   const wasm = backends[1] ?? sodium;
+  const headerBody = headerBytes.subarray(0, headerBytes.length - 2 * HASH_BYTES);
+  /** A header of `body`, its MAC and checksum made as a KEK holder would. */
+  const forgeHeader = (body: Uint8Array, kek: UnlockedKeys['kek']): Buffer => {
+    const macKey = deriveSubkey(wasm, kek, LABEL.headerMac);
+    const withMac = Buffer.concat([body, sodium.blake2b(HASH_BYTES, body, macKey.bytes)]);
+    macKey.wipe();
+    return Buffer.concat([withMac, sodium.blake2b(HASH_BYTES, withMac)]);
+  };
+
+  it('the forging the next property does gives back the header itself when nothing is edited', async () => {
+    const original = await unlockVaultKeys(wasm, headerBytes, recoveryKey);
+    expect(forgeHeader(headerBody, original.kek)).toEqual(Buffer.from(headerBytes));
+    original.wipe();
+  });
+
   test.prop([mutations], fuzzOptions(1000))(
     'unlocking an edited body whose MAC and checksum were recomputed: the same keys or a typed error',
     async (edits) => {
       const original = await unlockVaultKeys(wasm, headerBytes, recoveryKey);
-      const kek = original.kek;
-      // Edits fall on the body (before the MAC); the MAC and checksum are then made as a KEK holder would.
-      const body = mutate(headerBytes.subarray(0, headerBytes.length - 2 * HASH_BYTES), edits);
-      const macKey = deriveSubkey(wasm, kek, LABEL.headerMac);
-      const withMac = Buffer.concat([body, sodium.blake2b(HASH_BYTES, body, macKey.bytes)]);
-      macKey.wipe();
-      const forged = Buffer.concat([withMac, sodium.blake2b(HASH_BYTES, withMac)]);
+      // Edits fall on the body (before the MAC).
+      const forged = forgeHeader(mutate(headerBody, edits), original.kek);
       const outcome = await asyncOutcomeOf(
         () => unlockVaultKeys(wasm, forged, recoveryKey),
         [...HEADER_ERRORS, KdfLimitError, WrongPassphraseError],
@@ -217,16 +227,24 @@ describe('sealed metadata records (FORMAT.md 7, 8.3)', () => {
     },
   );
 
+  // ISO/IEC 7816-4 padding to the next multiple of 256 bytes, as a writer pads.
+  const padded = Buffer.alloc(Math.ceil((record.length + 1) / 256) * 256);
+  record.copy(padded);
+  padded[record.length] = 0x80;
+  /** Sealed as a writer seals a record's padded plaintext (FORMAT.md 7). */
+  const sealPadded = (plaintext: Uint8Array): Buffer => {
+    const nonce = sodium.randomBytes(NONCE_BYTES);
+    return Buffer.concat([nonce, sealUnder(LABEL.recordKey, plaintext, aadOfRecord(), nonce)]);
+  };
+
+  it('the sealing the next property does opens to the record when nothing is edited', () => {
+    expect(openNode(sealPadded(padded))).toEqual(openNode(sealer.seal(binding, record)));
+  });
+
   test.prop([mutations], fuzzOptions(1000))(
     'edited padding re-sealed (under the AAD of FORMAT.md 7) decodes canonically or is refused',
     (edits) => {
-      // ISO/IEC 7816-4 padding to the next multiple of 256 bytes, as a writer pads.
-      const padded = Buffer.alloc(Math.ceil((record.length + 1) / 256) * 256);
-      record.copy(padded);
-      padded[record.length] = 0x80;
-      const nonce = sodium.randomBytes(NONCE_BYTES);
-      const edited = mutate(padded, edits);
-      expectCanonical(Buffer.concat([nonce, sealUnder(LABEL.recordKey, edited, aadOfRecord(), nonce)]));
+      expectCanonical(sealPadded(mutate(padded, edits)));
     },
   );
 
@@ -397,16 +415,28 @@ describe('tree snapshot (FORMAT.md 8.6)', () => {
     );
   });
 
+  /** Stored as a writer stores a snapshot's plaintext (FORMAT.md 8.6). */
+  const storeSnapshot = (plaintext: Uint8Array): Buffer => {
+    const prefix = Buffer.alloc(12);
+    prefix.writeUInt32LE(KEY_ID, 0);
+    prefix.writeBigUInt64LE(GENERATION, 4);
+    const nonce = sodium.randomBytes(NONCE_BYTES);
+    const aad = Buffer.concat([ascii(LABEL.snapshot), vaultId, prefix]);
+    return Buffer.concat([prefix, nonce, sealUnder(LABEL.snapshotKey, plaintext, aad, nonce)]);
+  };
+
+  it('the sealing the next property does opens to the snapshot when nothing is edited', () => {
+    for (const withSum of [undefined, sum]) {
+      expect(openSnapshot(keys, storeSnapshot(encodeSnapshot(nodes, withSum)))).toEqual(
+        openSnapshot(keys, sealSnapshot(keys, nodes, GENERATION, withSum)),
+      );
+    }
+  });
+
   test.prop([mutations, fc.boolean()], fuzzOptions(1000))(
     'an edited plaintext re-sealed opens to nodes that seal and open the same, or is refused',
     (edits, withSum) => {
-      const plaintext = mutate(encodeSnapshot(nodes, withSum ? sum : undefined), edits);
-      const prefix = Buffer.alloc(12);
-      prefix.writeUInt32LE(KEY_ID, 0);
-      prefix.writeBigUInt64LE(GENERATION, 4);
-      const nonce = sodium.randomBytes(NONCE_BYTES);
-      const aad = Buffer.concat([ascii(LABEL.snapshot), vaultId, prefix]);
-      const stored = Buffer.concat([prefix, nonce, sealUnder(LABEL.snapshotKey, plaintext, aad, nonce)]);
+      const stored = storeSnapshot(mutate(encodeSnapshot(nodes, withSum ? sum : undefined), edits));
       const outcome = outcomeOf(() => openSnapshot(keys, stored), [IntegrityError]);
       if (outcome) {
         const again = openSnapshot(
@@ -436,25 +466,34 @@ describe('activity log (FORMAT.md 10)', () => {
     expectUnchangedOrRejected(entry, edits, (bytes) => logSealer.open(bytes), [IntegrityError]);
   });
 
+  const plaintext = withSubkey(LABEL.logKey, (subkey) =>
+    sodium.aeadDecrypt(
+      entry.subarray(12 + NONCE_BYTES),
+      Buffer.concat([ascii(LABEL.log), vaultId, entry.subarray(0, 12)]),
+      entry.subarray(12, 12 + NONCE_BYTES),
+      subkey,
+    ),
+  );
+  if (!plaintext) throw new Error('the fixture entry does not open');
+  const prefixAndPlaintext = Buffer.concat([entry.subarray(0, 12), plaintext]);
+  /** Stored as a writer stores an entry: its first 12 bytes the prefix (and the AAD's tail), the rest sealed. */
+  const storeEntry = (bytes: Buffer): Buffer => {
+    const prefix = Buffer.alloc(12);
+    bytes.copy(prefix, 0, 0, 12);
+    const nonce = sodium.randomBytes(NONCE_BYTES);
+    const aad = Buffer.concat([ascii(LABEL.log), vaultId, prefix]);
+    return Buffer.concat([prefix, nonce, sealUnder(LABEL.logKey, bytes.subarray(12), aad, nonce)]);
+  };
+
+  it('the sealing the next property does opens to the entry when nothing is edited', () => {
+    expect(logSealer.open(storeEntry(prefixAndPlaintext))).toEqual(logSealer.open(entry));
+  });
+
   test.prop([mutations], fuzzOptions(1000))(
     'an edited entry (sequence number, key id, plaintext) re-sealed opens to sane values or is refused',
     (edits) => {
-      const plaintext = withSubkey(LABEL.logKey, (subkey) =>
-        sodium.aeadDecrypt(
-          entry.subarray(12 + NONCE_BYTES),
-          Buffer.concat([ascii(LABEL.log), vaultId, entry.subarray(0, 12)]),
-          entry.subarray(12, 12 + NONCE_BYTES),
-          subkey,
-        ),
-      );
-      if (!plaintext) throw new Error('the fixture entry does not open');
       // Prefix and plaintext edited together, so an edit may move bytes between them; the prefix is then the AAD.
-      const edited = mutate(Buffer.concat([entry.subarray(0, 12), plaintext]), edits);
-      const prefix = Buffer.alloc(12);
-      edited.copy(prefix, 0, 0, 12);
-      const nonce = sodium.randomBytes(NONCE_BYTES);
-      const aad = Buffer.concat([ascii(LABEL.log), vaultId, prefix]);
-      const stored = Buffer.concat([prefix, nonce, sealUnder(LABEL.logKey, edited.subarray(12), aad, nonce)]);
+      const stored = storeEntry(mutate(prefixAndPlaintext, edits));
       const outcome = outcomeOf(() => logSealer.open(stored), [IntegrityError]);
       if (outcome) sane(outcome.value);
     },

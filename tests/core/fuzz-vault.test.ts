@@ -6,14 +6,14 @@
  * commitment so the edit reaches the checks behind it. COFFER_FUZZ_RUNS raises the runs (each costs one or two
  * Argon2id derivations at the KDF floor).
  */
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 
 import Database from 'better-sqlite3';
 
 import { fc, test } from '@fast-check/vitest';
-import { afterAll, beforeAll, describe } from 'vitest';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
 
 import { CofferError, Vault } from '../../src/core/index.js';
 import { nativeSodium } from '../helpers/backends.js';
@@ -34,14 +34,19 @@ const root = mkdtempSync(join(tmpdir(), 'coffer-fuzz-'));
 const pristine = join(root, 'pristine');
 /** The vault's files, relative to its folder, sorted so a seed names the same file on every machine. */
 let files: string[] = [];
+/** What the vault was made from, by vault path. */
+const sources = new Map<string, Buffer>([
+  ['/notes.txt', Buffer.from('remember the milk')],
+  ['/Photos/été.jpg', Buffer.alloc(3000, 7)],
+  // Over the small-file limit (1 MiB): a blob file of its own, not a pack.
+  ['/big.bin', nativeSodium.randomBytes(1024 * 1024 + 100)],
+]);
 
 beforeAll(async () => {
-  await writeTree(join(root, 'src'), {
-    'notes.txt': 'remember the milk',
-    'Photos/été.jpg': Buffer.alloc(3000, 7),
-    // Over the small-file limit (1 MiB): a blob file of its own, not a pack.
-    'big.bin': nativeSodium.randomBytes(1024 * 1024 + 100),
-  });
+  await writeTree(
+    join(root, 'src'),
+    Object.fromEntries([...sources].map(([path, bytes]) => [path.slice(1), bytes])),
+  );
   const vault = await Vault.create(pristine, passphrase(), { kdf: 'interactive', sodium: nativeSodium });
   await vault.add([
     join(root, 'src', 'notes.txt'),
@@ -59,20 +64,38 @@ afterAll(() => {
   rmSync(root, { recursive: true, force: true });
 });
 
-/** Everything a user does with a vault found damaged, repair last, stopping at the first typed error. */
-async function useDamagedVault(dir: string): Promise<void> {
+/**
+ * Everything a user does with a vault found damaged, repair last, stopping at the first typed error. With
+ * `sourcesKept` (damage by someone without the passphrase) a restore may leave files out but never write other
+ * bytes than the source's, and when neither verify nor the restore reports anything, it writes every file.
+ */
+async function useDamagedVault(dir: string, sourcesKept = false): Promise<void> {
   const vault = await Vault.open(dir, { sodium: nativeSodium });
   try {
     await vault.unlock(passphrase());
     vault.listRecursive('/');
-    await vault.verify({ readData: true });
-    await vault.restore(['/'], join(dir, '..', 'restored'));
+    const verified = await vault.verify({ readData: true });
+    const out = join(dir, '..', 'restored');
+    const restored = await vault.restore(['/'], out);
+    if (sourcesKept) expectRestoredAsMade(out, verified.problems.length + restored.problems.length === 0);
     vault.activityLog();
     // Repair walks the packs blob by blob (pack-walk.ts) to bring back what no row names.
     await vault.verify({ readData: true, repair: true });
   } finally {
     vault.close();
   }
+}
+
+function expectRestoredAsMade(out: string, nothingReported: boolean): void {
+  const written = existsSync(out)
+    ? readdirSync(out, { recursive: true, withFileTypes: true })
+        .filter((entry) => entry.isFile())
+        .map((entry) => `/${relative(out, join(entry.parentPath, entry.name))}`)
+    : [];
+  // equals, not toEqual: a deep comparison of a 1 MiB file byte by byte takes seconds.
+  for (const path of written)
+    expect(sources.get(path)?.equals(readFileSync(join(out, path))), path).toBe(true);
+  if (nothingReported) expect(written.sort()).toEqual([...sources.keys()].sort());
 }
 
 /** A fresh copy of the pristine vault for one run, removed after `use`. */
@@ -96,7 +119,7 @@ describe('a vault with one damaged file', () => {
         if (target === undefined) throw new Error('the vault has no files');
         const path = join(dir, target);
         writeFileSync(path, mutate(readFileSync(path), edits));
-        await asyncOutcomeOf(() => useDamagedVault(dir), [CofferError]);
+        await asyncOutcomeOf(() => useDamagedVault(dir, true), [CofferError]);
       });
     },
     fuzzTimeout(FILE_RUNS, 500),

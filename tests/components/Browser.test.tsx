@@ -205,14 +205,18 @@ describe('search as you type', () => {
 describe('changing search results', () => {
   const FOUND = [folder('/Reports'), file('/Reports/report.pdf', 4000), file('/report-draft.txt', 200)];
   const resultNames = () => drawnRows().map((result) => cellsOf(result)[0]);
-
-  it('takes away with a deleted folder the results inside it', async () => {
-    await browse(ROOT, { 'entries.search': () => FOUND, 'entries.remove': () => ({ removed: 3 }) });
+  /** Searches for "rep" and deletes the folder /Reports from the results, confirming. */
+  const deleteFoundFolder = async () => {
     await userEvent.type(searchField(), 'rep');
     await screen.findByRole('grid', { name: 'Search results' });
     await userEvent.click(row('Reports'));
     await userEvent.keyboard('{Delete}');
     await userEvent.click(await screen.findByRole('button', { name: 'Delete' }));
+  };
+
+  it('takes away with a deleted folder the results inside it', async () => {
+    await browse(ROOT, { 'entries.search': () => FOUND, 'entries.remove': () => ({ removed: 3 }) });
+    await deleteFoundFolder();
     await waitFor(() => {
       expect(resultNames()).toEqual(['report-draft.txt']);
     });
@@ -256,11 +260,7 @@ describe('changing search results', () => {
     await userEvent.keyboard('{Enter}');
     await screen.findByText(/^2 items/);
     expect(crumbs()).toEqual(['Personal', 'Reports']);
-    await userEvent.type(searchField(), 'rep');
-    await screen.findByRole('grid', { name: 'Search results' });
-    await userEvent.click(row('Reports'));
-    await userEvent.keyboard('{Delete}');
-    await userEvent.click(await screen.findByRole('button', { name: 'Delete' }));
+    await deleteFoundFolder();
     await waitFor(() => {
       expect(crumbs()).toEqual(['Personal']);
     });

@@ -67,6 +67,11 @@ type DialogState =
   | { kind: 'restore'; entries: readonly VaultEntry[]; handle: string; label: string }
   | ({ kind: 'existing'; source: string; destination: string } & TakenNames);
 
+/** Gives the keyboard to the file table (the search field's Down/Enter, and the focus back after a dialog). */
+function focusFileTable(): void {
+  document.querySelector<HTMLElement>('.file-grid')?.focus();
+}
+
 /**
  * An unlocked vault: the folder tree, breadcrumbs and search, the current folder (or the search results) as a
  * table that is also a drop target, and a status bar with the jobs. Search results, the tree and dialogs live in
@@ -176,8 +181,7 @@ export function Browser({ vault }: { vault: VaultSummary }) {
   useEffect(() => {
     if (dialog !== null) return;
     const frame = requestAnimationFrame(() => {
-      if (document.activeElement === document.body)
-        document.querySelector<HTMLElement>('.file-grid')?.focus();
+      if (document.activeElement === document.body) focusFileTable();
     });
     return () => {
       cancelAnimationFrame(frame);
@@ -467,7 +471,7 @@ export function Browser({ vault }: { vault: VaultSummary }) {
               if (event.key === 'Escape') setQuery('');
               else if (event.key === 'ArrowDown' || event.key === 'Enter') {
                 event.preventDefault();
-                document.querySelector<HTMLElement>('.file-grid')?.focus();
+                focusFileTable();
               }
             }}
           />

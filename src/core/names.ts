@@ -23,12 +23,6 @@ const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
 
 const SHOWN_CODE_POINTS = 80;
 
-/** True when every UTF-16 unit is ASCII. */
-export function isAscii(text: string): boolean {
-  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) return false;
-  return true;
-}
-
 type Context = 'store' | 'restore';
 
 interface Violation {
@@ -50,11 +44,6 @@ function show(name: string): string {
     count++;
   }
   return `"${shown.replace(UNPRINTABLE, (ch) => `<${codePoint(ch)}>`)}"`;
-}
-
-function isOneCodePoint(s: string): boolean {
-  const first = s.codePointAt(0);
-  return first !== undefined && s.length === (first > 0xffff ? 2 : 1);
 }
 
 function codePoint(ch: string): string {
@@ -193,31 +182,6 @@ export function isStorableName(name: string): boolean {
     if (error instanceof InvalidNameError || error instanceof InvalidArgumentError) return false;
     throw error;
   }
-}
-
-/**
- * The key under which names clash within one folder. Two names with the same key cannot both be restored onto a
- * case-insensitive file system (Windows, macOS by default), so a folder may hold only one of them.
- *
- * @remarks
- * Each code point is mapped to its single-code-point uppercase, when it has one, and then lowercased: this
- * equates everything plain `toLowerCase()` does, plus the pairs it misses that case-insensitive file systems
- * equate, such as final and medial sigma ("ΟΔΟΣ", "οδος" and "οδοσ") or the micro sign and mu. Expansions such as
- * "ß" to "SS" are not applied, matching NTFS, which compares names one code unit at a time. Does not validate.
- * @param name - A name, in any normalisation form.
- * @returns The comparison key; never shown to the user.
- */
-export function nameKey(name: string): string {
-  // Most names are ASCII: NFC leaves them unchanged and per-code-point folding equals toLowerCase. Called for every
-  // entry at unlock, so the fast path matters for large vaults.
-  if (isAscii(name)) return name.toLowerCase();
-  let key = '';
-  for (const ch of name.normalize('NFC')) {
-    const upper = ch.toUpperCase();
-    // Per code point, so lowercasing never applies Greek final-sigma context.
-    key += (isOneCodePoint(upper) ? upper : ch).toLowerCase();
-  }
-  return key;
 }
 
 /**

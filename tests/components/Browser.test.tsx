@@ -292,6 +292,67 @@ describe('changing search results', () => {
   });
 });
 
+describe('a refused move', () => {
+  const alertText = async () => (await screen.findByRole('alert')).textContent;
+  const moveTo = async (target: HTMLElement, destination: string) => {
+    await userEvent.pointer({ keys: '[MouseRight]', target });
+    await userEvent.click(await screen.findByRole('menuitem', { name: 'Move to…' }));
+    await userEvent.click(await screen.findByRole('option', { name: destination }));
+    await userEvent.click(screen.getByRole('button', { name: 'Move here' }));
+  };
+
+  it('names the item the folder chosen already holds, matched ignoring case as the vault does', async () => {
+    await browse(
+      ROOT,
+      {
+        'entries.list': ({ path }) => (path === '/Reports' ? [file('/Reports/NOTES.TXT', 3)] : ROOT),
+        'entries.move': () => new Refusal('ALREADY_EXISTS'),
+      },
+      tree('/', [tree('/Reports')]),
+    );
+    await moveTo(row('notes.txt'), 'Reports');
+    expect(await alertText()).toBe(
+      'Nothing was moved: “Reports” already holds an item called “notes.txt”. Rename one of them, or choose another folder.',
+    );
+  });
+
+  it('names the name two of the items moved share', async () => {
+    const { requests } = await browse(
+      ROOT,
+      {
+        'entries.search': () => [file('/Reports/q1.pdf', 10), file('/Reports/2024/q1.pdf', 10)],
+        'entries.list': ({ path }) => (path === '/Archive' ? [] : ROOT),
+        'entries.move': () => new Refusal('ALREADY_EXISTS'),
+      },
+      tree('/', [tree('/Reports', [tree('/Reports/2024')]), tree('/Archive')]),
+    );
+    await userEvent.type(searchField(), 'q1');
+    await screen.findByRole('grid', { name: 'Search results' });
+    const [first, second] = drawnRows();
+    if (first === undefined || second === undefined) throw new Error('two results expected');
+    await userEvent.click(first);
+    await userEvent.keyboard('{Shift>}{ArrowDown}{/Shift}');
+    await moveTo(second, 'Archive');
+    expect(requests('entries.move')[0]?.paths).toHaveLength(2);
+    expect(await alertText()).toBe(
+      'Nothing was moved: two of the items are called “q1.pdf”, and one folder cannot hold both. Rename one of them first.',
+    );
+  });
+
+  it('says the code’s words when it finds no such name (the folder changed meanwhile)', async () => {
+    await browse(
+      ROOT,
+      {
+        'entries.list': ({ path }) => (path === '/Reports' ? [] : ROOT),
+        'entries.move': () => new Refusal('ALREADY_EXISTS'),
+      },
+      tree('/', [tree('/Reports')]),
+    );
+    await moveTo(row('notes.txt'), 'Reports');
+    expect(await alertText()).toMatch(/^Something with that name already exists there\./);
+  });
+});
+
 describe('New folder', () => {
   it('takes a name no entry has, ignoring case as the vault does', async () => {
     // The vault holds one of "NEW FOLDER" and "New folder", and creating the one gives back the other.

@@ -138,6 +138,39 @@ describe('Move to…', () => {
     expect(confirm).toHaveBeenCalledWith('/Archive/2024');
   });
 
+  it('shows the folder all the items are in already, but does not let it be chosen', async () => {
+    const confirm = vi.fn();
+    render(
+      <MoveDialog
+        entries={[file('/Archive/a.txt'), file('/Archive/b.txt')]}
+        tree={TREE}
+        vaultName="Personal"
+        onConfirm={confirm}
+        onCancel={() => undefined}
+      />,
+    );
+    const here = screen.getByRole('option', { name: 'Archive (already here)' });
+    expect(here.getAttribute('aria-disabled')).toBe('true');
+    await userEvent.click(here);
+    expect(screen.getByRole('button', { name: 'Move here' }).hasAttribute('disabled')).toBe(true);
+  });
+
+  it('lets a folder be chosen that holds only some of the items', async () => {
+    const confirm = vi.fn();
+    render(
+      <MoveDialog
+        entries={[file('/Archive/a.txt'), file('/Photos/b.txt')]}
+        tree={TREE}
+        vaultName="Personal"
+        onConfirm={confirm}
+        onCancel={() => undefined}
+      />,
+    );
+    await userEvent.click(screen.getByRole('option', { name: 'Archive' }));
+    await userEvent.click(screen.getByRole('button', { name: 'Move here' }));
+    expect(confirm).toHaveBeenCalledWith('/Archive');
+  });
+
   it('cancels by Cancel and by Escape', async () => {
     const cancel = vi.fn();
     render(

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 
 import { describe, expect, it } from 'vitest';
 
-import { nameKey } from '../../src/core/names.js';
+import { nameKey } from '../../src/shared/name-key.js';
 import { hasDuplicate, hashId, hashNameKey } from '../../src/core/vault/find-duplicate.js';
 
 const sameIn =

@@ -10,10 +10,10 @@ import {
   formatVaultPath,
   isPlainName,
   MAX_NAME_BYTES,
-  nameKey,
   nameViolation,
   parseVaultPath,
 } from '../../src/core/names.js';
+import { nameKey } from '../../src/shared/name-key.js';
 
 function thrownBy(fn: () => unknown): unknown {
   try {

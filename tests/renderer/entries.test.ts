@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
 import type { VaultEntry } from '../../src/shared/contract.js';
-import { pathsBetween, sortEntries } from '../../src/renderer/browser/entries.js';
+import { findNameClash, freeName, pathsBetween, sortEntries } from '../../src/renderer/browser/entries.js';
 
 const file = (name: string, size: number, mtime: number): VaultEntry => ({
   path: `/${name}`,
@@ -50,5 +50,30 @@ describe('the rows a Shift+click or Shift+arrow selects', () => {
 
   it('the one row when the anchor is the row clicked', () => {
     expect([...pathsBetween(rows, 2, 2)]).toEqual([rows[2]?.path]);
+  });
+});
+
+describe('names one folder cannot hold twice', () => {
+  it('finds a name already there, compared as the vault compares them', () => {
+    expect(findNameClash(['a.txt', 'Notes.TXT'], ['notes.txt'])).toEqual({
+      name: 'Notes.TXT',
+      with: 'there',
+    });
+    // Final and medial sigma, which toLowerCase keeps apart, are one letter to a case-insensitive file system.
+    expect(findNameClash(['ΟΔΟΣ'], ['οδοσ'])).toEqual({ name: 'ΟΔΟΣ', with: 'there' });
+    expect(findNameClash(['e\u0301'], ['\u00e9'])).toEqual({ name: 'e\u0301', with: 'there' });
+  });
+
+  it('finds two moved items of one name', () => {
+    expect(findNameClash(['q1.pdf', 'b', 'Q1.pdf'], ['c'])).toEqual({ name: 'Q1.pdf', with: 'each-other' });
+  });
+
+  it('finds nothing when every name is free', () => {
+    expect(findNameClash(['a', 'b'], ['c', 'ab'])).toBeUndefined();
+  });
+
+  it('numbers a new name past the names taken in the vault’s way', () => {
+    expect(freeName('οδοσ', ['ΟΔΟΣ', 'ΟΔΟΣ 2'])).toBe('οδοσ 3');
+    expect(freeName('\u00e9t\u00e9', ['e\u0301te\u0301'])).toBe('\u00e9t\u00e9 2');
   });
 });

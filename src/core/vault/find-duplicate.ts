@@ -1,6 +1,6 @@
 import { getRandomValues } from 'node:crypto';
 
-import { isAscii, nameKey } from '../names.js';
+import { isAscii, nameKey } from '../../shared/name-key.js';
 
 /**
  * Odd multipliers drawn once per process: hashes that whoever writes a snapshot cannot predict, so no set of ids or

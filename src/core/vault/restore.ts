@@ -23,7 +23,8 @@ import {
   InvalidNameError,
   IoError,
 } from '../errors.js';
-import { destinationPath, nameKey, parseVaultPath } from '../names.js';
+import { nameKey } from '../../shared/name-key.js';
+import { destinationPath, parseVaultPath } from '../names.js';
 import { publishFile } from '../publish.js';
 import type { Problem, Progress, RestoreOptions, RestoreReport } from '../types.js';
 import { asIoError, fsyncDirectory, removeQuietly } from './durable.js';

@@ -4,7 +4,8 @@ import { deriveSubkey, type Keyring } from '../crypto/keys.js';
 import { padme } from '../crypto/padding.js';
 import type { SodiumBackend } from '../crypto/sodium.js';
 import { IntegrityError } from '../errors.js';
-import { isStorableName, nameKey } from '../names.js';
+import { nameKey } from '../../shared/name-key.js';
+import { isStorableName } from '../names.js';
 import { hasDuplicate, hashId, hashNameKey } from './find-duplicate.js';
 import type { TreeNode } from './tree.js';
 

@@ -1,5 +1,6 @@
 import { AlreadyExistsError, IntegrityError, NotFoundError } from '../errors.js';
-import { formatVaultPath, nameKey } from '../names.js';
+import { nameKey } from '../../shared/name-key.js';
+import { formatVaultPath } from '../names.js';
 
 /** What a sealed index record holds (FORMAT.md section 8). */
 export interface NodeRecord {

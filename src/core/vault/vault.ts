@@ -35,7 +35,8 @@ import {
   VaultLockedError,
   WrongPassphraseError,
 } from '../errors.js';
-import { checkName, nameKey, parseVaultPath } from '../names.js';
+import { nameKey } from '../../shared/name-key.js';
+import { checkName, parseVaultPath } from '../names.js';
 import type {
   KeySlotInfo,
   AddOptions,

@@ -16,6 +16,7 @@ import {
 
 import type { FolderTree, VaultEntry } from '../../shared/contract.js';
 import { plural } from '../../shared/plural.js';
+import { parentOf } from '../format.js';
 import { flattenTree, isWithin } from './entries.js';
 
 export function Frame({
@@ -115,7 +116,10 @@ export function DeleteDialog({
   );
 }
 
-/** Chooses the folder to move entries into; the entries' own folders (and those inside them) are not offered. */
+/**
+ * Chooses the folder to move entries into. The entries' own folders (and those inside them) are not offered; the
+ * folder they all are in already is shown but cannot be chosen.
+ */
 export function MoveDialog({
   entries,
   tree,
@@ -132,6 +136,7 @@ export function MoveDialog({
   const folders = flattenTree(tree).filter(
     ({ folder }) => !entries.some((entry) => isWithin(folder.path, entry.path)),
   );
+  const holders = new Set(entries.map((entry) => parentOf(entry.path)));
   const [destination, setDestination] = useState<string | null>(null);
   return (
     <Frame title={`Move ${describeItems(entries)} to…`} onCancel={onCancel}>
@@ -139,6 +144,7 @@ export function MoveDialog({
         aria-label="Destination folder"
         className="chooser-list"
         selectionMode="single"
+        disabledKeys={holders.size === 1 ? holders : []}
         selectedKeys={destination === null ? [] : [destination]}
         onSelectionChange={(keys) => {
           const [key] = keys === 'all' ? [] : [...keys];
@@ -154,6 +160,12 @@ export function MoveDialog({
             style={{ paddingLeft: 12 + depth * 16 }}
           >
             {folder.path === '/' ? vaultName : folder.name}
+            {holders.size === 1 && holders.has(folder.path) && (
+              <>
+                {' '}
+                <span className="chooser-note">(already here)</span>
+              </>
+            )}
           </ListBoxItem>
         )}
       </ListBox>

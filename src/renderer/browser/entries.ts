@@ -1,5 +1,6 @@
 /** Pure helpers of the browser: sorting, range selection, fresh names. No React, no API. */
 import type { FolderTree, VaultEntry } from '../../shared/contract.js';
+import { nameKey } from '../../shared/name-key.js';
 import { compareKinds, compareNames } from '../../shared/name-order.js';
 
 export type SortColumn = 'name' | 'size' | 'mtime';
@@ -30,14 +31,33 @@ export function pathsBetween(rows: readonly VaultEntry[], from: number, to: numb
 }
 
 /**
- * `base`, or `base 2`, `base 3`… : the first name none of `names` takes. Compared ignoring case, as the vault does:
+ * `base`, or `base 2`, `base 3`… : the first name none of `names` takes. Compared as the vault does ({@link nameKey}):
  * "NEW FOLDER" takes "New folder" there (creating that folder would give back the existing one).
  */
 export function freeName(base: string, names: Iterable<string>): string {
-  const taken = new Set([...names].map((name) => name.toLowerCase()));
-  const free = (name: string): boolean => !taken.has(name.toLowerCase());
+  const taken = new Set([...names].map(nameKey));
+  const free = (name: string): boolean => !taken.has(nameKey(name));
   if (free(base)) return base;
   for (let n = 2; ; n++) if (free(`${base} ${n}`)) return `${base} ${n}`;
+}
+
+/** Why items cannot all go into one folder: one takes a name already there, or two take the same name. */
+export type NameClash = { readonly name: string; readonly with: 'there' | 'each-other' };
+
+/**
+ * The first of `moving` whose name a folder holding `there` would refuse (compared as the vault does, ignoring
+ * case), because one of `there` or an earlier one of `moving` has it.
+ */
+export function findNameClash(moving: readonly string[], there: Iterable<string>): NameClash | undefined {
+  const present = new Set([...there].map(nameKey));
+  const coming = new Set<string>();
+  for (const name of moving) {
+    const key = nameKey(name);
+    if (present.has(key)) return { name, with: 'there' };
+    if (coming.has(key)) return { name, with: 'each-other' };
+    coming.add(key);
+  }
+  return undefined;
 }
 
 /** True when `path` is `folder` or lies inside it. */

@@ -34,7 +34,14 @@ import {
   type ExistingChoice,
 } from '../browser/dialogs.js';
 import { EntryMenu, type EntryAction } from '../browser/EntryMenu.js';
-import { freeName, isWithin, sameFolders, sortEntries, type SortOrder } from '../browser/entries.js';
+import {
+  findNameClash,
+  freeName,
+  isWithin,
+  sameFolders,
+  sortEntries,
+  type SortOrder,
+} from '../browser/entries.js';
 import { FileTable } from '../browser/FileTable.js';
 import { FolderTree } from '../browser/FolderTree.js';
 import { crumbs, formatSize, parentOf } from '../format.js';
@@ -225,7 +232,19 @@ export function Browser({ vault }: { vault: VaultSummary }) {
       setDialog(null);
       const movable = paths.filter((path) => parentOf(path) !== destination);
       if (movable.length === 0) return;
-      const moved = await call('entries.move', { vaultId, paths: movable, destination });
+      let moved: readonly VaultEntry[];
+      try {
+        moved = await call('entries.move', { vaultId, paths: movable, destination });
+      } catch (error) {
+        if (error instanceof ApiError && error.code === 'ALREADY_EXISTS') {
+          const clash = await nameClashOfMove(movable, destination);
+          if (clash !== undefined) {
+            setError(clash);
+            return;
+          }
+        }
+        throw error;
+      }
       // Moved from a search's results, the folder shown (or one above it) may have gone too: follow it there.
       let shown = folder;
       let holder = '';
@@ -239,6 +258,23 @@ export function Browser({ vault }: { vault: VaultSummary }) {
       setSearchRound((round) => round + 1);
       await load(shown);
     });
+
+  /** Which name a refused move clashed on, in words; the code's own words say only that some name did. */
+  const nameClashOfMove = async (
+    paths: readonly string[],
+    destination: string,
+  ): Promise<string | undefined> => {
+    const there = await call('entries.list', { vaultId, path: destination });
+    const clash = findNameClash(
+      paths.map((path) => path.slice(path.lastIndexOf('/') + 1)),
+      there.map((entry) => entry.name),
+    );
+    if (clash === undefined) return undefined;
+    const place = destination === '/' ? vault.name : destination.slice(destination.lastIndexOf('/') + 1);
+    return clash.with === 'there'
+      ? `Nothing was moved: “${place}” already holds an item called “${clash.name}”. Rename one of them, or choose another folder.`
+      : `Nothing was moved: two of the items are called “${clash.name}”, and one folder cannot hold both. Rename one of them first.`;
+  };
 
   const capabilities = useCapabilities();
   /** Starts adding what `source` names, or asks what to do if names it brings are taken. */

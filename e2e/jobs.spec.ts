@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 
 import { formatSize } from '../src/renderer/format.js';
-import { createVault, dropZeroFiles, sha256 } from './steps.js';
+import { createVault, dropZeroFiles, PASSPHRASE, sha256 } from './steps.js';
 import { dropFiles } from './drop.js';
 import { expect, test } from './fixtures.js';
 
@@ -80,6 +80,32 @@ test('flow 7: cancelling a large add midway leaves only whole files, and "Check 
   const report = await checkAllData(page);
   await expect(report.getByRole('status')).toContainText('No damage found.');
   await expect(report.getByRole('list')).toHaveCount(0);
+});
+
+test('a lock during an add stops it, and the unlock screen says so without naming a file', async ({
+  coffer,
+}) => {
+  const { page } = coffer;
+  await createVault(coffer);
+  await dropZeroFiles(page, 48, 8_000_000);
+  const job = page.getByRole('listitem', { name: 'Add job' });
+  await expect(job.getByRole('status')).toContainText(/Adding · \d+ of 48 files · [1-9][\d.]* (kB|MB)/);
+
+  await page.getByRole('button', { name: 'Lock' }).click();
+  const notice = page.getByRole('status').filter({ hasText: 'Locking stopped' });
+  await expect(notice).toHaveText(
+    'Locking stopped an add before it finished. Files the add had finished are in the vault and nothing ' +
+      'half-added is: add the rest again.',
+  );
+  expect(await page.content()).not.toContain('.bin');
+
+  await page.getByLabel('Passphrase', { exact: true }).fill(PASSPHRASE);
+  await page.getByRole('button', { name: 'Unlock' }).click();
+  await expect(page.getByRole('grid', { name: 'Files' })).toBeVisible();
+  await page.keyboard.press('Control+L');
+  await expect(page.getByRole('button', { name: 'Unlock' })).toBeVisible();
+  // A lock that stopped nothing says nothing of jobs.
+  await expect(page.getByText('Locking stopped')).toHaveCount(0);
 });
 
 test('flow 8: previews an image and a text file; locking leaves no name, preview or object URL behind', async ({

@@ -286,10 +286,10 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
     entry.vault.lock();
     media.revokeVault(entry.vaultId);
     await entry.vault.released();
-    await stopped;
+    const stoppedJobs = await stopped;
     openCopies.removeFor(entry.vaultId);
     forgetRestored(entry.vaultId);
-    if (wasUnlocked) emit('locked', { vaultId: entry.vaultId, reason });
+    if (wasUnlocked) emit('locked', { vaultId: entry.vaultId, reason, stoppedJobs });
   };
 
   const close = async (entry: OpenVault): Promise<void> => {

@@ -57,7 +57,8 @@ export class EventCoalescer<T> {
 interface RunningJob {
   readonly summary: { jobId: string; vaultId: string; kind: JobKind; progress?: Progress };
   readonly controller: AbortController;
-  readonly ended: Promise<void>;
+  /** Settles with how the job ended, once its 'ended' event is sent. */
+  readonly ended: Promise<Extract<JobEvent, { type: 'ended' }>['status']>;
 }
 
 /**
@@ -121,6 +122,7 @@ export class JobRegistry {
         cleanup?.();
       }
       this.#emit(event);
+      return event.status;
     })();
     this.#jobs.set(jobId, { summary, controller, ended });
     return jobId;
@@ -133,13 +135,17 @@ export class JobRegistry {
     job.controller.abort();
   }
 
-  /** Cancels every job of a vault (or all) and settles when they have ended. */
-  async stop(vaultId?: string): Promise<void> {
+  /**
+   * Cancels every job of a vault (or all) and settles when they have ended, with the kinds of those the cancel
+   * stopped (a job may finish before it notices the cancel: that one is not counted).
+   */
+  async stop(vaultId?: string): Promise<JobKind[]> {
     const stopping = [...this.#jobs.values()].filter(
       (job) => vaultId === undefined || job.summary.vaultId === vaultId,
     );
     for (const job of stopping) job.controller.abort();
-    await Promise.all(stopping.map((job) => job.ended));
+    const statuses = await Promise.all(stopping.map((job) => job.ended));
+    return stopping.filter((_, index) => statuses[index] === 'cancelled').map((job) => job.summary.kind);
   }
 
   list(): JobSummary[] {

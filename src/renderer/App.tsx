@@ -16,8 +16,8 @@ export function App() {
 
   useEffect(() => {
     const stops = [
-      onEvent('locked', ({ vaultId }) => {
-        vaultLocked(vaultId);
+      onEvent('locked', ({ vaultId, stoppedJobs }) => {
+        vaultLocked(vaultId, stoppedJobs);
       }),
       onEvent('closed', ({ vaultId }) => {
         vaultClosed(vaultId);

@@ -50,6 +50,11 @@ export interface CofferState {
   readonly jobsEnded: number;
   /** What unlocking found that the user must know (damage, a vault gone back to an older copy); until dismissed. */
   readonly notices: readonly string[];
+  /**
+   * The kind of each job the vault's last lock stopped part-way, for the unlock screen to say so. Kinds only, no
+   * names: kept past the lock that clears the jobs' rows, until the vault is unlocked or closed.
+   */
+  readonly stoppedByLock: readonly JobKind[];
 }
 
 const EMPTY: Pick<
@@ -65,10 +70,13 @@ const EMPTY: Pick<
   notices: [],
 };
 
-export const useCoffer = create<CofferState>()(() => ({ vault: null, ...EMPTY }));
+export const useCoffer = create<CofferState>()(() => ({ vault: null, stoppedByLock: [], ...EMPTY }));
 
 export function showVault(vault: VaultSummary | null): void {
-  useCoffer.setState({ vault });
+  useCoffer.setState(({ vault: shown, stoppedByLock }) => ({
+    vault,
+    stoppedByLock: vault !== null && vault.locked && vault.vaultId === shown?.vaultId ? stoppedByLock : [],
+  }));
 }
 
 /** Shows what unlocking found (see {@link CofferState.notices}); cleared by lock like everything else. */
@@ -81,18 +89,24 @@ export function clearVaultContents(): void {
   useCoffer.setState({ ...EMPTY, selection: new Set() });
 }
 
-/** The vault locked (by the user, idle, suspend…): its contents leave the window. */
-export function vaultLocked(vaultId: string): void {
+/**
+ * The vault locked (by the user, idle, suspend…): its contents leave the window. `stoppedJobs` comes with the back
+ * end's `locked` event; the window's own call after its lock request, which may come first, leaves it as it was.
+ */
+export function vaultLocked(vaultId: string, stoppedJobs?: readonly JobKind[]): void {
   const { vault } = useCoffer.getState();
   if (vault?.vaultId !== vaultId) return;
   clearVaultContents();
-  useCoffer.setState({ vault: { ...vault, locked: true } });
+  useCoffer.setState(({ stoppedByLock }) => ({
+    vault: { ...vault, locked: true },
+    stoppedByLock: stoppedJobs ?? stoppedByLock,
+  }));
 }
 
 export function vaultClosed(vaultId: string): void {
   if (useCoffer.getState().vault?.vaultId !== vaultId) return;
   clearVaultContents();
-  useCoffer.setState({ vault: null });
+  useCoffer.setState({ vault: null, stoppedByLock: [] });
 }
 
 export function showFolder(folder: string, entries: readonly VaultEntry[]): void {
@@ -159,4 +173,9 @@ export function jobEvent(event: JobEvent): void {
 
 export function dismissJob(jobId: string): void {
   useCoffer.setState(({ jobs }) => ({ jobs: jobs.filter((job) => job.jobId !== jobId) }));
+}
+
+/** Takes every ended job off the panel, the running ones staying. */
+export function dismissEndedJobs(): void {
+  useCoffer.setState(({ jobs }) => ({ jobs: jobs.filter((job) => job.status === 'running') }));
 }

@@ -580,8 +580,11 @@ export type Result<T> =
 /** Events the back end pushes to the window. */
 export interface EventPayloads {
   job: JobEvent;
-  /** A vault was locked: its keys are wiped and its jobs stopped. */
-  locked: { readonly vaultId: string; readonly reason: LockReason };
+  /**
+   * A vault was locked: its keys are wiped and its jobs stopped. `stoppedJobs`: the kind of each job the lock
+   * stopped part-way (so the window can say so once their rows, which name files, are gone).
+   */
+  locked: { readonly vaultId: string; readonly reason: LockReason; readonly stoppedJobs: readonly JobKind[] };
   /** A vault was closed; its vaultId is no longer valid. */
   closed: { readonly vaultId: string };
 }

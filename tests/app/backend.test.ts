@@ -213,7 +213,10 @@ describe('vaults', () => {
     expect(info).toMatchObject({ name: 'vault', location: join(parent, 'vault'), locked: false });
     expect(info.info.files).toBe(0);
     await app.call('vault.lock', { vaultId });
-    expect(app.events).toContainEqual({ event: 'locked', payload: { vaultId, reason: 'user' } });
+    expect(app.events).toContainEqual({
+      event: 'locked',
+      payload: { vaultId, reason: 'user', stoppedJobs: [] },
+    });
     expect(codeOf(await app.raw('entries.list', { vaultId, path: '/' }))).toBe('VAULT_LOCKED');
     expect(codeOf(await app.raw('vault.unlock', { vaultId, passphrase: 'wrong' }))).toBe('WRONG_PASSPHRASE');
     expect(await app.call('vault.unlock', { vaultId, passphrase: PASSPHRASE })).toEqual({
@@ -625,7 +628,7 @@ describe('jobs', () => {
     expect(await app.call('entries.list', { vaultId, path: '/' })).toEqual([]);
   }, 15_000);
 
-  it('stops every job of a vault when it is locked, wipes its handles, and says why', async () => {
+  it('stops every job of a vault when it is locked, wipes its handles, and says why and what it stopped', async () => {
     const app = await appReportingEveryProgress();
     const { vaultId } = await newVaultIn(app);
     const source = await threeLargeFiles();
@@ -644,7 +647,10 @@ describe('jobs', () => {
     const jobId = startedJobId(await app.call('job.add', { vaultId, source: picked.handle }));
     expect((await app.jobEvents(jobId)).at(-1)).toMatchObject({ status: 'cancelled' });
     await vi.waitFor(() => {
-      expect(app.events).toContainEqual({ event: 'locked', payload: { vaultId, reason: 'user' } });
+      expect(app.events).toContainEqual({
+        event: 'locked',
+        payload: { vaultId, reason: 'user', stoppedJobs: ['add'] },
+      });
     });
     expect(await app.call('job.list', {})).toEqual([]);
     expect((await app.call('vault.info', { vaultId })).locked).toBe(true);
@@ -661,7 +667,10 @@ describe('jobs', () => {
     const two = await newVaultIn(app);
     await app.backend.lockAll('idle');
     for (const { vaultId } of [one, two]) {
-      expect(app.events).toContainEqual({ event: 'locked', payload: { vaultId, reason: 'idle' } });
+      expect(app.events).toContainEqual({
+        event: 'locked',
+        payload: { vaultId, reason: 'idle', stoppedJobs: [] },
+      });
       expect(codeOf(await app.raw('job.verify', { vaultId }))).toBe('VAULT_LOCKED');
     }
   });

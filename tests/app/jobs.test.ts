@@ -139,4 +139,33 @@ describe('job registry', () => {
     await jobs.stop();
     expect(jobs.list()).toEqual([]);
   });
+
+  it('stop() answers with the kinds of the jobs it stopped, not of one that finished regardless', async () => {
+    const jobs = new JobRegistry(() => undefined);
+    const waitForAbort = ({ signal }: { signal: AbortSignal }) =>
+      new Promise<never>((_, reject) => {
+        signal.addEventListener('abort', () => {
+          reject(new CancelledError());
+        });
+      });
+    jobs.start('v-1', 'add', waitForAbort);
+    jobs.start('v-1', 'verify', waitForAbort);
+    // Running when the cancel comes, but it does not look at it: it ends 'done'.
+    jobs.start(
+      'v-1',
+      'restore',
+      () =>
+        new Promise((resolve) => {
+          setTimeout(() => {
+            resolve({
+              kind: 'restore',
+              report: { filesRestored: 1, foldersRestored: 0, bytesRestored: 1, problems: [] },
+            });
+          }, 20);
+        }),
+    );
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(await jobs.stop('v-1')).toEqual(['add', 'verify']);
+    expect(await jobs.stop('v-1')).toEqual([]);
+  });
 });

@@ -9,7 +9,10 @@ describe('the window closing, and the settings the host applies', () => {
     const { vaultId } = await newVaultIn(app);
     await app.backend.windowClosed();
     expect(await app.call('vault.listOpen', {})).toMatchObject([{ vaultId, locked: true }]);
-    expect(app.events).toContainEqual({ event: 'locked', payload: { vaultId, reason: 'window-closed' } });
+    expect(app.events).toContainEqual({
+      event: 'locked',
+      payload: { vaultId, reason: 'window-closed', stoppedJobs: [] },
+    });
   });
 
   it('leaves the vaults unlocked when "lock when the window closes" is off', async () => {

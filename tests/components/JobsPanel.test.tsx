@@ -152,6 +152,23 @@ describe('the jobs panel', () => {
     expect(within(row('Add job')).getByRole('status').textContent).toBe('Added 3 files.');
   });
 
+  it('says in words when a Cancel is refused while the job runs on', async () => {
+    api = fakeApi({ 'job.cancel': () => new Refusal('INTERNAL', 'socket closed') });
+    installApi(api);
+    stopListening();
+    stopListening = onEvent('job', jobEvent);
+    render(<JobsPanel />);
+    emit('j1', 'add', { type: 'started' });
+    wait(SHOWN_AFTER_MS);
+    press(within(row('Add job')).getByRole('button', { name: 'Cancel' }));
+    await act(async () => {
+      await vi.runAllTimersAsync();
+    });
+    expect(within(row('Add job')).getByRole('alert').textContent).toMatch(
+      /^Something unexpected went wrong inside Coffer/,
+    );
+  });
+
   it('lists each problem with its path and the engine’s words for what happened and what to do', () => {
     render(<JobsPanel />);
     emit('j1', 'restore', { type: 'started' });
@@ -232,6 +249,28 @@ describe('the jobs panel', () => {
     press(within(row('Add job')).getByRole('button', { name: 'Dismiss add job' }));
     expect(screen.queryByRole('listitem', { name: 'Add job' })).toBeNull();
     expect(row('Check job')).toBeTruthy();
+  });
+
+  it('clears every ended job at once, the running ones staying, once two have ended', () => {
+    render(<JobsPanel />);
+    const clear = () => screen.queryByRole('button', { name: 'Clear finished' });
+    emit('add-1', 'add', { type: 'started' });
+    emit('add-1', 'add', { type: 'ended', status: 'cancelled' });
+    emit('check-1', 'verify', { type: 'started' });
+    wait(SHOWN_AFTER_MS);
+    expect(clear()).toBeNull();
+    emit('restore-1', 'restore', { type: 'started' });
+    emit('restore-1', 'restore', {
+      type: 'ended',
+      status: 'failed',
+      code: 'IO',
+      message: 'The disk is full.',
+    });
+    press(clear() as HTMLElement);
+    expect(screen.getAllByRole('listitem').map((item) => item.getAttribute('aria-label'))).toEqual([
+      'Check job',
+    ]);
+    expect(clear()).toBeNull();
   });
 
   it('offers "Show in folder" for a finished restore where the host can, naming the job', () => {

@@ -8,10 +8,10 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { installApi } from '../../src/renderer/api.js';
 import { UnlockScreen } from '../../src/renderer/components/UnlockScreen.js';
 import { errorSentence } from '../../src/renderer/error-messages.js';
-import { useCoffer } from '../../src/renderer/store.js';
+import { useCoffer, vaultLocked } from '../../src/renderer/store.js';
 import type { UnlockResult, VaultEntry } from '../../src/shared/contract.js';
 import { fakeApi, Refusal, type FakeApi, type Handlers } from './fake-api.js';
-import { LOCKED_VAULT, requests, settle } from './fixtures.js';
+import { LOCKED_VAULT, requests, settle, VAULT } from './fixtures.js';
 
 const letters: VaultEntry = { path: '/letters', name: 'letters', type: 'folder', size: 0, mtime: 0 };
 const unlocked: UnlockResult = { problems: [], openWarnings: [], rollbackWarning: null, root: [letters] };
@@ -39,6 +39,32 @@ const unlockButton = () => screen.getByRole('button', { name: /^Unlock/ });
 
 beforeEach(() => {
   useCoffer.setState({ vault: null });
+});
+
+describe('jobs a lock stopped', () => {
+  const notice = () => screen.queryByRole('status');
+
+  it('says which, from the back end’s lock event, until the vault is unlocked', async () => {
+    useCoffer.setState({ vault: VAULT });
+    vaultLocked(VAULT.vaultId, ['add']);
+    // The window's own lock call comes after the event here: it must not forget what the event said.
+    vaultLocked(VAULT.vaultId);
+    const api = fakeApi({ 'vault.unlock': () => unlocked });
+    installApi(api);
+    render(<UnlockScreen vault={LOCKED_VAULT} />);
+    expect(notice()?.textContent).toMatch(/^Locking stopped an add before it finished\./);
+    await userEvent.type(passphraseField(), 'velvet tundra quarry{Enter}');
+    await settle();
+    expect(useCoffer.getState().vault?.locked).toBe(false);
+    expect(useCoffer.getState().stoppedByLock).toEqual([]);
+  });
+
+  it('says nothing after a lock that stopped none', () => {
+    useCoffer.setState({ vault: VAULT });
+    vaultLocked(VAULT.vaultId, []);
+    showUnlock({});
+    expect(notice()).toBeNull();
+  });
 });
 
 describe('unlocking with the passphrase', () => {

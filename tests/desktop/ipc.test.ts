@@ -139,12 +139,15 @@ describe('IPC from the window', () => {
   });
 
   it('forwards back-end events to the window and stops when unregistered', () => {
-    backend.emit('locked', { vaultId: 'v1', reason: 'idle' });
+    backend.emit('locked', { vaultId: 'v1', reason: 'idle', stoppedJobs: [] });
     expect(sent).toEqual([
-      { channel: IPC.event, message: { event: 'locked', payload: { vaultId: 'v1', reason: 'idle' } } },
+      {
+        channel: IPC.event,
+        message: { event: 'locked', payload: { vaultId: 'v1', reason: 'idle', stoppedJobs: [] } },
+      },
     ]);
     unregister();
-    backend.emit('locked', { vaultId: 'v1', reason: 'idle' });
+    backend.emit('locked', { vaultId: 'v1', reason: 'idle', stoppedJobs: [] });
     expect(sent).toHaveLength(1);
     expect(handlers.size).toBe(0);
   });

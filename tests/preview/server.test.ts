@@ -368,7 +368,7 @@ describe('preview server: requests on the event socket', () => {
     );
     const { socket, next } = await openSocket(server);
     socket.send(JSON.stringify({ id: 7, channel: 'vault.lock', request: { vaultId } }));
-    expect(await next()).toEqual({ event: 'locked', payload: { vaultId, reason: 'user' } });
+    expect(await next()).toEqual({ event: 'locked', payload: { vaultId, reason: 'user', stoppedJobs: [] } });
     expect(await next()).toEqual({ reply: 7, result: { ok: true, value: null } });
     socket.send(JSON.stringify({ id: 8, channel: 'entries.list', request: { vaultId, path: '/' } }));
     expect(await next()).toMatchObject({ reply: 8, result: { ok: false, code: 'VAULT_LOCKED' } });
@@ -595,7 +595,7 @@ describe('preview server: the app end to end through the browser bridge', () => 
     expect(jobTypes).toContain('progress');
 
     await api.invoke('vault.lock', { vaultId });
-    expect(await locked).toEqual({ vaultId, reason: 'user' });
+    expect(await locked).toEqual({ vaultId, reason: 'user', stoppedJobs: [] });
     const wrong = await api.invoke('vault.unlock', { vaultId, passphrase: 'wrong' });
     expect(wrong).toMatchObject({ ok: false, code: 'WRONG_PASSPHRASE' });
   });

@@ -1,12 +1,13 @@
 import { AlertTriangle, X } from 'lucide-react';
-import { memo, useEffect, useReducer } from 'react';
+import { memo, useEffect, useReducer, useState } from 'react';
 import '../panels.css';
 
-import { ApiError, call } from '../api.js';
+import { ApiError, call, describeError } from '../api.js';
 import { formatSize } from '../format.js';
 import { formatTimeLeft, jobFigures, jobsShown } from '../job-figures.js';
 import { plural } from '../../shared/plural.js';
-import { dismissJob, useCoffer, type JobView } from '../store.js';
+import { dismissEndedJobs, dismissJob, useCoffer, type JobView } from '../store.js';
+import { ErrorText } from './ErrorText.js';
 
 const VERBS = {
   add: 'Adding',
@@ -16,15 +17,19 @@ const VERBS = {
 } as const;
 const NOUNS = { add: 'Add', restore: 'Restore', verify: 'Check', reencrypt: 'Re-encrypt' } as const;
 
+/** Panels with fewer ended jobs than this have no "Clear finished": each row's own Dismiss does as well. */
+const CLEAR_ENDED_FROM = 2;
+
 /**
- * Asks the back end to stop a job. A Cancel pressed as the job ended is refused (no such job runs); the job's end
- * event says how it ended, so that refusal needs no words of its own.
+ * Asks the back end to stop a job; resolves to the words of a refusal, or null. A Cancel pressed as the job ended
+ * is refused (no such job runs); the job's end event says how it ended, so that refusal needs no words of its own.
  */
-async function cancelJob(jobId: string): Promise<void> {
+async function cancelJob(jobId: string): Promise<string | null> {
   try {
     await call('job.cancel', { jobId });
+    return null;
   } catch (error) {
-    if (!(error instanceof ApiError && error.code === 'INVALID_ARGUMENT')) throw error;
+    return error instanceof ApiError && error.code === 'INVALID_ARGUMENT' ? null : describeError(error);
   }
 }
 
@@ -51,6 +56,7 @@ const JobRow = memo(function JobRow({
 }) {
   const running = job.status === 'running';
   const label = `${NOUNS[job.kind]} job`;
+  const [cancelRefused, setCancelRefused] = useState<string | null>(null);
   return (
     <li className={`job job-${job.status}`} aria-label={label}>
       <div className="job-line">
@@ -60,7 +66,14 @@ const JobRow = memo(function JobRow({
             : `${job.summary ?? ''}${job.problems.length > 0 ? ` ${plural(job.problems.length, 'problem')}:` : ''}`}
         </span>
         {running ? (
-          <button type="button" className="small" onClick={() => void cancelJob(job.jobId)}>
+          <button
+            type="button"
+            className="small"
+            onClick={() => {
+              setCancelRefused(null);
+              void cancelJob(job.jobId).then(setCancelRefused);
+            }}
+          >
             Cancel
           </button>
         ) : (
@@ -89,6 +102,7 @@ const JobRow = memo(function JobRow({
           </>
         )}
       </div>
+      {running && <ErrorText message={cancelRefused} />}
       {running && (
         <progress
           max={job.progress?.bytesTotal || 1}
@@ -116,7 +130,8 @@ const JobRow = memo(function JobRow({
 /**
  * Every add, restore and check of this vault, several at once: a bar with files, bytes, speed and time left and a
  * Cancel button while running (from a moment after it started: see {@link jobsShown}); then what happened and
- * each problem (path, what, what to do) until dismissed, and for a finished restore "Show in folder".
+ * each problem (path, what, what to do) until dismissed (one by one, or all ended jobs at once), and for a finished
+ * restore "Show in folder".
  */
 export function JobsPanel({
   onShowInFolder,
@@ -138,8 +153,16 @@ export function JobsPanel({
     };
   }, [nextAt, reveals]);
   if (shown.length === 0) return null;
+  const ended = shown.filter((job) => job.status !== 'running').length;
   return (
     <section className="jobs-panel" aria-label="Jobs">
+      {ended >= CLEAR_ENDED_FROM && (
+        <div className="jobs-header">
+          <button type="button" className="small" onClick={dismissEndedJobs}>
+            Clear finished
+          </button>
+        </div>
+      )}
       <ul className="jobs">
         {shown.map((job) => (
           <JobRow key={job.jobId} job={job} onShowInFolder={onShowInFolder} />

@@ -1,11 +1,11 @@
-import { LoaderCircle, LockKeyhole } from 'lucide-react';
+import { LoaderCircle, LockKeyhole, TriangleAlert } from 'lucide-react';
 import { useEffect, useRef, useState, type SyntheticEvent } from 'react';
 
 import type { VaultSummary } from '../../shared/contract.js';
 import { ApiError, call, describeError } from '../api.js';
 import { formatDuration } from '../format.js';
-import { showFolder, showNotices, showVault } from '../store.js';
-import { unlockNotices } from '../unlock-notices.js';
+import { showFolder, showNotices, showVault, useCoffer } from '../store.js';
+import { stoppedByLockNotice, unlockNotices } from '../unlock-notices.js';
 import { unlockDelayMs } from '../../shared/unlock-delay.js';
 import { logProblemNotice } from '../security/activity-words.js';
 import { ErrorText } from './ErrorText.js';
@@ -48,6 +48,7 @@ export function UnlockScreen({ vault }: { vault: VaultSummary }) {
   const input = useRef<HTMLInputElement>(null);
   const [backup, setBackup] = useState<{ handle: string; label: string } | null>(null);
   const [restored, setRestored] = useState<readonly string[]>([]);
+  const stoppedByLock = stoppedByLockNotice(useCoffer((state) => state.stoppedByLock));
 
   const chooseBackup = async (): Promise<void> => {
     setError(null);
@@ -133,6 +134,12 @@ export function UnlockScreen({ vault }: { vault: VaultSummary }) {
             <p className="muted location">{vault.location}</p>
           </div>
         </header>
+        {stoppedByLock !== null && (
+          <p className="warning" role="status">
+            <TriangleAlert size={16} aria-hidden="true" />
+            <span>{stoppedByLock}</span>
+          </p>
+        )}
         <PassphraseField
           key={secret}
           label={secret === 'passphrase' ? 'Passphrase' : 'Recovery key'}

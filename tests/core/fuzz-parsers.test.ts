@@ -11,7 +11,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { fc, test } from '@fast-check/vitest';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 
 import { ascii } from '../../src/core/crypto/bytes.js';
 import { HASH_BYTES, LABEL, NONCE_BYTES } from '../../src/core/crypto/constants.js';
@@ -62,6 +62,10 @@ import {
   outcomeOf,
   type Mutation,
 } from '../helpers/fuzz.js';
+
+// The properties without a timeout of their own (1,000 runs of a parser, a few ms each at most) get one that grows
+// with COFFER_FUZZ_RUNS: a long hunt would otherwise end at the default minute, not at a bug.
+vi.setConfig({ testTimeout: fuzzTimeout(1000, 5) });
 import { tempDir } from '../helpers/vault.js';
 import recoveryVector from '../vectors/header/recovery-key.json' with { type: 'json' };
 

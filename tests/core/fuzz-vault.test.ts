@@ -112,7 +112,7 @@ async function withCopy(use: (dir: string) => Promise<void>): Promise<void> {
 
 describe('a vault with one damaged file', () => {
   test.prop([fc.nat(), mutations], fuzzOptions(FILE_RUNS))(
-    'opens, unlocks, lists, verifies, restores and repairs, or throws a typed error',
+    'is used as far as the damage lets it (open, unlock, list, verify, restore, repair), stopping only at a typed error',
     async (fileIndex, edits) => {
       await withCopy(async (dir) => {
         const target = files[fileIndex % files.length];
@@ -181,7 +181,7 @@ function editCell(db: Database.Database, cellIndex: number, rowIndex: number, re
 
 describe('a vault with one cell of its index edited and the index recommitted', () => {
   test.prop([fc.nat(), fc.nat(), cellValue], fuzzOptions(CELL_RUNS))(
-    'opens, unlocks, lists, verifies, restores and repairs, or throws a typed error',
+    'is used as far as the edit lets it (open, unlock, list, verify, restore, repair), stopping only at a typed error',
     async (cellIndex, rowIndex, replacement) => {
       await withCopy(async (dir) => {
         // An edit of the vault id or the generation cannot be recommitted: the vault is then used as it is.

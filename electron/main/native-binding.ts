@@ -5,7 +5,7 @@ import { join } from 'node:path';
  * Where scripts/build-electron-native.ts puts better-sqlite3 built for this Electron version, relative to the
  * app's root. One folder per Electron version, so upgrading Electron never loads a stale build.
  */
-export function electronSqliteBindingPath(appRoot: string, electronVersion: string): string {
+function electronSqliteBindingPath(appRoot: string, electronVersion: string): string {
   return join(appRoot, 'out', 'native', `electron-${electronVersion}`, 'better_sqlite3.node');
 }
 

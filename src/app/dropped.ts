@@ -16,8 +16,8 @@ export interface DroppedFileInput {
  * add job reads them, so a drop is bounded. Larger files are added with the file picker or by dropping them from
  * the file manager, which gives their path.
  */
-export const DROP_MAX_BYTES = 512 * 1024 * 1024;
-export const DROP_MAX_FILES = 10_000;
+const DROP_MAX_BYTES = 512 * 1024 * 1024;
+const DROP_MAX_FILES = 10_000;
 
 function invalid(message: string): never {
   throw new InvalidArgumentError(message);

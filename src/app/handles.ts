@@ -35,7 +35,7 @@ interface Entry {
 }
 
 /** How long a handle stays valid: long enough to type a vault name, short enough not to linger. */
-export const HANDLE_TTL_MS = 15 * 60 * 1000;
+const HANDLE_TTL_MS = 15 * 60 * 1000;
 
 function useOf(target: HandleTarget): HandleUse {
   return target.kind === 'folder' || target.kind === 'files' ? target.purpose : target.kind;

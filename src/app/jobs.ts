@@ -6,7 +6,7 @@ import type { JobEvent, JobKind, JobReport, JobSummary } from '../shared/contrac
 import { errorResult } from './result.js';
 
 /** At most this many progress events a second per job (the contract promises about 20). */
-export const PROGRESS_EVENTS_PER_SECOND = 20;
+const PROGRESS_EVENTS_PER_SECOND = 20;
 
 /** What a job's work gets: its signal and where to report. */
 export interface JobContext {

@@ -36,11 +36,7 @@ type SecurityHandlers = {
  * @throws {@link WrongPassphraseError} when it opens no slot, or another one than this session's.
  * @throws {@link InvalidArgumentError} for a recovery key with a typo.
  */
-export async function confirmCurrentSecret(
-  sodium: SodiumBackend,
-  vault: Vault,
-  current: string,
-): Promise<void> {
+async function confirmCurrentSecret(sodium: SodiumBackend, vault: Vault, current: string): Promise<void> {
   const header = vault.exportHeader(); // throws VaultLockedError while locked
   const inUse = vault.keySlots().find((slot) => slot.unlockedWith);
   if (!inUse) throw new InvalidArgumentError("This session's way in is no longer in the vault header.");
@@ -136,7 +132,7 @@ export function securityHandlers(deps: {
 }
 
 /** What a saved header backup's name ends with (what `coffer header import` reads back). */
-export const HEADER_BACKUP_SUFFIX = '.coffer-header';
+const HEADER_BACKUP_SUFFIX = '.coffer-header';
 
 /** "2026-11-23", in the local calendar: the day the user sees. */
 function isoDate(date: Date): string {

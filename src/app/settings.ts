@@ -10,7 +10,7 @@ import { DEFAULT_SETTINGS, settingsSchema, type Settings } from '../shared/contr
 
 export const SETTINGS_FILE = 'settings.json';
 /** Most recent vaults remembered; the oldest is forgotten first. */
-export const RECENT_MAX = 50;
+const RECENT_MAX = 50;
 
 /** A remembered vault folder. Only where the vault is: never a name from inside it. */
 export interface RecentEntry {

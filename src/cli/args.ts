@@ -56,7 +56,7 @@ function kdfOption(description: string): OptionSpec {
 }
 
 /** Flags every command accepts. */
-export const GLOBAL_OPTIONS: Readonly<Record<string, OptionSpec>> = {
+const GLOBAL_OPTIONS: Readonly<Record<string, OptionSpec>> = {
   'passphrase-stdin': {
     type: 'boolean',
     description: 'Read the passphrase from standard input (all of it; one trailing newline is removed).',
@@ -71,7 +71,7 @@ export const GLOBAL_OPTIONS: Readonly<Record<string, OptionSpec>> = {
   version: { type: 'boolean', description: 'Print the version.' },
 };
 
-export const COMMANDS: Readonly<Record<CommandName, CommandSpec>> = {
+const COMMANDS: Readonly<Record<CommandName, CommandSpec>> = {
   init: {
     synopsis: '<vault-dir>',
     summary: 'Create a new, empty vault in a new or empty folder.',

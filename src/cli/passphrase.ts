@@ -5,9 +5,9 @@ import { encodePassphrase, type SodiumBackend } from '../core/index.js';
 import { CliError, EXIT, UsageError } from './errors.js';
 
 /** The environment variable a passphrase may come from. */
-export const PASSPHRASE_ENV = 'COFFER_PASSPHRASE';
+const PASSPHRASE_ENV = 'COFFER_PASSPHRASE';
 /** The environment variable a new passphrase (passwd, keys add) may come from. */
-export const NEW_PASSPHRASE_ENV = 'COFFER_NEW_PASSPHRASE';
+const NEW_PASSPHRASE_ENV = 'COFFER_NEW_PASSPHRASE';
 /** The environment variable a recovery key may come from, in place of the passphrase. */
 export const RECOVERY_KEY_ENV = 'COFFER_RECOVERY_KEY';
 

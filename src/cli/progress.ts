@@ -4,7 +4,7 @@ import type { Progress } from '../core/index.js';
 import { formatBytes, formatDuration, terminalSafe, truncateStart } from './format.js';
 
 /** Redraws at most this often: faster only costs CPU and flickers. */
-export const REDRAW_INTERVAL_MS = 100;
+const REDRAW_INTERVAL_MS = 100;
 
 /** The rate is measured over this recent window, so it follows changes (a slow disk, small files) quickly. */
 const RATE_WINDOW_MS = 5000;

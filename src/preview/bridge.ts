@@ -80,7 +80,7 @@ function unreachable(error: unknown): Result<never> {
 }
 
 /** The token from `#token=<hex>`, or an empty string. */
-export function tokenFrom(hash: string): string {
+function tokenFrom(hash: string): string {
   return new URLSearchParams(hash.replace(/^#/, '')).get('token') ?? '';
 }
 

@@ -21,7 +21,7 @@ import { RecordingShell, xdgOpenShell } from './shell.js';
 import { encodeWire, parseSocketRequest, REQUEST_MAX_BYTES, type SocketReply } from './wire.js';
 
 /** The only address the preview server binds to: it serves decrypted data, so never beyond this machine. */
-export const PREVIEW_HOST = '127.0.0.1';
+const PREVIEW_HOST = '127.0.0.1';
 
 /** How often the idle auto-lock is checked. */
 const IDLE_CHECK_MS = 15_000;

@@ -27,7 +27,7 @@ export class RecordingShell implements SystemShell {
 }
 
 /** The first executable `name` on `PATH`, or undefined. */
-export function findOnPath(name: string, path = process.env.PATH ?? ''): string | undefined {
+function findOnPath(name: string, path = process.env.PATH ?? ''): string | undefined {
   for (const dir of path.split(delimiter)) {
     if (dir === '') continue;
     const candidate = join(dir, name);

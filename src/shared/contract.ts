@@ -32,7 +32,7 @@ export type { ReencryptReport };
 export const PREVIEW_MAX_BYTES = 4 * 1024 * 1024;
 
 /** Longest passphrase accepted (in UTF-16 code units); a longer one is refused before it reaches the KDF. */
-export const PASSPHRASE_MAX_LENGTH = 1024;
+const PASSPHRASE_MAX_LENGTH = 1024;
 
 /** Most taken paths `job.add` with `onExisting: 'ask'` names (it counts them all). */
 export const TAKEN_NAMES_SHOWN = 5;
@@ -44,7 +44,7 @@ export interface TakenNames {
 }
 
 /** Most vault paths one request may name (move, remove, restore). */
-export const PATHS_MAX = 10_000;
+const PATHS_MAX = 10_000;
 
 /** Longest auto-lock delay in minutes (one day); 0 turns auto-lock off. */
 export const AUTO_LOCK_MAX_MINUTES = 24 * 60;
@@ -72,10 +72,7 @@ export { INDEX_PROBLEM_PATH } from '../core/types.js';
 
 export const KDF_PRESET_NAMES = ['interactive', 'moderate', 'sensitive'] as const;
 /** How a new vault pads its files' stored sizes (the engine's `ContentPadding`; FORMAT.md 5.7). */
-export const CONTENT_PADDING_NAMES = [
-  'padme',
-  'none',
-] as const satisfies readonly VaultInfo['contentPadding'][];
+const CONTENT_PADDING_NAMES = ['padme', 'none'] as const satisfies readonly VaultInfo['contentPadding'][];
 export const THEMES = ['system', 'light', 'dark'] as const;
 export const LOCK_REASONS = ['user', 'idle', 'suspend', 'screen-lock', 'quit', 'window-closed'] as const;
 export type LockReason = (typeof LOCK_REASONS)[number];

@@ -1,5 +1,5 @@
 /** Wrong tries allowed before the window makes the person wait. */
-export const FREE_TRIES = 3;
+const FREE_TRIES = 3;
 const FIRST_DELAY_MS = 5_000;
 const MAX_DELAY_MS = 5 * 60_000;
 

@@ -30,7 +30,7 @@ export interface QueuedDialogs extends DialogProvider {
   readonly files: (string[] | null)[];
 }
 
-export function queuedDialogs(): QueuedDialogs {
+function queuedDialogs(): QueuedDialogs {
   const folders: (string | null)[] = [];
   const files: (string[] | null)[] = [];
   return {

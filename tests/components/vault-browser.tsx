@@ -14,7 +14,7 @@ import { fakeApi, type FakeApi, type Handlers } from './fake-api.js';
 import { INFO, NO_CAPABILITIES, requests, SETTINGS, tree, VAULT } from './fixtures.js';
 
 /** The body's height in the tests: ten rows in view. */
-export const VIEWPORT_ROWS = 10;
+const VIEWPORT_ROWS = 10;
 
 /**
  * Gives the file table's scrolling body a height, and elements a working `scrollTo`, for each test of the file

@@ -95,7 +95,7 @@ export interface BatchOutcome {
 }
 
 /** Where chunk `i` of a batch sits in its records buffer. */
-export function chunkSpan(job: Pick<BatchJob, 'chunkSize' | 'count' | 'lastLength'>, i: number) {
+function chunkSpan(job: Pick<BatchJob, 'chunkSize' | 'count' | 'lastLength'>, i: number) {
   const start = i * (job.chunkSize + TAG_BYTES);
   const length = i === job.count - 1 ? job.lastLength : job.chunkSize;
   return { start, length, tagStart: start + length };

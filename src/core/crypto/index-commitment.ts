@@ -19,7 +19,7 @@ export const ROW_TABLE = { nodes: 1, contents: 2, meta: 3 } as const;
 const KEY_ID_BYTES = 4;
 /** Stored in front of the sealed sum: key id u32 ‖ generation u64. */
 const PREFIX_BYTES = KEY_ID_BYTES + 8;
-export const SEALED_COMMITMENT_BYTES = PREFIX_BYTES + NONCE_BYTES + HASH_BYTES + TAG_BYTES;
+const SEALED_COMMITMENT_BYTES = PREFIX_BYTES + NONCE_BYTES + HASH_BYTES + TAG_BYTES;
 /** `meta.contents_sum`: key id u32 ‖ nonce ‖ sealed sum (no generation: see FORMAT.md 8.7). */
 const SEALED_CONTENTS_SUM_BYTES = KEY_ID_BYTES + NONCE_BYTES + HASH_BYTES + TAG_BYTES;
 const SUBJECT = 'vault index as a whole (its commitment, index.sqlite)';
@@ -114,7 +114,7 @@ export function addInto(sum: Buffer, h: Uint8Array): void {
 }
 
 /** `sum -= h` mod 2^256, both little-endian. */
-export function subtractFrom(sum: Buffer, h: Uint8Array): void {
+function subtractFrom(sum: Buffer, h: Uint8Array): void {
   let borrow = 0;
   for (let i = 0; i < HASH_BYTES; i++) {
     const total = (sum[i] ?? 0) - (h[i] ?? 0) - borrow;

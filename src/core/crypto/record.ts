@@ -5,7 +5,7 @@ import { deriveSubkey, type Keyring, type SecretKey } from './keys.js';
 import type { SodiumBackend } from './sodium.js';
 
 /** Readers accept padded lengths in multiples of this: what writers before format 1.1 padded to. */
-export const RECORD_PADDING_BLOCK = 32;
+const RECORD_PADDING_BLOCK = 32;
 /**
  * Writers pad to multiples of this: nearly every record (about 130 bytes plus its name) then seals to the same
  * 296 bytes, so renaming an entry no longer changes its length (FORMAT.md section 7 has the measurements).

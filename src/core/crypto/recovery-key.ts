@@ -4,7 +4,7 @@ import { LABEL } from './constants.js';
 import type { SodiumBackend } from './sodium.js';
 
 /** Random bytes of a recovery key: 160 bits, beyond guessing without any key stretching (FORMAT.md 4.2.1). */
-export const RECOVERY_KEY_BYTES = 20;
+const RECOVERY_KEY_BYTES = 20;
 /** Bytes of the checksum printed after the key: a typo passes it about once in 10^12. */
 const CHECK_BYTES = 5;
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';

@@ -25,7 +25,7 @@ import type { RecoveryKey } from './recovery-key.js';
 import type { SodiumBackend } from './sodium.js';
 
 /** First bytes of a vault header file: "COFFERVH". */
-export const VAULT_HEADER_MAGIC = ascii('COFFERVH');
+const VAULT_HEADER_MAGIC = ascii('COFFERVH');
 
 const SLOT_TYPE_PASSPHRASE = 1;
 const SLOT_TYPE_RECOVERY = 2;
@@ -313,7 +313,7 @@ export function wrapDek(
 }
 
 /** The key id of the first DEK of a new vault. */
-export const FIRST_KEY_ID = 1;
+const FIRST_KEY_ID = 1;
 
 /**
  * Creates the keys of a new vault: a random vault id, KEK and first DEK, and one passphrase slot.

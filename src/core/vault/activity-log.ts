@@ -47,7 +47,7 @@ export interface LogLimits {
 }
 
 /** About 1 MB of log; a rewrite keeps three quarters, so one happens every 2,500 operations once it is full. */
-export const DEFAULT_LOG_LIMITS: LogLimits = { maxEntries: 10_000, keepEntries: 7_500 };
+const DEFAULT_LOG_LIMITS: LogLimits = { maxEntries: 10_000, keepEntries: 7_500 };
 
 /**
  * Something wrong with the log. `torn-tail` (the last entry cut off, or not opening) is what a crash during an

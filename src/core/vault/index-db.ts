@@ -32,7 +32,7 @@ export const INDEX_SCHEMA_VERSION = 4;
  */
 const KEYLESS_SCHEMA = 3;
 /** The first schema of format 1.1 (FORMAT.md section 1, "Versioning"). */
-export const COMMITTED_SCHEMA = 4;
+const COMMITTED_SCHEMA = 4;
 
 /** Schema 4: each record's version (FORMAT.md section 7), bound into its AAD and bumped at every reseal. */
 const ADD_VERSION_COLUMN = 'ALTER TABLE nodes ADD COLUMN version INTEGER NOT NULL DEFAULT 0';

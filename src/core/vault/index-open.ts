@@ -108,7 +108,7 @@ function notRegular(path: string): IntegrityError {
  * of this user holding nothing but a copy's two files; anything else there is left alone. Best effort: what cannot
  * be removed now is tried again at the next open.
  */
-export function removeStaleIndexCopies(temp: string = tmpdir()): void {
+function removeStaleIndexCopies(temp: string = tmpdir()): void {
   let names: string[];
   try {
     names = readdirSync(temp);

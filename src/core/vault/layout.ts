@@ -91,7 +91,7 @@ export function requireRegularFile(stats: { isFile(): boolean }, path: string): 
 }
 
 /** The error code of {@link requireRegularFile} ("inappropriate file type", as BSD names it). */
-export const NOT_REGULAR = 'EFTYPE';
+const NOT_REGULAR = 'EFTYPE';
 
 /** Whether a read failed because the file is a symbolic link or not a regular file. */
 export function isNotRegular(error: unknown): boolean {

@@ -37,7 +37,7 @@ export const ACTIVITY_OUTCOMES = ['done', 'problems', 'cancelled', 'failed'] as 
 export type ActivityOutcome = (typeof ACTIVITY_OUTCOMES)[number];
 
 /** Kind-specific flags, by bit (only `verify` has any). */
-export const ACTIVITY_FLAGS: Partial<Record<ActivityKind, readonly string[]>> = {
+const ACTIVITY_FLAGS: Partial<Record<ActivityKind, readonly string[]>> = {
   verify: ['readData', 'repair', 'deleteUnreferenced'],
 };
 
@@ -68,9 +68,9 @@ export interface ActivityEntry {
 }
 
 /** Plaintext: kind u8 ‖ outcome u8 ‖ reserved u16 ‖ flags u32 ‖ time u64 ‖ four counts u64. */
-export const ENTRY_PLAINTEXT_BYTES = 48;
+const ENTRY_PLAINTEXT_BYTES = 48;
 /** Stored: seq u64 ‖ key id u32 ‖ nonce[24] ‖ ciphertext[48] ‖ tag[16]. */
-export const ENTRY_PREFIX_BYTES = 12;
+const ENTRY_PREFIX_BYTES = 12;
 export const LOG_ENTRY_BYTES = ENTRY_PREFIX_BYTES + NONCE_BYTES + ENTRY_PLAINTEXT_BYTES + TAG_BYTES;
 const SUBJECT = 'activity log entry';
 

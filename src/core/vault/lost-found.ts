@@ -12,7 +12,7 @@ import { contentSizeOf, cryptoPlace, openBlobFrom } from './read.js';
 import type { Session } from './session.js';
 
 /** The vault folder recovered files go into. */
-export const LOST_FOUND = 'lost+found';
+const LOST_FOUND = 'lost+found';
 /** Packs are written up to a few MiB; anything far larger is not one of this vault's, and is not read whole. */
 const MAX_PACK_BYTES = 256 * 1024 * 1024;
 

@@ -81,7 +81,7 @@ export interface ReencryptPlan {
  * Finds everything under another key than the active one: rows by their key id, blobs by the key id in their
  * header. O(entries), one 52-byte read per file.
  */
-export async function planReencryption(session: Session, signal: AbortSignal): Promise<ReencryptPlan> {
+async function planReencryption(session: Session, signal: AbortSignal): Promise<ReencryptPlan> {
   const active = session.keys.keyring.activeKeyId;
   const small: { node: TreeNode; location: BlobLocation | undefined }[] = [];
   const large: TreeNode[] = [];

@@ -74,7 +74,7 @@ export function Actions({
 }
 
 /** What a list of entries is called in a title or a button: the name of one, or "3 items". */
-export function describeItems(entries: readonly VaultEntry[]): string {
+function describeItems(entries: readonly VaultEntry[]): string {
   const [first] = entries;
   return entries.length === 1 && first ? `“${first.name}”` : plural(entries.length, 'item');
 }

@@ -9,7 +9,7 @@ import { holdsFiles } from '../stray-drops.js';
 import { isWithin } from './entries.js';
 
 /** The data type that marks a drag of vault rows (their paths, as JSON). */
-export const MOVE_TYPE = 'application/x-coffer-paths';
+const MOVE_TYPE = 'application/x-coffer-paths';
 
 /** The rows being dragged in this window (dragover cannot read the data, only its types). */
 let dragged: readonly string[] = [];
@@ -25,7 +25,7 @@ export function endMoveDrag(): void {
   dragged = [];
 }
 
-export function isMoveDrag(event: DragEvent): boolean {
+function isMoveDrag(event: DragEvent): boolean {
   return event.dataTransfer.types.includes(MOVE_TYPE);
 }
 

@@ -136,16 +136,19 @@ export class JobRegistry {
   }
 
   /**
-   * Cancels every job of a vault (or all) and settles when they have ended, with the kinds of those the cancel
-   * stopped (a job may finish before it notices the cancel: that one is not counted).
+   * Cancels every job of a vault (or all) and settles when they have ended, with the kinds of those this stop
+   * cancelled: not one the user had cancelled already, nor one that finished before it noticed the cancel.
    */
   async stop(vaultId?: string): Promise<JobKind[]> {
     const stopping = [...this.#jobs.values()].filter(
       (job) => vaultId === undefined || job.summary.vaultId === vaultId,
     );
+    const cancelledBefore = new Set(stopping.filter((job) => job.controller.signal.aborted));
     for (const job of stopping) job.controller.abort();
     const statuses = await Promise.all(stopping.map((job) => job.ended));
-    return stopping.filter((_, index) => statuses[index] === 'cancelled').map((job) => job.summary.kind);
+    return stopping
+      .filter((job, index) => statuses[index] === 'cancelled' && !cancelledBefore.has(job))
+      .map((job) => job.summary.kind);
   }
 
   list(): JobSummary[] {

@@ -24,6 +24,11 @@ export function parentOf(path: string): string {
   return cut <= 0 ? '/' : path.slice(0, cut);
 }
 
+/** The last name of `path` ("/Reports/q1.pdf" → "q1.pdf"); "" for the root. */
+export function nameOf(path: string): string {
+  return path.slice(path.lastIndexOf('/') + 1);
+}
+
 /** The folders from the root to `path`, for a breadcrumb. */
 export function crumbs(path: string): { name: string; path: string }[] {
   const parts = path.split('/').filter((part) => part !== '');

@@ -72,6 +72,10 @@ const EMPTY: Pick<
 
 export const useCoffer = create<CofferState>()(() => ({ vault: null, stoppedByLock: [], ...EMPTY }));
 
+/**
+ * Shows `vault` (null: the start screen). What its last lock stopped stays said only while the same vault is shown
+ * locked: an unlock, another vault or the start screen forget it.
+ */
 export function showVault(vault: VaultSummary | null): void {
   useCoffer.setState(({ vault: shown, stoppedByLock }) => ({
     vault,

@@ -16,6 +16,18 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
+/** A job's work that runs until it is aborted, then ends cancelled, `windDownMs` later. */
+const untilAborted =
+  (windDownMs = 0) =>
+  ({ signal }: { signal: AbortSignal }) =>
+    new Promise<never>((_, reject) => {
+      signal.addEventListener('abort', () => {
+        setTimeout(() => {
+          reject(new CancelledError());
+        }, windDownMs);
+      });
+    });
+
 describe('progress coalescing', () => {
   it('sends the first at once, then at most one per interval, always the latest, and the last on flush', () => {
     vi.useFakeTimers();
@@ -89,17 +101,7 @@ describe('job registry', () => {
       () => Promise.reject(new IoError('Could not write: the disk is full.')),
       () => cleaned.push('failing'),
     );
-    const cancelled = jobs.start(
-      'v-1',
-      'restore',
-      ({ signal }) =>
-        new Promise((_, reject) => {
-          signal.addEventListener('abort', () => {
-            reject(new CancelledError());
-          });
-        }),
-      () => cleaned.push('cancelled'),
-    );
+    const cancelled = jobs.start('v-1', 'restore', untilAborted(), () => cleaned.push('cancelled'));
     expect(
       jobs
         .list()
@@ -123,14 +125,8 @@ describe('job registry', () => {
   it('stop() aborts only the jobs of that vault and settles when they ended', async () => {
     const events: JobEvent[] = [];
     const jobs = new JobRegistry((event) => events.push(event));
-    const waitForAbort = ({ signal }: { signal: AbortSignal }) =>
-      new Promise<never>((_, reject) => {
-        signal.addEventListener('abort', () => {
-          reject(new CancelledError());
-        });
-      });
-    const mine = jobs.start('v-1', 'verify', waitForAbort);
-    const other = jobs.start('v-2', 'verify', waitForAbort);
+    const mine = jobs.start('v-1', 'verify', untilAborted());
+    const other = jobs.start('v-2', 'verify', untilAborted());
     await jobs.stop('v-1');
     expect(events.find((event) => event.jobId === mine && event.type === 'ended')).toMatchObject({
       status: 'cancelled',
@@ -140,16 +136,12 @@ describe('job registry', () => {
     expect(jobs.list()).toEqual([]);
   });
 
-  it('stop() answers with the kinds of the jobs it stopped, not of one that finished regardless', async () => {
+  it('stop() answers with the kinds of the jobs it stopped, not of one cancelled before or finished regardless', async () => {
     const jobs = new JobRegistry(() => undefined);
-    const waitForAbort = ({ signal }: { signal: AbortSignal }) =>
-      new Promise<never>((_, reject) => {
-        signal.addEventListener('abort', () => {
-          reject(new CancelledError());
-        });
-      });
-    jobs.start('v-1', 'add', waitForAbort);
-    jobs.start('v-1', 'verify', waitForAbort);
+    jobs.start('v-1', 'add', untilAborted());
+    jobs.start('v-1', 'verify', untilAborted());
+    // Cancelled by the user, and ending as the stop comes: the user knows of it already.
+    const cancelled = jobs.start('v-1', 'reencrypt', untilAborted(10));
     // Running when the cancel comes, but it does not look at it: it ends 'done'.
     jobs.start(
       'v-1',
@@ -165,6 +157,7 @@ describe('job registry', () => {
         }),
     );
     await new Promise((resolve) => setImmediate(resolve));
+    jobs.cancel(cancelled);
     expect(await jobs.stop('v-1')).toEqual(['add', 'verify']);
     expect(await jobs.stop('v-1')).toEqual([]);
   });

@@ -312,7 +312,8 @@ describe('a refused move', () => {
     );
     await moveTo(row('notes.txt'), 'Reports');
     expect(await alertText()).toBe(
-      'Nothing was moved: “Reports” already holds an item called “notes.txt”. Rename one of them, or choose another folder.',
+      'Nothing was moved: “Reports” already holds “NOTES.TXT”, which counts as the same name as “notes.txt” (a ' +
+        'folder cannot hold two names that differ only in case). Rename one of them, or choose another folder.',
     );
   });
 
@@ -339,11 +340,14 @@ describe('a refused move', () => {
     );
   });
 
-  it('says the code’s words when it finds no such name (the folder changed meanwhile)', async () => {
+  it.each([
+    ['finds no such name (the folder changed meanwhile)', []],
+    ['cannot look (the folder went meanwhile)', new Refusal('NOT_FOUND')],
+  ] as const)('says the refusal’s words when it %s', async (_, destinationListing) => {
     await browse(
       ROOT,
       {
-        'entries.list': ({ path }) => (path === '/Reports' ? [] : ROOT),
+        'entries.list': ({ path }) => (path === '/Reports' ? destinationListing : ROOT),
         'entries.move': () => new Refusal('ALREADY_EXISTS'),
       },
       tree('/', [tree('/Reports')]),

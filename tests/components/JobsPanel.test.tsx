@@ -273,6 +273,29 @@ describe('the jobs panel', () => {
     expect(clear()).toBeNull();
   });
 
+  it('keeps the keyboard in the panel after Clear finished, and hands it on when the panel goes', () => {
+    const emptied = vi.fn();
+    render(<JobsPanel onEmptied={emptied} />);
+    for (const jobId of ['add-1', 'add-2']) {
+      emit(jobId, 'add', { type: 'started' });
+      emit(jobId, 'add', { type: 'ended', status: 'cancelled' });
+    }
+    emit('check-1', 'verify', { type: 'started' });
+    wait(SHOWN_AFTER_MS);
+    const clear = screen.getByRole('button', { name: 'Clear finished' });
+    clear.focus();
+    press(clear);
+    wait(50);
+    expect(document.activeElement).toBe(within(row('Check job')).getByRole('button', { name: 'Cancel' }));
+    emit('check-1', 'verify', { type: 'ended', status: 'cancelled' });
+    const dismiss = within(row('Check job')).getByRole('button', { name: 'Dismiss check job' });
+    dismiss.focus();
+    press(dismiss);
+    wait(50);
+    expect(screen.queryByRole('region', { name: 'Jobs' })).toBeNull();
+    expect(emptied).toHaveBeenCalledOnce();
+  });
+
   it('offers "Show in folder" for a finished restore where the host can, naming the job', () => {
     const showInFolder = vi.fn();
     render(<JobsPanel onShowInFolder={showInFolder} />);

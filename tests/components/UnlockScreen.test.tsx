@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { installApi } from '../../src/renderer/api.js';
 import { UnlockScreen } from '../../src/renderer/components/UnlockScreen.js';
 import { errorSentence } from '../../src/renderer/error-messages.js';
-import { useCoffer, vaultLocked } from '../../src/renderer/store.js';
+import { showVault, useCoffer, vaultClosed, vaultLocked } from '../../src/renderer/store.js';
 import type { UnlockResult, VaultEntry } from '../../src/shared/contract.js';
 import { fakeApi, Refusal, type FakeApi, type Handlers } from './fake-api.js';
 import { LOCKED_VAULT, requests, settle, VAULT } from './fixtures.js';
@@ -38,13 +38,13 @@ const passphraseField = () => screen.getByLabelText<HTMLInputElement>('Passphras
 const unlockButton = () => screen.getByRole('button', { name: /^Unlock/ });
 
 beforeEach(() => {
-  useCoffer.setState({ vault: null });
+  useCoffer.setState({ vault: null, stoppedByLock: [] });
 });
 
 describe('jobs a lock stopped', () => {
   const notice = () => screen.queryByRole('status');
 
-  it('says which, from the back end’s lock event, until the vault is unlocked', async () => {
+  it('says which, from the back end’s lock event, with the field, until the vault is unlocked', async () => {
     useCoffer.setState({ vault: VAULT });
     vaultLocked(VAULT.vaultId, ['add']);
     // The window's own lock call comes after the event here: it must not forget what the event said.
@@ -53,17 +53,39 @@ describe('jobs a lock stopped', () => {
     installApi(api);
     render(<UnlockScreen vault={LOCKED_VAULT} />);
     expect(notice()?.textContent).toMatch(/^Locking stopped an add before it finished\./);
+    // Focused from the start, the field carries the notice: a screen reader says it with the field.
+    expect(description(passphraseField())).toMatch(/^Locking stopped an add/);
     await userEvent.type(passphraseField(), 'velvet tundra quarry{Enter}');
     await settle();
     expect(useCoffer.getState().vault?.locked).toBe(false);
     expect(useCoffer.getState().stoppedByLock).toEqual([]);
   });
 
-  it('says nothing after a lock that stopped none', () => {
+  it('says what the event said also when the window’s own lock call came first', () => {
     useCoffer.setState({ vault: VAULT });
+    vaultLocked(VAULT.vaultId);
+    vaultLocked(VAULT.vaultId, ['verify']);
+    showUnlock({});
+    expect(notice()?.textContent).toMatch(/^Locking stopped a check before it finished\./);
+  });
+
+  it('says nothing after a later lock that stopped none', () => {
+    useCoffer.setState({ vault: VAULT, stoppedByLock: ['add'] });
     vaultLocked(VAULT.vaultId, []);
     showUnlock({});
     expect(notice()).toBeNull();
+    expect(description(passphraseField())).toBe('');
+  });
+
+  it('forgets them when the vault is closed or another vault is shown', () => {
+    useCoffer.setState({ vault: VAULT });
+    vaultLocked(VAULT.vaultId, ['add']);
+    vaultClosed(VAULT.vaultId);
+    expect(useCoffer.getState().stoppedByLock).toEqual([]);
+    useCoffer.setState({ vault: VAULT });
+    vaultLocked(VAULT.vaultId, ['add']);
+    showVault({ ...LOCKED_VAULT, vaultId: 'v2' });
+    expect(useCoffer.getState().stoppedByLock).toEqual([]);
   });
 });
 

@@ -63,11 +63,12 @@ import {
   type Mutation,
 } from '../helpers/fuzz.js';
 
+import { tempDir } from '../helpers/vault.js';
+import recoveryVector from '../vectors/header/recovery-key.json' with { type: 'json' };
+
 // The properties without a timeout of their own (1,000 runs of a parser, a few ms each at most) get one that grows
 // with COFFER_FUZZ_RUNS: a long hunt would otherwise end at the default minute, not at a bug.
 vi.setConfig({ testTimeout: fuzzTimeout(1000, 5) });
-import { tempDir } from '../helpers/vault.js';
-import recoveryVector from '../vectors/header/recovery-key.json' with { type: 'json' };
 
 const KEY_ID = 7;
 const keyring = new Keyring();

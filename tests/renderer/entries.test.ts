@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 
 import type { VaultEntry } from '../../src/shared/contract.js';
-import { findNameClash, freeName, pathsBetween, sortEntries } from '../../src/renderer/browser/entries.js';
+import {
+  describeNameClash,
+  findNameClash,
+  freeName,
+  pathsBetween,
+  sortEntries,
+} from '../../src/renderer/browser/entries.js';
 
 const file = (name: string, size: number, mtime: number): VaultEntry => ({
   path: `/${name}`,
@@ -54,22 +60,47 @@ describe('the rows a Shift+click or Shift+arrow selects', () => {
 });
 
 describe('names one folder cannot hold twice', () => {
-  it('finds a name already there, compared as the vault compares them', () => {
+  it('finds a name already there, compared as the vault compares them, and the name it met', () => {
     expect(findNameClash(['a.txt', 'Notes.TXT'], ['notes.txt'])).toEqual({
       name: 'Notes.TXT',
+      taken: 'notes.txt',
       with: 'there',
     });
     // Final and medial sigma, which toLowerCase keeps apart, are one letter to a case-insensitive file system.
-    expect(findNameClash(['ΟΔΟΣ'], ['οδοσ'])).toEqual({ name: 'ΟΔΟΣ', with: 'there' });
-    expect(findNameClash(['e\u0301'], ['\u00e9'])).toEqual({ name: 'e\u0301', with: 'there' });
+    expect(findNameClash(['ΟΔΟΣ'], ['οδοσ'])).toEqual({ name: 'ΟΔΟΣ', taken: 'οδοσ', with: 'there' });
+    expect(findNameClash(['e\u0301'], ['\u00e9'])).toEqual({
+      name: 'e\u0301',
+      taken: '\u00e9',
+      with: 'there',
+    });
   });
 
   it('finds two moved items of one name', () => {
-    expect(findNameClash(['q1.pdf', 'b', 'Q1.pdf'], ['c'])).toEqual({ name: 'Q1.pdf', with: 'each-other' });
+    expect(findNameClash(['q1.pdf', 'b', 'Q1.pdf'], ['c'])).toEqual({
+      name: 'Q1.pdf',
+      taken: 'q1.pdf',
+      with: 'each-other',
+    });
   });
 
   it('finds nothing when every name is free', () => {
     expect(findNameClash(['a', 'b'], ['c', 'ab'])).toBeUndefined();
+  });
+
+  it('says which names clash, pointing out a difference in case but not one of encoding alone', () => {
+    expect(describeNameClash({ name: 'a.txt', taken: 'a.txt', with: 'there' }, 'Reports')).toBe(
+      'Nothing was moved: “Reports” already holds an item called “a.txt”. Rename one of them, or choose another folder.',
+    );
+    expect(describeNameClash({ name: 'e\u0301', taken: '\u00e9', with: 'there' }, 'Reports')).toBe(
+      'Nothing was moved: “Reports” already holds an item called “e\u0301”. Rename one of them, or choose another folder.',
+    );
+    expect(describeNameClash({ name: 'q1.pdf', taken: 'q1.pdf', with: 'each-other' }, 'Archive')).toBe(
+      'Nothing was moved: two of the items are called “q1.pdf”, and one folder cannot hold both. Rename one of them first.',
+    );
+    expect(describeNameClash({ name: 'Q1.pdf', taken: 'q1.pdf', with: 'each-other' }, 'Archive')).toBe(
+      'Nothing was moved: two of the items are called “q1.pdf” and “Q1.pdf”, which differ only in case, and one ' +
+        'folder cannot hold both. Rename one of them first.',
+    );
   });
 
   it('numbers a new name past the names taken in the vault’s way', () => {

@@ -16,7 +16,7 @@ import {
 
 import type { FolderTree, VaultEntry } from '../../shared/contract.js';
 import { plural } from '../../shared/plural.js';
-import { parentOf } from '../format.js';
+import { nameOf, parentOf } from '../format.js';
 import { flattenTree, isWithin } from './entries.js';
 
 export function Frame({
@@ -137,6 +137,7 @@ export function MoveDialog({
     ({ folder }) => !entries.some((entry) => isWithin(folder.path, entry.path)),
   );
   const holders = new Set(entries.map((entry) => parentOf(entry.path)));
+  const [here] = holders.size === 1 ? holders : [];
   const [destination, setDestination] = useState<string | null>(null);
   return (
     <Frame title={`Move ${describeItems(entries)} to…`} onCancel={onCancel}>
@@ -144,7 +145,7 @@ export function MoveDialog({
         aria-label="Destination folder"
         className="chooser-list"
         selectionMode="single"
-        disabledKeys={holders.size === 1 ? holders : []}
+        disabledKeys={here === undefined ? [] : [here]}
         selectedKeys={destination === null ? [] : [destination]}
         onSelectionChange={(keys) => {
           const [key] = keys === 'all' ? [] : [...keys];
@@ -160,7 +161,7 @@ export function MoveDialog({
             style={{ paddingLeft: 12 + depth * 16 }}
           >
             {folder.path === '/' ? vaultName : folder.name}
-            {holders.size === 1 && holders.has(folder.path) && (
+            {folder.path === here && (
               <>
                 {' '}
                 <span className="chooser-note">(already here)</span>
@@ -204,7 +205,7 @@ export function ExistingNamesDialog({
   const [first] = paths;
   const title =
     count === 1 && first !== undefined
-      ? `“${first.slice(first.lastIndexOf('/') + 1)}” already exists`
+      ? `“${nameOf(first)}” already exists`
       : `${plural(count, 'name')} already exist`;
   const rest = count - paths.length;
   return (

@@ -41,23 +41,48 @@ export function freeName(base: string, names: Iterable<string>): string {
   for (let n = 2; ; n++) if (free(`${base} ${n}`)) return `${base} ${n}`;
 }
 
-/** Why items cannot all go into one folder: one takes a name already there, or two take the same name. */
-export type NameClash = { readonly name: string; readonly with: 'there' | 'each-other' };
+/**
+ * Why items cannot all go into one folder: `name` (one of them) is taken by `taken`, a name already there or that
+ * of an earlier item, which may differ from it in case (or in how its accents are encoded).
+ */
+export interface NameClash {
+  readonly name: string;
+  readonly taken: string;
+  readonly with: 'there' | 'each-other';
+}
 
 /**
  * The first of `moving` whose name a folder holding `there` would refuse (compared as the vault does, ignoring
  * case), because one of `there` or an earlier one of `moving` has it.
  */
 export function findNameClash(moving: readonly string[], there: Iterable<string>): NameClash | undefined {
-  const present = new Set([...there].map(nameKey));
-  const coming = new Set<string>();
+  const present = new Map([...there].map((name) => [nameKey(name), name]));
+  const coming = new Map<string, string>();
   for (const name of moving) {
     const key = nameKey(name);
-    if (present.has(key)) return { name, with: 'there' };
-    if (coming.has(key)) return { name, with: 'each-other' };
-    coming.add(key);
+    const existing = present.get(key);
+    if (existing !== undefined) return { name, taken: existing, with: 'there' };
+    const earlier = coming.get(key);
+    if (earlier !== undefined) return { name, taken: earlier, with: 'each-other' };
+    coming.set(key, name);
   }
   return undefined;
+}
+
+/** What a move refused for `clash` into the folder called `place` says: which names, and what to do. */
+export function describeNameClash(clash: NameClash, place: string): string {
+  // Two encodings of one accent look the same on screen: only a difference a reader can see is pointed out.
+  const alike = clash.name.normalize('NFC') === clash.taken.normalize('NFC');
+  if (clash.with === 'there') {
+    const held = alike
+      ? `an item called “${clash.name}”`
+      : `“${clash.taken}”, which counts as the same name as “${clash.name}” (a folder cannot hold two names that differ only in case)`;
+    return `Nothing was moved: “${place}” already holds ${held}. Rename one of them, or choose another folder.`;
+  }
+  const called = alike
+    ? `are called “${clash.name}”,`
+    : `are called “${clash.taken}” and “${clash.name}”, which differ only in case,`;
+  return `Nothing was moved: two of the items ${called} and one folder cannot hold both. Rename one of them first.`;
 }
 
 /** True when `path` is `folder` or lies inside it. */

@@ -35,6 +35,7 @@ import {
 } from '../browser/dialogs.js';
 import { EntryMenu, type EntryAction } from '../browser/EntryMenu.js';
 import {
+  describeNameClash,
   findNameClash,
   freeName,
   isWithin,
@@ -44,7 +45,7 @@ import {
 } from '../browser/entries.js';
 import { FileTable } from '../browser/FileTable.js';
 import { FolderTree } from '../browser/FolderTree.js';
-import { crumbs, formatSize, parentOf } from '../format.js';
+import { crumbs, formatSize, nameOf, parentOf } from '../format.js';
 import { lockVault, useLockShortcut } from '../lock.js';
 import { useCapabilities } from '../host.js';
 import { useOpenWithApp } from '../open-with.js';
@@ -74,7 +75,10 @@ type DialogState =
   | { kind: 'restore'; entries: readonly VaultEntry[]; handle: string; label: string }
   | ({ kind: 'existing'; source: string; destination: string } & TakenNames);
 
-/** Gives the keyboard to the file table (the search field's Down/Enter, and the focus back after a dialog). */
+/**
+ * Gives the keyboard to the file table: the search field's Down/Enter, and the focus back after a dialog or after
+ * the jobs panel went with its last job.
+ */
 function focusFileTable(): void {
   document.querySelector<HTMLElement>('.file-grid')?.focus();
 }
@@ -264,16 +268,17 @@ export function Browser({ vault }: { vault: VaultSummary }) {
     paths: readonly string[],
     destination: string,
   ): Promise<string | undefined> => {
-    const there = await call('entries.list', { vaultId, path: destination });
+    let there: readonly VaultEntry[];
+    try {
+      there = await call('entries.list', { vaultId, path: destination });
+    } catch {
+      return undefined; // the refusal's own words then, rather than those of this look
+    }
     const clash = findNameClash(
-      paths.map((path) => path.slice(path.lastIndexOf('/') + 1)),
+      paths.map(nameOf),
       there.map((entry) => entry.name),
     );
-    if (clash === undefined) return undefined;
-    const place = destination === '/' ? vault.name : destination.slice(destination.lastIndexOf('/') + 1);
-    return clash.with === 'there'
-      ? `Nothing was moved: “${place}” already holds an item called “${clash.name}”. Rename one of them, or choose another folder.`
-      : `Nothing was moved: two of the items are called “${clash.name}”, and one folder cannot hold both. Rename one of them first.`;
+    return clash && describeNameClash(clash, destination === '/' ? vault.name : nameOf(destination));
   };
 
   const capabilities = useCapabilities();
@@ -650,7 +655,7 @@ export function Browser({ vault }: { vault: VaultSummary }) {
           {vaultBytes !== null && ` · vault ${formatSize(vaultBytes)}`}
         </span>
       </footer>
-      <JobsPanel onShowInFolder={showInFolder} />
+      <JobsPanel onShowInFolder={showInFolder} onEmptied={focusFileTable} />
       {previewing && (
         <PreviewDialog
           vaultId={vaultId}

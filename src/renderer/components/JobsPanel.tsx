@@ -46,13 +46,28 @@ function runningText(job: JobView, now: number): string {
   return `${VERBS[job.kind]} · ${parts.join(' · ')}`;
 }
 
+/**
+ * After a dismissal took away the button that had the keyboard, gives it to the panel's first button, or, the
+ * panel gone with its last job, to `elsewhere`: otherwise it would be nowhere, and Tab would start over.
+ */
+function keepKeyboard(elsewhere: (() => void) | undefined): void {
+  requestAnimationFrame(() => {
+    if (document.activeElement !== document.body) return;
+    const next = document.querySelector<HTMLElement>('.jobs-panel button');
+    if (next) next.focus();
+    else elsewhere?.();
+  });
+}
+
 // Memoised: a progress event replaces only its own job's object, so the other rows are not drawn again.
 const JobRow = memo(function JobRow({
   job,
   onShowInFolder,
+  onEmptied,
 }: {
   job: JobView;
   onShowInFolder?: ((jobId: string) => void) | undefined;
+  onEmptied?: (() => void) | undefined;
 }) {
   const running = job.status === 'running';
   const label = `${NOUNS[job.kind]} job`;
@@ -95,6 +110,7 @@ const JobRow = memo(function JobRow({
               aria-label={`Dismiss ${label.toLowerCase()}`}
               onClick={() => {
                 dismissJob(job.jobId);
+                keepKeyboard(onEmptied);
               }}
             >
               <X size={16} aria-hidden="true" />
@@ -135,9 +151,12 @@ const JobRow = memo(function JobRow({
  */
 export function JobsPanel({
   onShowInFolder,
+  onEmptied,
 }: {
   /** Shows a finished restore's files in the file manager; absent where the host cannot. */
   onShowInFolder?: ((jobId: string) => void) | undefined;
+  /** Takes the keyboard when its last job was dismissed from it (the panel goes with it). */
+  onEmptied?: (() => void) | undefined;
 }) {
   // Its own subscription: progress events (about 20 a second per job) re-render this panel, not the browser.
   const jobs = useCoffer((state) => state.jobs);
@@ -158,14 +177,21 @@ export function JobsPanel({
     <section className="jobs-panel" aria-label="Jobs">
       {ended >= CLEAR_ENDED_FROM && (
         <div className="jobs-header">
-          <button type="button" className="small" onClick={dismissEndedJobs}>
+          <button
+            type="button"
+            className="small"
+            onClick={() => {
+              dismissEndedJobs();
+              keepKeyboard(onEmptied);
+            }}
+          >
             Clear finished
           </button>
         </div>
       )}
       <ul className="jobs">
         {shown.map((job) => (
-          <JobRow key={job.jobId} job={job} onShowInFolder={onShowInFolder} />
+          <JobRow key={job.jobId} job={job} onShowInFolder={onShowInFolder} onEmptied={onEmptied} />
         ))}
       </ul>
     </section>

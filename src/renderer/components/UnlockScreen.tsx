@@ -135,7 +135,7 @@ export function UnlockScreen({ vault }: { vault: VaultSummary }) {
           </div>
         </header>
         {stoppedByLock !== null && (
-          <p className="warning" role="status">
+          <p className="warning" role="status" id="unlock-stopped-jobs">
             <TriangleAlert size={16} aria-hidden="true" />
             <span>{stoppedByLock}</span>
           </p>
@@ -149,7 +149,12 @@ export function UnlockScreen({ vault }: { vault: VaultSummary }) {
           autoFocus
           disabled={busy}
           invalid={error !== null}
-          describedBy={error === null ? [] : ['unlock-error']}
+          // The field has the focus from the start: read with it, the notice of stopped jobs is heard, which a
+          // live region present from the start is not.
+          describedBy={[
+            ...(stoppedByLock === null ? [] : ['unlock-stopped-jobs']),
+            ...(error === null ? [] : ['unlock-error']),
+          ]}
           autoComplete="current-password"
         />
         <ErrorText message={error} id="unlock-error" />

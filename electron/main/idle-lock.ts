@@ -20,22 +20,29 @@ export interface AutoLockOptions {
    */
   readonly settings: () => Promise<AutoLockSettings>;
   readonly lockAll: (reason: LockReason) => Promise<void>;
+  /** Whether a job runs (the back end's jobsRunning): the idle minutes count from when none did, if later. */
+  readonly busy: () => boolean;
   /** How often the idle time is read. */
   readonly pollMs?: number;
   readonly setInterval?: (callback: () => void, ms: number) => unknown;
   readonly clearInterval?: (timer: unknown) => void;
+  /** The clock the time since the last job is measured by. */
+  readonly now?: () => number;
 }
 
 /**
- * Locks every vault when the system has been idle (no keyboard or mouse anywhere) for the configured minutes,
- * and at once on suspend and on screen lock (each where its setting is on). Polls the system idle time rather than watching the window, so
+ * Locks every vault when the system has been idle (no keyboard or mouse anywhere) for the configured minutes, and
+ * no job ran in that time (someone waiting for a long add is not away, and the lock would stop it), and at once on
+ * suspend and on screen lock (each where its setting is on). Polls the system idle time rather than watching the window, so
  * working in another program while a vault is open also counts as Coffer being unused. After an idle lock it
  * waits for the user to come back before it can lock for idleness again. Electron emits 'lock-screen' on macOS and
  * Windows only, so each poll also asks whether the screen is locked (how Linux's lock is seen, within a poll),
  * whatever the idle minutes, and locks once per screen lock. Returns a function that stops it.
  */
 export function startAutoLock(options: AutoLockOptions): () => void {
-  const { powerMonitor, settings, lockAll } = options;
+  const { powerMonitor, settings, lockAll, busy } = options;
+  const now = options.now ?? Date.now;
+  let lastBusyAt = -Infinity;
   const schedule = options.setInterval ?? ((callback, ms) => setInterval(callback, ms));
   const cancel =
     options.clearInterval ??
@@ -57,7 +64,8 @@ export function startAutoLock(options: AutoLockOptions): () => void {
         lockedThisScreenLock = true;
         await lockAll('screen-lock');
       }
-      const idleSeconds = powerMonitor.getSystemIdleTime();
+      if (busy()) lastBusyAt = now();
+      const idleSeconds = Math.min(powerMonitor.getSystemIdleTime(), (now() - lastBusyAt) / 1000);
       if (minutes <= 0 || idleSeconds < minutes * 60) {
         lockedThisIdle = false;
       } else if (!lockedThisIdle) {

@@ -152,6 +152,7 @@ async function launch(): Promise<void> {
   const stopAutoLock = startAutoLock({
     powerMonitor,
     lockAll,
+    busy: () => backend.jobsRunning(),
     settings: async () => {
       const settings = await backend.handle('settings.get', {});
       return settings.ok

@@ -79,6 +79,8 @@ export interface Backend {
   onEvent(listener: EventListener): () => void;
   /** Locks every vault (jobs stopped, keys wiped, `locked` sent for each that was unlocked). Never throws. */
   lockAll(reason: LockReason): Promise<void>;
+  /** Whether a job of any vault runs: the hosts' idle locks wait for it (suspend and screen lock do not). */
+  jobsRunning(): boolean;
   /**
    * The host's window (Electron) or page (preview) was closed: locks every vault when the `lockOnClose` setting
    * says so. Never throws.
@@ -733,6 +735,7 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
     },
 
     lockAll,
+    jobsRunning: () => jobs.list().length > 0,
 
     async windowClosed() {
       media.revokeAll();

@@ -216,6 +216,7 @@ export async function startPreviewServer(options: PreviewServerOptions): Promise
       return settings.ok ? (settings.value as { autoLockMinutes: number }).autoLockMinutes : 0;
     },
     lock: () => backend.lockAll('idle'),
+    busy: () => backend.jobsRunning(),
   });
   const idleTimer = setInterval(() => {
     void idle.check();

@@ -637,10 +637,12 @@ describe('jobs', () => {
     const picked = await app.call('dialog.pickFiles', { purpose: 'add-files', vaultId });
     if (!picked) throw new Error('nothing picked');
     let locking = false;
+    let runningWhenLocked = false;
     app.backend.onEvent((event, payload) => {
       const job = payload as JobEvent;
       if (event === 'job' && job.type === 'progress' && job.progress.filesDone > 0 && !locking) {
         locking = true;
+        runningWhenLocked = app.backend.jobsRunning();
         void app.backend.handle('vault.lock', { vaultId });
       }
     });
@@ -653,6 +655,7 @@ describe('jobs', () => {
       });
     });
     expect(await app.call('job.list', {})).toEqual([]);
+    expect([runningWhenLocked, app.backend.jobsRunning()]).toEqual([true, false]);
     expect((await app.call('vault.info', { vaultId })).locked).toBe(true);
     await app.call('vault.unlock', { vaultId, passphrase: PASSPHRASE });
     // A choice made before the lock must be made again.

@@ -13,6 +13,7 @@ describe('idle auto-lock', () => {
         locks++;
         return Promise.resolve();
       },
+      busy: () => false,
       now: () => now,
     });
     now = 9 * 60_000;
@@ -31,5 +32,28 @@ describe('idle auto-lock', () => {
     minutes = 5;
     expect(await idle.check()).toBe(true);
     expect(locks).toBe(2);
+  });
+
+  it('does not lock while a job runs: the minutes count from the first check that finds none', async () => {
+    let now = 0;
+    let running = true;
+    let locks = 0;
+    const idle = new IdleLock({
+      minutes: () => Promise.resolve(10),
+      lock: () => {
+        locks++;
+        return Promise.resolve();
+      },
+      busy: () => running,
+      now: () => now,
+    });
+    now = 60 * 60_000;
+    expect(await idle.check()).toBe(false);
+    running = false;
+    now += 10 * 60_000 - 1;
+    expect(await idle.check()).toBe(false);
+    now += 1;
+    expect(await idle.check()).toBe(true);
+    expect(locks).toBe(1);
   });
 });

@@ -13,6 +13,8 @@ function harness(minutes: number, triggers: Partial<AutoLockSettings> = {}) {
   let idleSeconds = 0;
   let screenLocked = false;
   let tick: (() => void) | undefined;
+  let clock = 0;
+  let jobRunning = false;
   const locks: string[] = [];
   const powerMonitor: PowerMonitorLike = {
     getSystemIdleTime: () => idleSeconds,
@@ -27,6 +29,8 @@ function harness(minutes: number, triggers: Partial<AutoLockSettings> = {}) {
       locks.push(reason);
       return Promise.resolve();
     },
+    busy: () => jobRunning,
+    now: () => clock,
     setInterval: (callback) => {
       tick = callback;
       return 1;
@@ -39,8 +43,16 @@ function harness(minutes: number, triggers: Partial<AutoLockSettings> = {}) {
     locks,
     listeners,
     stop,
-    /** Sets the system idle time (and whether the screen is locked) and runs one poll to its end. */
+    /** Whether a job runs at the next polls. */
+    setJobRunning(running: boolean) {
+      jobRunning = running;
+    },
+    /**
+     * Sets the system idle time (and whether the screen is locked), moves the clock on as far if the user was idle
+     * since the last poll, and runs one poll to its end.
+     */
     async poll(seconds: number, locked = false) {
+      clock += seconds >= idleSeconds ? (seconds - idleSeconds) * 1000 : seconds * 1000;
       idleSeconds = seconds;
       screenLocked = locked;
       tick?.();
@@ -60,6 +72,26 @@ describe('auto-lock', () => {
     await h.poll(2);
     await h.poll(301);
     expect(h.locks).toEqual(['idle', 'idle']);
+  });
+
+  it('does not lock for idleness while a job runs, nor until the set minutes passed after it ended', async () => {
+    const h = harness(5);
+    h.setJobRunning(true);
+    await h.poll(200);
+    await h.poll(3600);
+    expect(h.locks).toEqual([]);
+    h.setJobRunning(false);
+    await h.poll(3600 + 299);
+    expect(h.locks).toEqual([]);
+    await h.poll(3600 + 300);
+    expect(h.locks).toEqual(['idle']);
+  });
+
+  it('still locks at once on a screen lock while a job runs', async () => {
+    const h = harness(5);
+    h.setJobRunning(true);
+    await h.poll(10, true);
+    expect(h.locks).toEqual(['screen-lock']);
   });
 
   it('never locks for idleness when the setting is 0', async () => {

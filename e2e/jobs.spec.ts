@@ -64,7 +64,9 @@ test('flow 7: cancelling a large add midway leaves only whole files, and "Check 
   await expect(job.getByRole('status')).toContainText(/Adding · \d+ of 48 files · [1-9][\d.]* (kB|MB)/);
   await expect(job.getByRole('progressbar', { name: 'Adding progress' })).toBeVisible();
   await job.getByRole('button', { name: 'Cancel' }).click();
-  await expect(job.getByRole('status')).toHaveText('Stopped.');
+  await expect(job.getByRole('status')).toHaveText(
+    'Stopped. Files it had finished are in the vault and nothing half-added is: add the rest again.',
+  );
 
   // Whatever was committed before the cancel is whole; nothing else is listed.
   const rows = page

@@ -15,6 +15,7 @@ import type {
   VerifyReport,
 } from '../shared/contract.js';
 import { plural } from '../shared/plural.js';
+import { leftByStoppedJob } from './unlock-notices.js';
 
 export interface JobView {
   readonly jobId: string;
@@ -122,7 +123,7 @@ export function setSelection(selection: ReadonlySet<string>): void {
 }
 
 function summarize(event: Extract<JobEvent, { type: 'ended' }>): string {
-  if (event.status === 'cancelled') return 'Stopped.';
+  if (event.status === 'cancelled') return `Stopped. ${leftByStoppedJob(event.kind, 'it')}`;
   if (event.status === 'failed') return event.message;
   const { result } = event;
   switch (result.kind) {

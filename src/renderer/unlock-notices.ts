@@ -59,6 +59,11 @@ const STOPPED: Readonly<
   },
 };
 
+/** What a stopped job of `kind` left and what to do, `who` naming the job ("it", "the adds"). */
+export function leftByStoppedJob(kind: JobKind, who: string): string {
+  return STOPPED[kind].after(who);
+}
+
 /**
  * What the unlock screen says when the lock stopped jobs part-way (their rows, which name files, went with the
  * lock): which kinds, and what each left; null when it stopped none.
@@ -74,8 +79,8 @@ export function stoppedByLockNotice(kinds: readonly JobKind[]): string | null {
   const list =
     named.length === 1 ? named.join('') : `${named.slice(0, -1).join(', ')} and ${named.at(-1) ?? ''}`;
   const after = [...counts].map(([kind, count]) => {
-    const { noun, nouns, after: left } = STOPPED[kind];
-    return left(count === 1 ? `the ${noun}` : `the ${nouns}`);
+    const { noun, nouns } = STOPPED[kind];
+    return leftByStoppedJob(kind, count === 1 ? `the ${noun}` : `the ${nouns}`);
   });
   return [`Locking stopped ${list} before ${kinds.length === 1 ? 'it' : 'they'} finished.`, ...after].join(
     ' ',

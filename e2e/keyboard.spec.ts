@@ -80,6 +80,9 @@ test('flow 5: searches 2,000 entries; keyboard only: navigate, open, go up, rena
   await page.keyboard.press('Delete');
   const dialog = page.getByRole('alertdialog', { name: 'Delete “renamed.txt”?' });
   await expect(dialog).toBeVisible();
+  // Cancel has the focus first (Enter out of habit deletes nothing); Tab goes to Delete.
+  await expect(dialog.getByRole('button', { name: 'Cancel' })).toBeFocused();
+  await page.keyboard.press('Tab');
   await page.keyboard.press('Enter');
   await expect(dialog).toHaveCount(0);
   await expect(row(page, 'renamed.txt')).toHaveCount(0);

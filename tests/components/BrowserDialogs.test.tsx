@@ -82,17 +82,20 @@ describe('the delete confirmation', () => {
     expect(within(dialog).getByRole('button', { name: 'Delete 9 items' })).toBeTruthy();
   });
 
-  it('has the focus on Delete, so Enter deletes; Escape and Cancel delete nothing', async () => {
+  it('has the focus on Cancel, so an Enter out of habit deletes nothing; Tab then Enter deletes', async () => {
     const confirm = vi.fn();
     const cancel = vi.fn();
     render(<DeleteDialog entries={[file('/a.txt')]} onConfirm={confirm} onCancel={cancel} />);
+    expect(document.activeElement).toBe(screen.getByRole('button', { name: 'Cancel' }));
+    await userEvent.keyboard('{Enter}');
+    expect(cancel).toHaveBeenCalledOnce();
+    expect(confirm).not.toHaveBeenCalled();
+    await userEvent.keyboard('{Tab}');
     expect(document.activeElement).toBe(screen.getByRole('button', { name: 'Delete' }));
     await userEvent.keyboard('{Enter}');
     expect(confirm).toHaveBeenCalledOnce();
     await userEvent.keyboard('{Escape}');
-    await userEvent.click(screen.getByRole('button', { name: 'Cancel' }));
     expect(cancel).toHaveBeenCalledTimes(2);
-    expect(confirm).toHaveBeenCalledOnce();
   });
 });
 

@@ -137,7 +137,9 @@ describe('removing a way in', () => {
     await userEvent.click(button('Remove recovery key…'));
     const asking = screen.getByRole('alertdialog', { name: 'Remove recovery key?' });
     expect(asking.textContent).toContain('The recovery key will no longer open the vault.');
-    // The dangerous button has the focus: Enter confirms, as the dialog's own action.
+    // Cancel has the focus (Enter out of habit removes nothing); Tab goes on to the removal.
+    expect(document.activeElement).toBe(within(asking).getByRole('button', { name: 'Cancel' }));
+    await userEvent.keyboard('{Tab}');
     expect(document.activeElement).toBe(within(asking).getByRole('button', { name: 'Remove recovery key' }));
     await userEvent.keyboard('{Enter}');
     await settle();

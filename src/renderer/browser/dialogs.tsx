@@ -49,7 +49,10 @@ export function Frame({
   );
 }
 
-/** Cancel, then the dialog's own button (focused first: Enter confirms, Esc cancels). */
+/**
+ * Cancel, then the dialog's own button. The own button has the focus first (Enter confirms, Esc cancels), unless it
+ * destroys something for good: then Cancel has it, so an Enter pressed out of habit loses nothing.
+ */
 export function Actions({
   label,
   kind = 'primary',
@@ -65,8 +68,15 @@ export function Actions({
 }) {
   return (
     <div className="actions">
-      <Button onPress={onCancel}>Cancel</Button>
-      <Button className={kind} autoFocus={!disabled} isDisabled={disabled} onPress={onConfirm}>
+      <Button onPress={onCancel} autoFocus={kind === 'danger'}>
+        Cancel
+      </Button>
+      <Button
+        className={kind}
+        autoFocus={kind !== 'danger' && !disabled}
+        isDisabled={disabled}
+        onPress={onConfirm}
+      >
         {label}
       </Button>
     </div>

@@ -9,7 +9,9 @@ export interface JobFigures {
   readonly secondsLeft?: number;
 }
 
-/** The average speed since the job started; a steadier estimate than the last interval's. */
+/**
+ * The average speed since the job's work began (`startedAt`); a steadier estimate than the last interval's.
+ */
 export function jobFigures(progress: Progress | undefined, startedAt: number, now: number): JobFigures {
   const elapsed = (now - startedAt) / 1000;
   if (progress === undefined || elapsed <= 0 || progress.bytesDone === 0) return {};

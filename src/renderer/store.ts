@@ -30,6 +30,11 @@ export interface JobView {
   readonly startedAt: number;
   /** When its latest progress arrived. */
   readonly progressAt?: number;
+  /**
+   * When its latest progress with no bytes done yet arrived: when its work began, after any wait for another job
+   * (speed is measured from then, not from {@link startedAt}).
+   */
+  readonly workStartedAt?: number;
   /** A finished check's report, for the vault details' report (unreferenced files too). */
   readonly verifyReport?: VerifyReport;
 }
@@ -159,8 +164,12 @@ export function jobEvent(event: JobEvent): void {
       startedAt: Date.now(),
     };
     let next: JobView = current;
-    if (event.type === 'progress') next = { ...current, progress: event.progress, progressAt: Date.now() };
-    else if (event.type === 'problem') next = { ...current, problems: [...current.problems, event.problem] };
+    if (event.type === 'progress') {
+      const now = Date.now();
+      next = { ...current, progress: event.progress, progressAt: now };
+      if (event.progress.bytesDone === 0) next = { ...next, workStartedAt: now };
+    } else if (event.type === 'problem')
+      next = { ...current, problems: [...current.problems, event.problem] };
     else if (event.type === 'ended') {
       next = { ...current, status: event.status, summary: summarize(event) };
       if (event.status === 'done' && event.result.kind === 'verify')

@@ -221,6 +221,18 @@ describe('the jobs panel', () => {
     );
   });
 
+  it('measures the speed from when the work began, not the time the job waited for another', () => {
+    render(<JobsPanel />);
+    emit('add-2', 'add', { type: 'started' });
+    wait(10_000);
+    progress('add-2', 'add', { filesDone: 0, filesTotal: 4, bytesDone: 0, bytesTotal: 2000 });
+    wait(1000);
+    progress('add-2', 'add', { filesDone: 1, filesTotal: 4, bytesDone: 500, bytesTotal: 2000 });
+    expect(within(row('Add job')).getByRole('status').textContent).toBe(
+      'Adding · 1 of 4 files · 500 B of 2.0 kB · 500 B/s · 3 s left',
+    );
+  });
+
   it('keeps several jobs apart: each row its own figures, and Cancel cancels only its own job', () => {
     render(<JobsPanel />);
     emit('add-1', 'add', { type: 'started' });

@@ -40,7 +40,11 @@ function runningText(job: JobView, now: number): string {
     `${progress.filesDone.toLocaleString()} of ${plural(progress.filesTotal, 'file')}`,
     `${formatSize(progress.bytesDone)} of ${formatSize(progress.bytesTotal)}`,
   ];
-  const { bytesPerSecond, secondsLeft } = jobFigures(progress, job.startedAt, job.progressAt ?? now);
+  const { bytesPerSecond, secondsLeft } = jobFigures(
+    progress,
+    job.workStartedAt ?? job.startedAt,
+    job.progressAt ?? now,
+  );
   if (bytesPerSecond !== undefined) parts.push(`${formatSize(bytesPerSecond)}/s`);
   if (secondsLeft !== undefined) parts.push(formatTimeLeft(secondsLeft));
   return `${VERBS[job.kind]} · ${parts.join(' · ')}`;

@@ -158,6 +158,25 @@ describe('Move to…', () => {
     expect(screen.getByRole('button', { name: 'Move here' }).hasAttribute('disabled')).toBe(true);
   });
 
+  it('moves at once on Enter or a double-click on a folder', async () => {
+    const confirm = vi.fn();
+    render(
+      <MoveDialog
+        entries={[file('/notes.txt')]}
+        tree={TREE}
+        vaultName="Personal"
+        onConfirm={confirm}
+        onCancel={() => undefined}
+      />,
+    );
+    await userEvent.dblClick(screen.getByRole('option', { name: 'Photos' }));
+    expect(confirm).toHaveBeenLastCalledWith('/Photos');
+    await userEvent.click(screen.getByRole('option', { name: '2023' }));
+    await userEvent.keyboard('{ArrowDown}{Enter}');
+    expect(confirm).toHaveBeenLastCalledWith('/Archive/2024');
+    expect(confirm).toHaveBeenCalledTimes(2);
+  });
+
   it('lets a folder be chosen that holds only some of the items', async () => {
     const confirm = vi.fn();
     render(

@@ -155,6 +155,11 @@ export function MoveDialog({
         aria-label="Destination folder"
         className="chooser-list"
         selectionMode="single"
+        // As in a file manager's folder chooser: a click or the arrows choose, Enter or a double-click moves there.
+        selectionBehavior="replace"
+        onAction={(key) => {
+          onConfirm(String(key));
+        }}
         disabledKeys={here === undefined ? [] : [here]}
         selectedKeys={destination === null ? [] : [destination]}
         onSelectionChange={(keys) => {

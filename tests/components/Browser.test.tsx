@@ -340,6 +340,24 @@ describe('a refused move', () => {
     );
   });
 
+  it('takes its words away once the person goes on to search', async () => {
+    await browse(
+      ROOT,
+      {
+        'entries.list': ({ path }) => (path === '/Reports' ? [file('/Reports/notes.txt', 3)] : ROOT),
+        'entries.move': () => new Refusal('ALREADY_EXISTS'),
+        'entries.search': () => [],
+      },
+      tree('/', [tree('/Reports')]),
+    );
+    await moveTo(row('notes.txt'), 'Reports');
+    await alertText();
+    await userEvent.type(searchField(), 'q');
+    await waitFor(() => {
+      expect(screen.queryByRole('alert')).toBeNull();
+    });
+  });
+
   it.each([
     ['finds no such name (the folder changed meanwhile)', []],
     ['cannot look (the folder went meanwhile)', new Refusal('NOT_FOUND')],

@@ -165,6 +165,12 @@ export function Browser({ vault }: { vault: VaultSummary }) {
     setSearchRound((round) => round + 1);
   }, [jobsEnded, load]);
 
+  // Words of an earlier failure (a refused move, say) go once the person types a search: they are about something
+  // else now.
+  useEffect(() => {
+    setError(null);
+  }, [query]);
+
   // Search as you type; an answer to an older query is dropped.
   useEffect(() => {
     const text = query.trim();

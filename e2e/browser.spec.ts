@@ -300,7 +300,7 @@ test('the toolbar fits the smallest window: every button shown with its name, th
   }
 });
 
-test("in the smallest window, a folder's path keeps its separators and cuts names with an ellipsis; the search field its words", async ({
+test("in the smallest window, a folder's path has a row of its own, keeps its separators and cuts a long name with an ellipsis; the search field its words", async ({
   coffer,
 }) => {
   const { page } = coffer;
@@ -329,25 +329,32 @@ test("in the smallest window, a folder's path keeps its separators and cuts name
     await row(page, name).dblclick();
   }
   await expect(page.getByText('This folder is empty.')).toBeVisible();
-  // The chevrons between the names keep their size however little room the names have.
-  expect(await path.locator('svg').count()).toBe(2);
-  for (const chevron of await path.locator('svg').all())
-    expect((await chevron.boundingBox())?.width).toBeCloseTo(14, 0);
-  // The names are cut: each draws the ellipsis, which only a block container does (a flex one clips the text).
-  expect(
-    await path
+  // The path has a row of its own above the search field, so three short names are whole.
+  const search = page.getByRole('searchbox', { name: 'Search this vault' });
+  expect((await path.boundingBox())?.y ?? Infinity).toBeLessThan((await search.boundingBox())?.y ?? 0);
+  const cut = () =>
+    path
       .getByRole('button')
       .evaluateAll((crumbs) =>
         crumbs.map((crumb) => [crumb.scrollWidth > crumb.clientWidth, getComputedStyle(crumb).display]),
-      ),
-  ).toEqual([
-    [true, 'block'],
-    [true, 'block'],
-    [true, 'block'],
+      );
+  expect(await cut()).toEqual([
+    [false, 'block'],
+    [false, 'block'],
+    [false, 'block'],
   ]);
+  // A name too long for the row is cut with the ellipsis, which only a block container draws (a flex one clips).
+  const long = 'Receipts, invoices and statements of the whole year for the tax return';
+  await newFolder(page, long);
+  await row(page, long).dblclick();
+  await expect(page.getByText('This folder is empty.')).toBeVisible();
+  expect((await cut()).at(-1)).toEqual([true, 'block']);
+  // The chevrons between the names keep their size however little room the names have.
+  expect(await path.locator('svg').count()).toBe(3);
+  for (const chevron of await path.locator('svg').all())
+    expect((await chevron.boundingBox())?.width).toBeCloseTo(14, 0);
   // The search field keeps its placeholder whole inside its padding, beside the room Chromium keeps for its clear
   // button (an × of about 16 px that shows once something is typed).
-  const search = page.getByRole('searchbox', { name: 'Search this vault' });
   expect(
     await search.evaluate((input: HTMLInputElement) => {
       const style = getComputedStyle(input);

@@ -325,7 +325,7 @@ describe('renaming in place', () => {
     await userEvent.clear(field);
     await userEvent.keyboard('todo.txt{Enter}');
     expect((await screen.findByRole('alert')).textContent).toBe(
-      'Something with that name already exists there. Choose another name or another place.',
+      'Not renamed: “Personal” already holds an item called “todo.txt”. Choose another name.',
     );
 
     // Still notes.txt, and its field is back, with the refused name and its stem selected, to be mended rather than typed again.

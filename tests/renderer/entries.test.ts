@@ -88,18 +88,31 @@ describe('names one folder cannot hold twice', () => {
   });
 
   it('says which names clash, pointing out a difference in case but not one of encoding alone', () => {
-    expect(describeNameClash({ name: 'a.txt', taken: 'a.txt', with: 'there' }, 'Reports')).toBe(
+    expect(describeNameClash({ name: 'a.txt', taken: 'a.txt', with: 'there' }, 'Reports', 'move')).toBe(
       'Nothing was moved: “Reports” already holds an item called “a.txt”. Rename one of them, or choose another folder.',
     );
-    expect(describeNameClash({ name: 'e\u0301', taken: '\u00e9', with: 'there' }, 'Reports')).toBe(
+    expect(describeNameClash({ name: 'e\u0301', taken: '\u00e9', with: 'there' }, 'Reports', 'move')).toBe(
       'Nothing was moved: “Reports” already holds an item called “e\u0301”. Rename one of them, or choose another folder.',
     );
-    expect(describeNameClash({ name: 'q1.pdf', taken: 'q1.pdf', with: 'each-other' }, 'Archive')).toBe(
+    expect(
+      describeNameClash({ name: 'q1.pdf', taken: 'q1.pdf', with: 'each-other' }, 'Archive', 'move'),
+    ).toBe(
       'Nothing was moved: two of the items are called “q1.pdf”, and one folder cannot hold both. Rename one of them first.',
     );
-    expect(describeNameClash({ name: 'Q1.pdf', taken: 'q1.pdf', with: 'each-other' }, 'Archive')).toBe(
+    expect(
+      describeNameClash({ name: 'Q1.pdf', taken: 'q1.pdf', with: 'each-other' }, 'Archive', 'move'),
+    ).toBe(
       'Nothing was moved: two of the items are called “q1.pdf” and “Q1.pdf”, which differ only in case, and one ' +
         'folder cannot hold both. Rename one of them first.',
+    );
+  });
+
+  it('words a refused rename apart from a refused move', () => {
+    expect(
+      describeNameClash({ name: 'Todo.txt', taken: 'todo.txt', with: 'there' }, 'Personal', 'rename'),
+    ).toBe(
+      'Not renamed: “Personal” already holds “todo.txt”, which counts as the same name as “Todo.txt” (a folder ' +
+        'cannot hold two names that differ only in case). Choose another name.',
     );
   });
 

@@ -69,15 +69,20 @@ export function findNameClash(moving: readonly string[], there: Iterable<string>
   return undefined;
 }
 
-/** What a move refused for `clash` into the folder called `place` says: which names, and what to do. */
-export function describeNameClash(clash: NameClash, place: string): string {
+/** A change that gives items names in a folder. */
+export type ChangeOfNames = 'move' | 'rename';
+
+/** What a `change` refused for `clash` in the folder called `place` says: which names, and what to do. */
+export function describeNameClash(clash: NameClash, place: string, change: ChangeOfNames): string {
   // Two encodings of one accent look the same on screen: only a difference a reader can see is pointed out.
   const alike = clash.name.normalize('NFC') === clash.taken.normalize('NFC');
   if (clash.with === 'there') {
     const held = alike
       ? `an item called “${clash.name}”`
       : `“${clash.taken}”, which counts as the same name as “${clash.name}” (a folder cannot hold two names that differ only in case)`;
-    return `Nothing was moved: “${place}” already holds ${held}. Rename one of them, or choose another folder.`;
+    return change === 'move'
+      ? `Nothing was moved: “${place}” already holds ${held}. Rename one of them, or choose another folder.`
+      : `Not renamed: “${place}” already holds ${held}. Choose another name.`;
   }
   const called = alike
     ? `are called “${clash.name}”,`

@@ -37,6 +37,7 @@ import { EntryMenu, type EntryAction } from '../browser/EntryMenu.js';
 import {
   describeNameClash,
   findNameClash,
+  type ChangeOfNames,
   freeName,
   isWithin,
   sameFolders,
@@ -247,7 +248,7 @@ export function Browser({ vault }: { vault: VaultSummary }) {
         moved = await call('entries.move', { vaultId, paths: movable, destination });
       } catch (error) {
         if (error instanceof ApiError && error.code === 'ALREADY_EXISTS') {
-          const clash = await nameClashOfMove(movable, destination);
+          const clash = await nameClashIn(destination, movable.map(nameOf), 'move');
           if (clash !== undefined) {
             setError(clash);
             return;
@@ -269,10 +270,15 @@ export function Browser({ vault }: { vault: VaultSummary }) {
       await load(shown);
     });
 
-  /** Which name a refused move clashed on, in words; the code's own words say only that some name did. */
-  const nameClashOfMove = async (
-    paths: readonly string[],
+  /**
+   * Which name a move or rename refused for a name clash met in `destination`, in words (the code's own words say
+   * only that some name did); `names` are the names it brought, `leaving` the paths whose names go from there.
+   */
+  const nameClashIn = async (
     destination: string,
+    names: readonly string[],
+    change: ChangeOfNames,
+    leaving: readonly string[] = [],
   ): Promise<string | undefined> => {
     let there: readonly VaultEntry[];
     try {
@@ -281,10 +287,10 @@ export function Browser({ vault }: { vault: VaultSummary }) {
       return undefined; // the refusal's own words then, rather than those of this look
     }
     const clash = findNameClash(
-      paths.map(nameOf),
-      there.map((entry) => entry.name),
+      names,
+      there.filter((entry) => !leaving.includes(entry.path)).map((entry) => entry.name),
     );
-    return clash && describeNameClash(clash, destination === '/' ? vault.name : nameOf(destination));
+    return clash && describeNameClash(clash, destination === '/' ? vault.name : nameOf(destination), change);
   };
 
   const capabilities = useCapabilities();
@@ -346,7 +352,13 @@ export function Browser({ vault }: { vault: VaultSummary }) {
         if (error instanceof ApiError && (error.code === 'ALREADY_EXISTS' || error.code === 'INVALID_NAME')) {
           setRenaming({ path: entry.path, draft: newName });
         }
-        throw error;
+        const clash =
+          error instanceof ApiError && error.code === 'ALREADY_EXISTS'
+            ? await nameClashIn(parentOf(entry.path), [newName], 'rename', [entry.path])
+            : undefined;
+        if (clash === undefined) throw error;
+        setError(clash);
+        return;
       }
       if (searching) setQuery('');
       await load(parentOf(renamed.path), [renamed.path]);

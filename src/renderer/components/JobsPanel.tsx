@@ -1,4 +1,4 @@
-import { AlertTriangle, X } from 'lucide-react';
+import { TriangleAlert, X } from 'lucide-react';
 import { memo, useEffect, useReducer, useState } from 'react';
 import '../panels.css';
 
@@ -134,7 +134,7 @@ const JobRow = memo(function JobRow({
         <ul className="job-problems" aria-label={`${label} problems`}>
           {job.problems.map((problem, index) => (
             <li key={`${problem.path}-${index}`}>
-              <AlertTriangle size={14} aria-hidden="true" className="danger-icon" />
+              <TriangleAlert size={14} aria-hidden="true" className="danger-icon" />
               <span>
                 {/* The engine's message says what happened and what to do (src/core/errors.ts). */}
                 <span className="problem-path">{problem.path}</span>: {problem.message}

@@ -393,4 +393,20 @@ describe('the dialogs as the browser opens them', () => {
       { vaultId: 'v1', source: 'files-1', destination: '/', onExisting: 'skip' },
     ]);
   });
+
+  it('names a folder below the top as the vault’s name and its path, as it does the top by the vault’s name', async () => {
+    await browseRoot({
+      'entries.list': ({ path }) => (path === '/Archive' ? [file('/Archive/notes.txt')] : ROOT),
+      'dialog.pickFiles': () => ({ handle: 'files-1', label: '1 file', count: 1 }),
+      'job.add': () => ({ taken: { count: 1, paths: ['/Archive/notes.txt'] } }),
+    });
+    screen.getByRole('grid', { name: 'Files' }).focus();
+    await userEvent.keyboard('{Home}{Enter}');
+    await screen.findByText(/^1 item/);
+    await userEvent.click(screen.getByRole('button', { name: 'Add files…' }));
+    const dialog = await screen.findByRole('alertdialog', { name: '“notes.txt” already exists' });
+    expect(within(dialog).getByText(/what you are adding meets:$/).textContent).toBe(
+      'In Personal/Archive, what you are adding meets:',
+    );
+  });
 });

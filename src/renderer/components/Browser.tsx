@@ -757,7 +757,7 @@ export function Browser({ vault }: { vault: VaultSummary }) {
         <ExistingNamesDialog
           count={dialog.count}
           paths={dialog.paths}
-          folderLabel={dialog.destination === '/' ? vault.name : dialog.destination}
+          folderLabel={dialog.destination === '/' ? vault.name : `${vault.name}${dialog.destination}`}
           onConfirm={(choice) => void addAnyway(dialog.source, dialog.destination, choice)}
           onCancel={() => {
             setDialog(null);

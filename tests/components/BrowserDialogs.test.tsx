@@ -11,6 +11,7 @@ import {
   MoveDialog,
   RestoreDialog,
 } from '../../src/renderer/browser/dialogs.js';
+import type { VaultEntry } from '../../src/shared/contract.js';
 import type { FakeApi, Handlers } from './fake-api.js';
 import { file, folder, requests, tree } from './fixtures.js';
 import { browse } from './vault-browser.js';
@@ -100,6 +101,21 @@ describe('the delete confirmation', () => {
 });
 
 describe('Move to…', () => {
+  /** The dialog moving `entries` within TREE; returns its onConfirm. */
+  const renderMoveDialog = (entries: readonly VaultEntry[]) => {
+    const confirm = vi.fn();
+    render(
+      <MoveDialog
+        entries={entries}
+        tree={TREE}
+        vaultName="Personal"
+        onConfirm={confirm}
+        onCancel={() => undefined}
+      />,
+    );
+    return confirm;
+  };
+
   it('offers every folder but the ones moved and those inside them, the root by the vault’s name', () => {
     render(
       <MoveDialog
@@ -120,16 +136,7 @@ describe('Move to…', () => {
   });
 
   it('moves only once a folder is chosen, into the folder chosen', async () => {
-    const confirm = vi.fn();
-    render(
-      <MoveDialog
-        entries={[file('/notes.txt')]}
-        tree={TREE}
-        vaultName="Personal"
-        onConfirm={confirm}
-        onCancel={() => undefined}
-      />,
-    );
+    const confirm = renderMoveDialog([file('/notes.txt')]);
     const dialog = screen.getByRole('dialog', { name: 'Move “notes.txt” to…' });
     const moveHere = within(dialog).getByRole('button', { name: 'Move here' });
     expect(moveHere.hasAttribute('disabled')).toBe(true);
@@ -142,16 +149,7 @@ describe('Move to…', () => {
   });
 
   it('shows the folder all the items are in already, but does not let it be chosen', async () => {
-    const confirm = vi.fn();
-    render(
-      <MoveDialog
-        entries={[file('/Archive/a.txt'), file('/Archive/b.txt')]}
-        tree={TREE}
-        vaultName="Personal"
-        onConfirm={confirm}
-        onCancel={() => undefined}
-      />,
-    );
+    renderMoveDialog([file('/Archive/a.txt'), file('/Archive/b.txt')]);
     const here = screen.getByRole('option', { name: 'Archive (already here)' });
     expect(here.getAttribute('aria-disabled')).toBe('true');
     await userEvent.click(here);
@@ -159,16 +157,7 @@ describe('Move to…', () => {
   });
 
   it('moves at once on Enter or a double-click on a folder', async () => {
-    const confirm = vi.fn();
-    render(
-      <MoveDialog
-        entries={[file('/notes.txt')]}
-        tree={TREE}
-        vaultName="Personal"
-        onConfirm={confirm}
-        onCancel={() => undefined}
-      />,
-    );
+    const confirm = renderMoveDialog([file('/notes.txt')]);
     await userEvent.dblClick(screen.getByRole('option', { name: 'Photos' }));
     expect(confirm).toHaveBeenLastCalledWith('/Photos');
     await userEvent.click(screen.getByRole('option', { name: '2023' }));
@@ -178,16 +167,7 @@ describe('Move to…', () => {
   });
 
   it('lets a folder be chosen that holds only some of the items', async () => {
-    const confirm = vi.fn();
-    render(
-      <MoveDialog
-        entries={[file('/Archive/a.txt'), file('/Photos/b.txt')]}
-        tree={TREE}
-        vaultName="Personal"
-        onConfirm={confirm}
-        onCancel={() => undefined}
-      />,
-    );
+    const confirm = renderMoveDialog([file('/Archive/a.txt'), file('/Photos/b.txt')]);
     await userEvent.click(screen.getByRole('option', { name: 'Archive' }));
     await userEvent.click(screen.getByRole('button', { name: 'Move here' }));
     expect(confirm).toHaveBeenCalledWith('/Archive');

@@ -64,6 +64,14 @@ function press(button: HTMLElement) {
 
 const row = (name: string) => screen.getByRole('listitem', { name });
 
+/** Has the back end refuse every Cancel with `refusal`, the job events still reaching the store. */
+function answerCancelWith(refusal: Refusal) {
+  api = fakeApi({ 'job.cancel': () => refusal });
+  installApi(api);
+  stopListening();
+  stopListening = onEvent('job', jobEvent);
+}
+
 describe('the jobs panel', () => {
   it('shows a running job once it has run for a moment, even if no event comes meanwhile', () => {
     render(<JobsPanel />);
@@ -131,10 +139,7 @@ describe('the jobs panel', () => {
 
   // A refusal left unhandled fails the run (Vitest reports unhandled rejections as errors).
   it('a Cancel pressed as the job ended leaves no error behind: the end says how it went', async () => {
-    api = fakeApi({ 'job.cancel': () => new Refusal('INVALID_ARGUMENT', 'No such job is running.') });
-    installApi(api);
-    stopListening();
-    stopListening = onEvent('job', jobEvent);
+    answerCancelWith(new Refusal('INVALID_ARGUMENT', 'No such job is running.'));
     render(<JobsPanel />);
     emit('j1', 'add', { type: 'started' });
     wait(SHOWN_AFTER_MS);
@@ -155,10 +160,7 @@ describe('the jobs panel', () => {
   });
 
   it('says in words when a Cancel is refused while the job runs on', async () => {
-    api = fakeApi({ 'job.cancel': () => new Refusal('INTERNAL', 'socket closed') });
-    installApi(api);
-    stopListening();
-    stopListening = onEvent('job', jobEvent);
+    answerCancelWith(new Refusal('INTERNAL', 'socket closed'));
     render(<JobsPanel />);
     emit('j1', 'add', { type: 'started' });
     wait(SHOWN_AFTER_MS);

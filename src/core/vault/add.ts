@@ -1,5 +1,5 @@
 import { closeSync, fstatSync, lstatSync, openSync, readdirSync, readFileSync } from 'node:fs';
-import { mkdir, open, rename, type FileHandle } from 'node:fs/promises';
+import { open, rename, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 
 import { DEFAULT_CHUNK_SIZE } from '../crypto/constants.js';
@@ -14,7 +14,7 @@ import { writeFileAtomicSync } from '../publish.js';
 import type { AddOptions, AddReport, OnExisting, Problem, Progress, VaultEntry } from '../types.js';
 import { smallFilesNeedPool, SmallFileSealer, type NewPack, type SmallFileToSeal } from './add-small.js';
 import { fileSource, sealIntoBlob, streamSource, type ByteSource } from './blob-io.js';
-import { asIoError, fsyncDirectory } from './durable.js';
+import { asIoError, fsyncDirectory, makeFolders } from './durable.js';
 import type { ContentRow, Intent, NodeRow } from './index-db.js';
 import { blobPaths, packPaths, PRIVATE_FOLDER_MODE, SMALL_FILE_LIMIT } from './layout.js';
 import { settleIntents } from './leftovers.js';
@@ -732,8 +732,8 @@ export function sealInMemory(session: Session, plaintext: Buffer): { fileId: Buf
 
 /**
  * Writes a new blob file (FORMAT.md 8.5, "Add, large file"): `write` fills `tmp/<file id>.tmp`, which is then
- * fsynced, renamed to `blobs/xx/<file id>` and its folder fsynced. The caller has recorded the intent, and on a
- * throw removes what was written through it.
+ * fsynced, renamed to `blobs/xx/<file id>` (a new `xx` folder made durable in `blobs` first) and its folder
+ * fsynced. The caller has recorded the intent, and on a throw removes what was written through it.
  */
 export async function writeBlobFile(
   vaultDir: string,
@@ -748,7 +748,7 @@ export async function writeBlobFile(
   } finally {
     await out.close();
   }
-  await mkdir(dirname(target), { recursive: true, mode: PRIVATE_FOLDER_MODE });
+  for (const parent of await makeFolders(dirname(target), PRIVATE_FOLDER_MODE)) await fsyncDirectory(parent);
   await rename(temp, target);
   await fsyncDirectory(dirname(target));
 }

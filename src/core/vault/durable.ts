@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { open, unlink, type FileHandle } from 'node:fs/promises';
-import { dirname, sep } from 'node:path';
+import { mkdir, open, unlink, type FileHandle } from 'node:fs/promises';
+import { dirname, resolve, sep } from 'node:path';
 
 import { IoError } from '../errors.js';
 import { writeFileAtomicSync } from '../publish.js';
@@ -21,6 +21,22 @@ export async function fsyncDirectory(path: string): Promise<void> {
   } finally {
     await handle?.close();
   }
+}
+
+/**
+ * Creates the folder `path` and any missing above it. A new folder survives a power cut only once the folder it
+ * was made in is fsynced, so this answers those folders, outermost first (none when `path` was there), for the
+ * caller to fsync before it counts on anything inside.
+ * @throws the file system's error when a folder cannot be made.
+ */
+export async function makeFolders(path: string, mode?: number): Promise<string[]> {
+  const target = resolve(path);
+  const first = await mkdir(target, { recursive: true, mode });
+  if (first === undefined) return [];
+  // `first` is the outermost folder made: `target` or one of the folders above it.
+  const made: string[] = [];
+  for (let folder = target; folder.length >= first.length; folder = dirname(folder)) made.unshift(folder);
+  return made.map((folder) => dirname(folder));
 }
 
 /** A random tag for temp names: 12 hex digits. */

@@ -2,6 +2,7 @@ import { lstat, mkdir, readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import type { StoredFile } from '../types.js';
+import { fsyncDirectory } from './durable.js';
 import type { Intent, IndexDb } from './index-db.js';
 import { BLOB_DIR, PACK_DIR, PRIVATE_FOLDER_MODE, TEMP_DIR } from './layout.js';
 
@@ -51,8 +52,9 @@ async function removeRegularFile(
 
 /**
  * Settles intents (FORMAT.md section 8.5): removes the file of each that no committed row names (this vault wrote
- * it, or stopped naming it, and never committed a row that names it), then forgets every intent settled. One whose
- * file could not be removed stays recorded, for the next open to try again.
+ * it, or stopped naming it, and never committed a row that names it), fsyncs the folders they were in, then
+ * forgets every intent settled. One whose file could not be removed stays recorded, for the next open to try
+ * again; all do when a folder cannot be fsynced.
  * @returns how many files were removed.
  * @throws the index's error when the intents cannot be cleared.
  */
@@ -62,19 +64,32 @@ export async function settleIntents(
   intents: Iterable<Intent>,
 ): Promise<number> {
   const settled: Intent[] = [];
+  const removedFrom = new Set<string>();
   let removed = 0;
   for (const intent of intents) {
     let kept = false;
     if (!db.names(intent)) {
       for (const parts of intentFiles(intent)) {
         const outcome = await removeRegularFile(vaultDir, parts);
-        if (outcome === 'removed') removed++;
+        if (outcome === 'removed') {
+          removed++;
+          removedFrom.add(join(vaultDir, ...parts.slice(0, -1)));
+        }
         kept ||= outcome === 'kept';
       }
     }
     if (!kept) settled.push(intent);
   }
-  if (settled.length > 0) db.clearIntents(settled);
+  if (settled.length === 0) return removed;
+  // An intent is forgotten only once its file's removal is durable: a power cut must not bring back a file that
+  // no intent and no row names any more (left for good, and under a key a re-encryption may have removed). When
+  // that cannot be made sure of, the intents stay recorded for the next open to settle.
+  try {
+    for (const folder of removedFrom) await fsyncDirectory(folder);
+  } catch {
+    return removed;
+  }
+  db.clearIntents(settled);
   return removed;
 }
 

@@ -378,12 +378,12 @@ describe('a refused move', () => {
 describe('New folder', () => {
   it('takes a name no entry has, ignoring case as the vault does', async () => {
     // The vault holds one of "NEW FOLDER" and "New folder", and creating the one gives back the other.
-    const { requests } = await browse([folder('/NEW FOLDER'), file('/new folder 2')], {
+    const { requests } = await browse([folder('/NEW FOLDER'), file('/new folder (2)')], {
       'entries.mkdir': ({ path }) => folder(path),
     });
     await userEvent.click(screen.getByRole('button', { name: 'New folder' }));
     await waitFor(() => {
-      expect(requests('entries.mkdir')).toEqual([{ vaultId: 'v1', path: '/New folder 3' }]);
+      expect(requests('entries.mkdir')).toEqual([{ vaultId: 'v1', path: '/New folder (3)' }]);
     });
   });
 });

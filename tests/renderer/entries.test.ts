@@ -116,8 +116,8 @@ describe('names one folder cannot hold twice', () => {
     );
   });
 
-  it('numbers a new name past the names taken in the vault’s way', () => {
-    expect(freeName('οδοσ', ['ΟΔΟΣ', 'ΟΔΟΣ 2'])).toBe('οδοσ 3');
-    expect(freeName('\u00e9t\u00e9', ['e\u0301te\u0301'])).toBe('\u00e9t\u00e9 2');
+  it('numbers a new name past the names taken in the vault’s way, as the vault numbers a kept copy', () => {
+    expect(freeName('οδοσ', ['ΟΔΟΣ', 'ΟΔΟΣ (2)'])).toBe('οδοσ (3)');
+    expect(freeName('\u00e9t\u00e9', ['e\u0301te\u0301'])).toBe('\u00e9t\u00e9 (2)');
   });
 });

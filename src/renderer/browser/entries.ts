@@ -31,14 +31,15 @@ export function pathsBetween(rows: readonly VaultEntry[], from: number, to: numb
 }
 
 /**
- * `base`, or `base 2`, `base 3`… : the first name none of `names` takes. Compared as the vault does ({@link nameKey}):
- * "NEW FOLDER" takes "New folder" there (creating that folder would give back the existing one).
+ * `base`, or `base (2)`, `base (3)`… (numbered as the vault numbers a copy it keeps beside a name already there):
+ * the first name none of `names` takes. Compared as the vault does ({@link nameKey}): "NEW FOLDER" takes
+ * "New folder" there (creating that folder would give back the existing one).
  */
 export function freeName(base: string, names: Iterable<string>): string {
   const taken = new Set([...names].map(nameKey));
   const free = (name: string): boolean => !taken.has(nameKey(name));
   if (free(base)) return base;
-  for (let n = 2; ; n++) if (free(`${base} ${n}`)) return `${base} ${n}`;
+  for (let n = 2; ; n++) if (free(`${base} (${n})`)) return `${base} (${n})`;
 }
 
 /**

@@ -502,7 +502,7 @@ test('a folder dropped where the window gets no path for it is refused in words,
       ?.dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }));
   });
   await expect(page.getByText('A dropped folder cannot be added in this window')).toBeVisible();
-  await expect(page.getByText('Use "Add folder…".')).toBeVisible();
+  await expect(page.getByText('Use “Add folder…”.')).toBeVisible();
   // A drop after it, which is added: had the refused one started an add, it would have ended first.
   await dropFiles(page, [{ name: 'after.txt', bytes: Buffer.from('later') }]);
   await expect(row(page, 'after.txt')).toBeVisible();

@@ -19,7 +19,7 @@ export const ERROR_WORDS: Readonly<Record<ResultErrorCode, ErrorWords>> = {
   },
   INTEGRITY: {
     message: 'Part of the vault is damaged or was changed outside Coffer.',
-    next: 'Run "Check all data" in the vault details to see what is affected, and restore from a backup of the vault folder.',
+    next: 'Run “Check all data” in the vault details to see what is affected, and restore from a backup of the vault folder.',
   },
   UNSUPPORTED_FORMAT: {
     message: 'This vault was made by a newer version of Coffer.',

@@ -20,7 +20,7 @@ export function unlockNotices(reply: {
   if (entries > 0) {
     notices.push(
       `${entries} ${entries === 1 ? 'entry' : 'entries'} of this vault could not be read and ` +
-        `${entries === 1 ? 'is' : 'are'} left out of the list. Open Vault details and choose "Check vault" to ` +
+        `${entries === 1 ? 'is' : 'are'} left out of the list. Open Vault details and choose “Check vault” to ` +
         'see what is damaged.',
     );
   }
@@ -49,7 +49,7 @@ const STOPPED: Readonly<
     a: 'a',
     noun: 'check',
     nouns: 'checks',
-    after: () => 'Run "Check all data" again from Vault details.',
+    after: () => 'Run “Check all data” again from Vault details.',
   },
   reencrypt: {
     a: 'a',

@@ -132,7 +132,7 @@ describe('the jobs panel', () => {
     expect(api.calls).toEqual([{ channel: 'job.cancel', request: { jobId: 'j1' } }]);
     emit('j1', 'verify', { type: 'ended', status: 'cancelled' });
     expect(within(row('Check job')).getByRole('status').textContent).toBe(
-      'Stopped. Run "Check all data" again from Vault details.',
+      'Stopped. Run “Check all data” again from Vault details.',
     );
     expect(screen.queryByRole('button', { name: 'Cancel' })).toBeNull();
   });

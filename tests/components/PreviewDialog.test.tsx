@@ -94,7 +94,7 @@ describe('the preview of a file', () => {
     );
     expect(
       await screen.findByText(
-        'This kind of file cannot be previewed here. Use "Open with default app" to open it in another app.',
+        'This kind of file cannot be previewed here. Use “Open with default app” to open it in another app.',
       ),
     ).toBeTruthy();
     await userEvent.click(screen.getByRole('button', { name: 'Open with default app' }));

@@ -310,7 +310,7 @@ export function Browser({ vault }: { vault: VaultSummary }) {
     if (folders > 0 && !capabilities.folderDrops) {
       // Nothing is added, rather than the files without the folders: a drop is taken whole or not at all.
       setError(
-        'A dropped folder cannot be added in this window, which gets no path for it. Use "Add folder…".',
+        'A dropped folder cannot be added in this window, which gets no path for it. Use “Add folder…”.',
       );
       return Promise.resolve();
     }

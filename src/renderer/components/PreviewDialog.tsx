@@ -36,7 +36,7 @@ function MediaPlayer({
 /** What a media element that stopped (damage found mid-file, a format it cannot play) says. */
 const PLAYBACK_FAILED =
   'This file could not be played: part of it may be damaged, or this window cannot play its format. ' +
-  'Run "Check all data" in Vault details, or restore it and open it with another app.';
+  'Run “Check all data” in Vault details, or restore it and open it with another app.';
 
 /** Ends a media URL; a failure only means it ends at the vault's lock instead. */
 function releaseMedia(url: string): Promise<unknown> {
@@ -54,7 +54,7 @@ const PDF_FAILED: Readonly<Record<PdfFailure, string>> = {
 /** Where to see a file the preview cannot show (in full), as a sentence. */
 function elsewhere(canOpenWith: boolean): string {
   return canOpenWith
-    ? 'Use "Open with default app" to open it in another app.'
+    ? 'Use “Open with default app” to open it in another app.'
     : 'Restore it to open it in another app.';
 }
 

@@ -81,6 +81,6 @@ export function droppedSentence(dropped: number): string | null {
 export function logProblemNotice(problem: Problem): string {
   return (
     `The vault's activity log could not record a change (the change itself is done): ${problem.message} ` +
-    'Free some disk space and check the vault folder can be written, then run "Check vault" in the vault details.'
+    'Free some disk space and check the vault folder can be written, then run “Check vault” in the vault details.'
   );
 }

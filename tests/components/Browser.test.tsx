@@ -312,7 +312,7 @@ describe('a refused move', () => {
     );
     await moveTo(row('notes.txt'), 'Reports');
     expect(await alertText()).toBe(
-      'Nothing was moved: “Reports” already holds “NOTES.TXT”, which counts as the same name as “notes.txt” (a ' +
+      'Nothing was moved: “Personal/Reports” already holds “NOTES.TXT”, which counts as the same name as “notes.txt” (a ' +
         'folder cannot hold two names that differ only in case). Rename one of them, or choose another folder.',
     );
   });

@@ -4,6 +4,7 @@ import type { VaultEntry } from '../../src/shared/contract.js';
 import {
   describeNameClash,
   findNameClash,
+  folderLabel,
   freeName,
   pathsBetween,
   sortEntries,
@@ -114,6 +115,11 @@ describe('names one folder cannot hold twice', () => {
       'Not renamed: “Personal” already holds “todo.txt”, which counts as the same name as “Todo.txt” (a folder ' +
         'cannot hold two names that differ only in case). Choose another name.',
     );
+  });
+
+  it('names a folder with the vault’s name and its path, so that two folders of one name are told apart', () => {
+    expect(folderLabel('Personal', '/')).toBe('Personal');
+    expect(folderLabel('Personal', '/Taxes/2024')).toBe('Personal/Taxes/2024');
   });
 
   it('numbers a new name past the names taken in the vault’s way, as the vault numbers a kept copy', () => {

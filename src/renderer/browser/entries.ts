@@ -43,6 +43,14 @@ export function freeName(base: string, names: Iterable<string>): string {
 }
 
 /**
+ * A vault folder as the window names it in words: the vault's name for the top, else the vault's name and the
+ * folder's path ("Personal/Taxes/2024"), so that two folders with one name in different places are told apart.
+ */
+export function folderLabel(vaultName: string, path: string): string {
+  return path === '/' ? vaultName : `${vaultName}${path}`;
+}
+
+/**
  * Why items cannot all go into one folder: `name` (one of them) is taken by `taken`, a name already there or that
  * of an earlier item, which may differ from it in case (or in how its accents are encoded).
  */

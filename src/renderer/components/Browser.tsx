@@ -36,6 +36,7 @@ import {
 import { EntryMenu, type EntryAction } from '../browser/EntryMenu.js';
 import {
   describeNameClash,
+  folderLabel,
   findNameClash,
   type ChangeOfNames,
   freeName,
@@ -290,7 +291,7 @@ export function Browser({ vault }: { vault: VaultSummary }) {
       names,
       there.filter((entry) => !leaving.includes(entry.path)).map((entry) => entry.name),
     );
-    return clash && describeNameClash(clash, destination === '/' ? vault.name : nameOf(destination), change);
+    return clash && describeNameClash(clash, folderLabel(vault.name, destination), change);
   };
 
   const capabilities = useCapabilities();
@@ -757,7 +758,7 @@ export function Browser({ vault }: { vault: VaultSummary }) {
         <ExistingNamesDialog
           count={dialog.count}
           paths={dialog.paths}
-          folderLabel={dialog.destination === '/' ? vault.name : `${vault.name}${dialog.destination}`}
+          folderLabel={folderLabel(vault.name, dialog.destination)}
           onConfirm={(choice) => void addAnyway(dialog.source, dialog.destination, choice)}
           onCancel={() => {
             setDialog(null);

@@ -15,7 +15,7 @@ import type {
   VerifyReport,
 } from '../shared/contract.js';
 import { plural } from '../shared/plural.js';
-import { leftByStoppedJob } from './unlock-notices.js';
+import { leftByStoppedJob } from './stopped-jobs.js';
 
 export interface JobView {
   readonly jobId: string;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { stoppedByLockNotice, unlockNotices } from '../../src/renderer/unlock-notices.js';
+import { unlockNotices } from '../../src/renderer/unlock-notices.js';
 
 describe('what the window says after an unlock', () => {
   it('says nothing for a healthy vault seen as it was', () => {
@@ -32,26 +32,5 @@ describe('what the window says after an unlock', () => {
       problems: [{ path: '(index row 00)', code: 'INTEGRITY', message: 'x' }],
     });
     expect(notice).toMatch(/^1 entry of this vault could not be read and is left out/u);
-  });
-});
-
-describe('what the unlock screen says of jobs a lock stopped', () => {
-  it('says nothing when the lock stopped none', () => {
-    expect(stoppedByLockNotice([])).toBeNull();
-  });
-
-  it('names one stopped job and what it left', () => {
-    expect(stoppedByLockNotice(['restore'])).toBe(
-      'Locking stopped a restore before it finished. Files the restore had finished are in their folder and ' +
-        'nothing half-written is: restore the rest again.',
-    );
-  });
-
-  it('counts the jobs of each kind, in the order they came, and says what each kind left', () => {
-    expect(stoppedByLockNotice(['add', 'verify', 'add', 'reencrypt'])).toBe(
-      'Locking stopped 2 adds, a check and a re-encryption before they finished. Files the adds had finished ' +
-        'are in the vault and nothing half-added is: add the rest again. Run “Check all data” again from Vault ' +
-        'details. Start the re-encryption again from Security: it goes on where it stopped.',
-    );
   });
 });

@@ -1,0 +1,66 @@
+import type { JobKind } from '../shared/contract.js';
+
+/*
+ * What a job stopped part-way leaves, in words: for its own row in the jobs panel, and for the unlock screen after
+ * a lock stopped jobs (their rows, which name files, went with the lock).
+ */
+
+/** Each kind of job: its noun (with its article, and plural), and what is left after a lock stopped `who`. */
+const STOPPED: Readonly<
+  Record<JobKind, { a: string; noun: string; nouns: string; after: (who: string) => string }>
+> = {
+  add: {
+    a: 'an',
+    noun: 'add',
+    nouns: 'adds',
+    after: (who) =>
+      `Files ${who} had finished are in the vault and nothing half-added is: add the rest again.`,
+  },
+  restore: {
+    a: 'a',
+    noun: 'restore',
+    nouns: 'restores',
+    after: (who) =>
+      `Files ${who} had finished are in their folder and nothing half-written is: restore the rest again.`,
+  },
+  verify: {
+    a: 'a',
+    noun: 'check',
+    nouns: 'checks',
+    after: () => 'Run “Check all data” again from Vault details.',
+  },
+  reencrypt: {
+    a: 'a',
+    noun: 're-encryption',
+    nouns: 're-encryptions',
+    after: () => 'Start the re-encryption again from Security: it goes on where it stopped.',
+  },
+};
+
+/** What a stopped job of `kind` left and what to do, `who` naming the job ("it", "the adds"). */
+export function leftByStoppedJob(kind: JobKind, who: string): string {
+  return STOPPED[kind].after(who);
+}
+
+/**
+ * What the unlock screen says when the lock stopped jobs part-way (their rows, which name files, went with the
+ * lock): which kinds, and what each left; null when it stopped none.
+ */
+export function stoppedByLockNotice(kinds: readonly JobKind[]): string | null {
+  const counts = new Map<JobKind, number>();
+  for (const kind of kinds) counts.set(kind, (counts.get(kind) ?? 0) + 1);
+  if (counts.size === 0) return null;
+  const named = [...counts].map(([kind, count]) => {
+    const { a, noun, nouns } = STOPPED[kind];
+    return count === 1 ? `${a} ${noun}` : `${count.toLocaleString('en-US')} ${nouns}`;
+  });
+  const list =
+    named.length === 1 ? named.join('') : `${named.slice(0, -1).join(', ')} and ${named.at(-1) ?? ''}`;
+  const after = [...counts].map(([kind, count]) => {
+    const { noun, nouns } = STOPPED[kind];
+    return leftByStoppedJob(kind, count === 1 ? `the ${noun}` : `the ${nouns}`);
+  });
+  return [`Locking stopped ${list} before ${kinds.length === 1 ? 'it' : 'they'} finished.`, ...after].join(
+    ' ',
+  );
+}

@@ -61,7 +61,12 @@ describe('vault lifecycle', () => {
       create: true,
       vaultId: Buffer.alloc(16, 1),
     });
-    expect(db.pragmas()).toMatchObject({ journalMode: 'delete', synchronous: 2, foreignKeys: 1 });
+    expect(db.pragmas()).toMatchObject({
+      journalMode: 'delete',
+      lockingMode: 'exclusive',
+      synchronous: 2,
+      foreignKeys: 1,
+    });
     db.close();
   });
 

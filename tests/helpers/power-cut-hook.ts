@@ -5,15 +5,17 @@
  *
  * Only what was made durable survives a cut: a file's bytes as they were when it was last fsynced, a folder's
  * names as they were when the folder was last fsynced. The hook wraps every way the engine fsyncs (fsyncSync,
- * fdatasyncSync, their callback forms and FileHandle's sync/datasync) and, before passing the call on, copies what
- * the call is about to make durable: a file's bytes, or a folder's names with their inode numbers. Copying before
- * the call never claims more than the call makes durable (a name added after the copy is not in it). Commits the
+ * fdatasyncSync, their callback forms and FileHandle's sync/datasync): before passing the call on, it copies what
+ * the call is about to make durable (a file's bytes, or a folder's names with their inode numbers), and records
+ * the copy once the call has returned. Copying before the call never claims more than the call makes durable (a
+ * name added after the copy is not in it); recording after it never claims it before it was made. Commits the
  * engine announces (src/core/test-hooks.ts, COFFER_TEST_WRITE_HOOK=1), renames and unlinks are recorded too, as
  * moments at which a cut may come. Every record also holds the folder's names as they are at that moment (what a
  * file system that wrote its metadata early would keep), and copies of the index and its journal: SQLite makes
  * those durable itself (synchronous=FULL: the journal is fsynced before the index changes), and all its writes
- * happen on the main thread between two records, so a copy is what SQLite would find after a cut there (opening
- * it plays a hot journal back).
+ * happen on the main thread between two of its records, so a copy is what SQLite would find after a cut there
+ * (opening it plays a hot journal back; a worker thread takes its copy again if SQLite wrote meanwhile).
+ * The last record is made as the process exits.
  *
  * The folder recorded is COFFER_POWER_CUT_ROOT (the vault's, or one holding the vault and a restore's destination),
  * the index COFFER_POWER_CUT_INDEX. Records go to `events.jsonl` in COFFER_POWER_CUT_LOG, one line each by a single append (so lines from several
@@ -21,6 +23,7 @@
  */
 import {
   appendFileSync,
+  statSync,
   copyFileSync,
   fstatSync,
   lstatSync,
@@ -32,16 +35,19 @@ import {
 import type { FileHandle } from 'node:fs/promises';
 import { syncBuiltinESMExports } from 'node:module';
 import { join, relative, sep } from 'node:path';
-import { threadId } from 'node:worker_threads';
+import { isMainThread, threadId } from 'node:worker_threads';
 
 /** One line of `events.jsonl`; `names` is the whole vault folder at that moment, as [path, inode, is folder]. */
 export interface PowerCutEvent {
   /** A file's or folder's fsync, a commit of the index, a commit about to happen, a rename or an unlink. */
-  readonly kind: 'file' | 'folder' | 'commit' | 'pending' | 'rename' | 'unlink';
+  readonly kind: 'file' | 'folder' | 'commit' | 'pending' | 'rename' | 'unlink' | 'exit';
   readonly names: readonly (readonly [string, number, boolean])[];
-  /** `file`: the file's inode, and where its bytes were copied to. */
+  /** The thread that made the call: 0 for the main thread. */
+  readonly thread: number;
+  /** `file`: the file's inode, where its bytes were copied to, and how many there are. */
   readonly inode?: number;
   readonly copy?: string;
+  readonly size?: number;
   /** Copies of the index and of its journal (if there is one) at that moment. */
   readonly index?: string;
   readonly journal?: string;
@@ -58,6 +64,15 @@ const indexPath = process.env.COFFER_POWER_CUT_INDEX ?? '';
 const logDir = process.env.COFFER_POWER_CUT_LOG ?? '';
 const log = join(logDir, 'events.jsonl');
 let copies = 0;
+/**
+ * How much longer an fsync done in the background (callback, FileHandle) takes to finish, as on a real disk: a
+ * folder's a little, a file's more the more bytes it holds. A caller that goes on without waiting for it (a
+ * missing `await`) then renames or commits before it is durable, which the rebuilt cuts show; on tmpfs it would
+ * finish first almost always.
+ */
+function slowSyncMs(moment: Moment | undefined): number {
+  return moment?.kind === 'file' && moment.size !== undefined ? 5 + moment.size / 50_000 : 5;
+}
 
 function inVault(path: string): boolean {
   return path === root || path.startsWith(root + sep);
@@ -75,50 +90,93 @@ function namesNow(): [string, number, boolean][] {
   });
 }
 
-/** Copies the index and its journal as they are now, if they are there. */
-function indexNow(): Pick<PowerCutEvent, 'index' | 'journal'> {
-  const copied: { index?: string; journal?: string } = {};
-  for (const [key, path] of [
-    ['index', indexPath],
-    ['journal', `${indexPath}-journal`],
-  ] as const) {
-    const copy = copyName();
-    try {
-      copyFileSync(path, copy);
-      copied[key] = copy;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    }
+/** A file's size and modification time to the nanosecond, or null when it is not there. */
+function stamp(path: string): string | null {
+  try {
+    const stats = statSync(path, { bigint: true });
+    return `${stats.size}:${stats.mtimeNs}`;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
   }
-  return copied;
 }
 
-function record(event: Omit<PowerCutEvent, 'names' | 'index' | 'journal'>): void {
-  appendFileSync(log, JSON.stringify({ ...event, names: namesNow(), ...indexNow() }) + '\n');
+/**
+ * Copies the index and its journal as they are now, if they are there. SQLite writes them on the main thread;
+ * a worker thread's copy may meet one of its writes, so it is taken again until neither file changed while it
+ * was copied (between two of SQLite's writes, the files are what SQLite would find after a cut there).
+ */
+function indexNow(): Pick<PowerCutEvent, 'index' | 'journal'> {
+  const paths = { index: indexPath, journal: `${indexPath}-journal` };
+  for (;;) {
+    const before = [stamp(paths.index), stamp(paths.journal)];
+    const copied: { index?: string; journal?: string } = {};
+    for (const key of ['index', 'journal'] as const) {
+      if (before[key === 'index' ? 0 : 1] === null) continue;
+      const copy = copyName();
+      try {
+        copyFileSync(paths[key], copy);
+        copied[key] = copy;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      }
+    }
+    const after = [stamp(paths.index), stamp(paths.journal)];
+    if (isMainThread || (before[0] === after[0] && before[1] === after[1])) return copied;
+  }
 }
 
-/** Copies what an fsync of `fd` is about to make durable, if `fd` is in the vault folder. */
-function beforeSync(fd: number): void {
+type Moment = Omit<PowerCutEvent, 'names' | 'thread' | 'index' | 'journal'>;
+
+function record(event: Moment): void {
+  appendFileSync(
+    log,
+    JSON.stringify({ ...event, names: namesNow(), thread: threadId, ...indexNow() }) + '\n',
+  );
+}
+
+/**
+ * Copies what an fsync of `fd` is about to make durable, if `fd` is in the vault folder, and answers the record
+ * to write once the fsync has returned (what it makes durable is durable only then).
+ */
+function beforeSync(fd: number): Moment | undefined {
   const path = readlinkSync(`/proc/self/fd/${fd}`);
-  if (!inVault(path)) return;
+  if (!inVault(path)) return undefined;
   const stat = fstatSync(fd);
   if (stat.isDirectory()) {
     const entries = readdirSync(path, { withFileTypes: true }).map(
       (entry) => [entry.name, lstatSync(join(path, entry.name)).ino, entry.isDirectory()] as const,
     );
-    record({ kind: 'folder', folder: relative(root, path), entries });
-    return;
+    return { kind: 'folder', folder: relative(root, path), entries };
   }
   const copy = copyName();
   // Through /proc, which opens the file anew: `fd` may have been opened for writing only.
   writeFileSync(copy, readFileSync(`/proc/self/fd/${fd}`));
-  record({ kind: 'file', inode: stat.ino, copy });
+  return { kind: 'file', inode: stat.ino, copy, size: stat.size };
+}
+
+function afterSync(moment: Moment | undefined): void {
+  if (moment !== undefined) record(moment);
 }
 
 function wrapSync<A extends unknown[], R>(original: (fd: number, ...rest: A) => R) {
   return (fd: number, ...rest: A): R => {
-    beforeSync(fd);
-    return original(fd, ...rest);
+    const moment = beforeSync(fd);
+    const result = original(fd, ...rest);
+    afterSync(moment);
+    return result;
+  };
+}
+
+function wrapCallback(original: (fd: number, callback: (error: Error | null) => void) => void) {
+  return (fd: number, callback: (error: Error | null) => void): void => {
+    const moment = beforeSync(fd);
+    original(fd, (error) => {
+      setTimeout(() => {
+        if (error === null) afterSync(moment);
+        callback(error);
+      }, slowSyncMs(moment));
+    });
   };
 }
 
@@ -130,8 +188,8 @@ if (root !== '' && indexPath !== '' && logDir !== '') {
   const writable = fs as unknown as Record<string, unknown>;
   writable.fsyncSync = wrapSync(fs.fsyncSync);
   writable.fdatasyncSync = wrapSync(fs.fdatasyncSync);
-  writable.fsync = wrapSync(fs.fsync);
-  writable.fdatasync = wrapSync(fs.fdatasync);
+  writable.fsync = wrapCallback(fs.fsync);
+  writable.fdatasync = wrapCallback(fs.fdatasync);
   for (const name of ['renameSync', 'unlinkSync', 'rmSync'] as const) {
     const original = fs[name] as (...args: unknown[]) => void;
     writable[name] = (...args: unknown[]): void => {
@@ -160,9 +218,12 @@ if (root !== '' && indexPath !== '' && logDir !== '') {
       for (const name of ['sync', 'datasync'] as const) {
         const original = prototype[name];
         if (original === undefined) continue;
-        prototype[name] = function (this: FileHandle): unknown {
-          beforeSync(this.fd);
-          return original.call(this);
+        prototype[name] = async function (this: FileHandle): Promise<unknown> {
+          const moment = beforeSync(this.fd);
+          const result: unknown = await original.call(this);
+          await new Promise((resolve) => setTimeout(resolve, slowSyncMs(moment)));
+          afterSync(moment);
+          return result;
         };
       }
     }
@@ -179,4 +240,11 @@ if (root !== '' && indexPath !== '' && logDir !== '') {
     return writeSync(...args);
   };
   syncBuiltinESMExports();
+  // What the process does after its last fsync or announced commit (a commit that forgets intents, say) is what a
+  // cut after it keeps: the last moment.
+  if (isMainThread) {
+    process.on('exit', () => {
+      record({ kind: 'exit' });
+    });
+  }
 }

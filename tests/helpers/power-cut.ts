@@ -3,9 +3,11 @@
  * the recorded moments could leave it.
  */
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import {
   copyFileSync,
   cpSync,
+  existsSync,
   lstatSync,
   mkdirSync,
   readdirSync,
@@ -13,7 +15,7 @@ import {
   realpathSync,
   writeFileSync,
 } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join, relative, sep } from 'node:path';
 
 import { transformSync } from 'esbuild';
 
@@ -65,6 +67,10 @@ export function compiledHook(dir: string): string {
   return path;
 }
 
+function sha256(path: string): string {
+  return createHash('sha256').update(readFileSync(path)).digest('hex');
+}
+
 /** The index's path in a vault folder. */
 export const INDEX = 'index.sqlite';
 
@@ -92,7 +98,8 @@ export async function recordRun(
         COFFER_TEST_WRITE_HOOK: '1',
         COFFER_TEST_WRITE_PAUSE_MS: '0',
         COFFER_POWER_CUT_ROOT: realpathSync(disk),
-        COFFER_POWER_CUT_INDEX: join(realpathSync(vaultDir), INDEX),
+        // The vault folder may be one the run makes.
+        COFFER_POWER_CUT_INDEX: join(realpathSync(disk), relative(disk, vaultDir), INDEX),
         COFFER_POWER_CUT_LOG: logDir,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -117,14 +124,16 @@ export async function recordRun(
 /**
  * Writes into `into` the recorded folder as a cut right after the first `count` events leaves it: each file holds
  * the bytes it was last fsynced with (or had before the run; a file never fsynced is empty), the index (at
- * `vault`/index.sqlite) and its journal as they were then (SQLite's to make durable), and the names `kept`.
+ * `vault`/index.sqlite) and its journal as they were then (SQLite's to make durable), and the names `kept`
+ * (the index's among them; SQLite makes its journal's name durable itself).
+ * Answers what the vault folder was rebuilt from, equal for two cuts that left it alike.
  */
 export function afterCut(
   start: Before,
   events: readonly PowerCutEvent[],
   { count, kept, vault }: { count: number; kept: KeptNames; vault: string },
   into: string,
-): void {
+): string {
   const bytes = new Map(start.bytes);
   const folders = new Map(start.folders);
   for (const event of events.slice(0, count)) {
@@ -137,9 +146,10 @@ export function afterCut(
   const startCopy = (name: string): string | undefined =>
     start.bytes.get(start.names.find(([path]) => path === name)?.[1] ?? -1);
   const index = join(vault, INDEX);
+  const journal = `${index}-journal`;
   const sqlite = new Map([
     [index, last === undefined ? startCopy(index) : last.index],
-    [`${index}-journal`, last === undefined ? startCopy(`${index}-journal`) : last.journal],
+    [journal, last === undefined ? startCopy(journal) : last.journal],
   ]);
   const names: Name[] = [];
   const walk = (folder: string): void => {
@@ -152,15 +162,26 @@ export function afterCut(
   if (kept === 'synced names') walk('');
   else names.push(...(last?.names ?? start.names));
   mkdirSync(into, { recursive: true });
+  const state: string[] = [];
   for (const [path, inode, isFolder] of names) {
     const target = join(into, path);
     if (isFolder) mkdirSync(target, { recursive: true });
-    else if (!sqlite.has(path)) {
+    else if (path !== journal) {
       mkdirSync(dirname(target), { recursive: true });
-      const source = bytes.get(inode);
+      const source = sqlite.has(path) ? sqlite.get(path) : bytes.get(inode);
       if (source === undefined) writeFileSync(target, '');
       else copyFileSync(source, target);
+      state.push(`${path} ${source === undefined ? '' : sha256(source)}`);
     }
   }
-  for (const [name, source] of sqlite) if (source !== undefined) copyFileSync(source, join(into, name));
+  // SQLite fsyncs the folder when it makes its journal: the journal is there as the index left it.
+  const journalCopy = sqlite.get(journal);
+  if (journalCopy !== undefined && existsSync(join(into, vault))) {
+    copyFileSync(journalCopy, join(into, journal));
+    state.push(`${journal} ${sha256(journalCopy)}`);
+  }
+  return state
+    .filter((line) => line.startsWith(vault + sep))
+    .sort()
+    .join('\n');
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, unlink, type FileHandle } from 'node:fs/promises';
-import { dirname, resolve, sep } from 'node:path';
+import { dirname, resolve, sep, toNamespacedPath } from 'node:path';
 
 import { IoError } from '../errors.js';
 import { writeFileAtomicSync } from '../publish.js';
@@ -23,6 +23,15 @@ export async function fsyncDirectory(path: string): Promise<void> {
   }
 }
 
+/** fsyncs a folder; one that is not there holds nothing to make durable (a shard folder never made, say). */
+export async function fsyncFolderIfThere(folder: string): Promise<void> {
+  try {
+    await fsyncDirectory(folder);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+}
+
 /**
  * Creates the folder `path` and any missing above it. A new folder survives a power cut only once the folder it
  * was made in is fsynced, so this answers those folders, outermost first (none when `path` was there), for the
@@ -33,9 +42,13 @@ export async function makeFolders(path: string, mode?: number): Promise<string[]
   const target = resolve(path);
   const first = await mkdir(target, { recursive: true, mode });
   if (first === undefined) return [];
-  // `first` is the outermost folder made: `target` or one of the folders above it.
+  // `first` is the outermost folder made: `target` or one of the folders above it (in its long form on Windows,
+  // hence the namespaced lengths).
+  const outermost = toNamespacedPath(first).length;
   const made: string[] = [];
-  for (let folder = target; folder.length >= first.length; folder = dirname(folder)) made.unshift(folder);
+  for (let folder = target; toNamespacedPath(folder).length >= outermost; folder = dirname(folder)) {
+    made.unshift(folder);
+  }
   return made.map((folder) => dirname(folder));
 }
 

@@ -450,6 +450,7 @@ export class IndexDb {
    */
   pragmas(): {
     journalMode: string;
+    lockingMode: string;
     synchronous: number;
     foreignKeys: number;
     cacheSize: number;
@@ -457,6 +458,7 @@ export class IndexDb {
   } {
     return {
       journalMode: String(this.#db.pragma('journal_mode', { simple: true })),
+      lockingMode: String(this.#db.pragma('locking_mode', { simple: true })),
       synchronous: Number(this.#db.pragma('synchronous', { simple: true })),
       foreignKeys: Number(this.#db.pragma('foreign_keys', { simple: true })),
       cacheSize: Number(this.#db.pragma('cache_size', { simple: true })),

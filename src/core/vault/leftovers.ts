@@ -2,7 +2,7 @@ import { lstat, mkdir, readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import type { StoredFile } from '../types.js';
-import { fsyncDirectory } from './durable.js';
+import { fsyncDirectory, fsyncFolderIfThere } from './durable.js';
 import type { Intent, IndexDb } from './index-db.js';
 import { BLOB_DIR, PACK_DIR, PRIVATE_FOLDER_MODE, TEMP_DIR } from './layout.js';
 
@@ -52,9 +52,9 @@ async function removeRegularFile(
 
 /**
  * Settles intents (FORMAT.md section 8.5): removes the file of each that no committed row names (this vault wrote
- * it, or stopped naming it, and never committed a row that names it), fsyncs the folders they were in, then
- * forgets every intent settled. One whose file could not be removed stays recorded, for the next open to try
- * again; all do when a folder cannot be fsynced.
+ * it, or stopped naming it, and never committed a row that names it), fsyncs the folders they were in (also when
+ * a file was already gone), then forgets every intent settled. One whose file could not be removed stays
+ * recorded, for the next open to try again; all do when a folder cannot be fsynced.
  * @returns how many files were removed.
  * @throws the index's error when the intents cannot be cleared.
  */
@@ -71,10 +71,9 @@ export async function settleIntents(
     if (!db.names(intent)) {
       for (const parts of intentFiles(intent)) {
         const outcome = await removeRegularFile(vaultDir, parts);
-        if (outcome === 'removed') {
-          removed++;
-          removedFrom.add(join(vaultDir, ...parts.slice(0, -1)));
-        }
+        if (outcome === 'removed') removed++;
+        // An absent file too: a crash may have come between its removal and the fsync that made it durable.
+        if (outcome !== 'kept') removedFrom.add(join(vaultDir, ...parts.slice(0, -1)));
         kept ||= outcome === 'kept';
       }
     }
@@ -85,7 +84,7 @@ export async function settleIntents(
   // no intent and no row names any more (left for good, and under a key a re-encryption may have removed). When
   // that cannot be made sure of, the intents stay recorded for the next open to settle.
   try {
-    for (const folder of removedFrom) await fsyncDirectory(folder);
+    await Promise.all([...removedFrom].map((folder) => fsyncFolderIfThere(folder)));
   } catch {
     return removed;
   }
@@ -94,13 +93,18 @@ export async function settleIntents(
 }
 
 /**
- * After a crash (when opening a writable vault): removes Coffer's own temp files from `tmp/` and settles every
- * recorded intent. Nothing else is removed: a pack or blob file no row names may belong to an index that has not
+ * After a crash (when opening a writable vault): removes Coffer's own temp files from `tmp/`, settles every
+ * recorded intent, and makes the vault's folders durable where they are. Nothing else is removed: a pack or blob file no row names may belong to an index that has not
  * arrived yet (a sync service), or to a newer index put aside.
  */
 export async function recoverFromCrash(vaultDir: string, db: IndexDb): Promise<void> {
   await clearTempFolder(vaultDir);
   await settleIntents(vaultDir, db, db.intents());
+  // A folder is durable once the folder it was made in is fsynced: a crash may have come between the two (a new
+  // shard of blobs/, packs/ made for an older vault), and a writer that finds the folder there does not fsync
+  // again.
+  await fsyncFolderIfThere(join(vaultDir, BLOB_DIR));
+  await fsyncDirectory(vaultDir);
 }
 
 /**

@@ -9,7 +9,7 @@ import {
   writeSync,
   type Stats,
 } from 'node:fs';
-import { mkdir, open } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { promisify } from 'node:util';
 
@@ -27,7 +27,7 @@ import { nameKey } from '../../shared/name-key.js';
 import { destinationPath, parseVaultPath } from '../names.js';
 import { publishFile } from '../publish.js';
 import type { Problem, Progress, RestoreOptions, RestoreReport } from '../types.js';
-import { asIoError, fsyncDirectory, makeFolders, removeQuietly } from './durable.js';
+import { asIoError, fsyncDirectory, fsyncFolderIfThere, makeFolders, removeQuietly } from './durable.js';
 import { SMALL_FILE_LIMIT } from './layout.js';
 import { refuseRestoreIntoVault, sameFile } from './outside.js';
 import { ByteSteps } from './progress.js';
@@ -138,6 +138,8 @@ class RestoreJob {
   #files = 0;
   #folders = 0;
   readonly #createdFolders = new Set<string>();
+  /** The folders this restore made a folder in, to fsync (see #makeFoldersDurable). */
+  readonly #madeIn = new Set<string>();
   #bytes = 0;
   /** Folders that entries too deep to restore were to go in; see {@link RestoreJob.#removeEmptied}. */
   readonly #emptied = new Set<string>();
@@ -163,9 +165,11 @@ class RestoreJob {
     });
     const root = resolve(destinationDir);
     this.#vaultFolder = await refuseRestoreIntoVault(this.#session.dir, destinationDir);
-    const rootParents = await makeFolders(root).catch((error: unknown) => {
+    const rootMadeIn = await makeFolders(root).catch((error: unknown) => {
       throw asIoError(error, `Could not create "${root}"`);
     });
+    // Also when the destination was there: a restore cut off by a crash may have made it and never fsynced.
+    for (const folder of [...rootMadeIn, dirname(root)]) this.#madeIn.add(folder);
     const batch: Staged[] = [];
     // Many small files: the pool's workers open, write and publish them while this thread reads the index.
     const small = files.filter((item) => item.node.size <= SMALL_FILE_LIMIT);
@@ -193,10 +197,12 @@ class RestoreJob {
     } catch (error) {
       await restorer?.abandon();
       await this.#discard(batch.splice(0));
+      // What was reported restored stays: its folders too (best effort; the error at hand is the news).
+      await this.#makeFoldersDurable().catch(() => undefined);
       throw error;
     }
     this.#removeEmptied();
-    await this.#makeFoldersDurable(rootParents);
+    await this.#makeFoldersDurable();
     return {
       filesRestored: this.#files,
       foldersRestored: this.#folders,
@@ -303,19 +309,19 @@ class RestoreJob {
   }
 
   /**
-   * fsyncs the folder each new folder was made in (`rootParents`: those of the destination itself): its files were
-   * made durable as they were published, and a restore reported done must survive a power cut whole. Once, at the
-   * end: a folder made for a few files costs no fsync of its parent per batch.
+   * fsyncs each folder this restore made a folder in: its files were made durable as they were published, and the
+   * new folders holding them are once these are. Once, at the end (a folder made for a few files costs no fsync of
+   * its parent per batch), so a restore reported done survives a power cut whole; files reported restored before
+   * that are in folders a cut can still take away.
+   * @throws the file system's error when one cannot be fsynced (one removed since, as emptied, is skipped).
    */
-  async #makeFoldersDurable(rootParents: readonly string[]): Promise<void> {
-    const parents = [
-      ...new Set([...rootParents, ...[...this.#createdFolders].map((folder) => dirname(folder))]),
-    ];
+  async #makeFoldersDurable(): Promise<void> {
+    const folders = [...this.#madeIn];
     try {
       // A few at a time: each holds a descriptor open until its fsync is done.
-      for (let at = 0; at < parents.length; at += FOLDER_SYNCS_AT_ONCE) {
+      for (let at = 0; at < folders.length; at += FOLDER_SYNCS_AT_ONCE) {
         await Promise.all(
-          parents.slice(at, at + FOLDER_SYNCS_AT_ONCE).map((folder) => fsyncDirectory(folder)),
+          folders.slice(at, at + FOLDER_SYNCS_AT_ONCE).map((folder) => fsyncFolderIfThere(folder)),
         );
       }
     } catch (error) {
@@ -375,7 +381,7 @@ class RestoreJob {
     }
     if (!found) {
       try {
-        await mkdir(target, { recursive: true });
+        for (const folder of await makeFolders(target)) this.#madeIn.add(folder);
       } catch (error) {
         if (!isPathTooLong(error)) throw asIoError(error, `Could not create "${target}"`);
         this.#reportTooLong(vaultPath, target);
@@ -496,7 +502,7 @@ class RestoreJob {
     this.#restored(published);
   }
 
-  /** Accounts for files now at their targets, durably, and tells the caller. */
+  /** Accounts for files now at their targets (durable in their folders), and tells the caller. */
   #restored(files: readonly (RestoredFile & { readonly bytesReported?: number })[]): void {
     for (const file of files) {
       this.#files++;

@@ -61,7 +61,7 @@ import {
 } from './activity-log.js';
 import type { ActivityEvent, ActivityKind } from './log-entry.js';
 import { addPaths, addStreams, takenNames, type AddSource, type StreamedFile } from './add.js';
-import { asIoError } from './durable.js';
+import { asIoError, fsyncDirectory, makeFolders } from './durable.js';
 import { loadVaultHeader, repairVaultHeader, replaceVaultHeader, writeVaultHeader } from './header-file.js';
 import { IndexDb } from './index-db.js';
 import { openIndex } from './index-open.js';
@@ -199,11 +199,14 @@ export class Vault {
       KDF_PRESETS[options.kdf ?? DEFAULT_KDF_PRESET],
     );
     try {
-      await mkdir(dirname(resolve(dir)), { recursive: true });
+      const madeIn = await makeFolders(dirname(resolve(dir)));
       // Private when created here; a folder the user made (and left empty for the vault) keeps its mode.
-      await mkdir(dir, { mode: PRIVATE_FOLDER_MODE }).catch((error: unknown) => {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      });
+      await mkdir(dir, { mode: PRIVATE_FOLDER_MODE }).then(
+        () => madeIn.push(dirname(resolve(dir))),
+        (error: unknown) => {
+          if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+        },
+      );
       for (const sub of [BLOB_DIR, PACK_DIR, TEMP_DIR])
         await mkdir(join(dir, sub), { mode: PRIVATE_FOLDER_MODE });
       // The only place an index is created: opening never makes one (an empty index would show the vault empty).
@@ -216,6 +219,9 @@ export class Vault {
       // The header goes last: a folder without it is not a vault, so a crash mid-create leaves nothing half-made.
       // Its write fsyncs the vault folder, which makes the entries made before it durable too.
       await writeVaultHeader(dir, headerBytes);
+      // The folders made for the vault (the vault folder itself, say) survive a power cut once the folders they
+      // were made in are fsynced.
+      for (const folder of madeIn) await fsyncDirectory(folder);
       const vault = new Vault(dir, db, sodium, headerBytes);
       vault.#startSession(keys);
       return vault;

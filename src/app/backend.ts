@@ -366,7 +366,7 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
       return jobs.start(
         entry.vaultId,
         'add',
-        async ({ signal, onProgress }) => {
+        async ({ signal, onProgress, onWaiting }) => {
           // A cancel lets the bytes go at once: the add may be waiting for some that have not come (a page that
           // stopped sending), and would otherwise notice the cancel only when they come or time out.
           signal.addEventListener(
@@ -378,7 +378,7 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
           );
           return {
             kind: 'add',
-            report: await vault.addStreams(files, destination, { signal, onProgress, onExisting }),
+            report: await vault.addStreams(files, destination, { signal, onProgress, onWaiting, onExisting }),
           };
         },
         () => {
@@ -386,9 +386,9 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
         },
       );
     }
-    return jobs.start(entry.vaultId, 'add', async ({ signal, onProgress }) => ({
+    return jobs.start(entry.vaultId, 'add', async ({ signal, onProgress, onWaiting }) => ({
       kind: 'add',
-      report: await vault.add(pathsOnDisk(target), destination, { signal, onProgress, onExisting }),
+      report: await vault.add(pathsOnDisk(target), destination, { signal, onProgress, onWaiting, onExisting }),
     }));
   };
 
@@ -566,10 +566,11 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
       const entry = openVault(request.vaultId);
       for (const path of request.paths) entry.vault.stat(path);
       const destination = folderOf(request.destination, 'restore-destination', request.vaultId);
-      const jobId: string = jobs.start(entry.vaultId, 'restore', async ({ signal, onProgress }) => {
+      const jobId: string = jobs.start(entry.vaultId, 'restore', async ({ signal, onProgress, onWaiting }) => {
         const report = await entry.vault.restore(request.paths, destination, {
           signal,
           onProgress,
+          onWaiting,
           overwrite: request.overwrite,
           stateDir: restoreStateDir,
         });
@@ -584,18 +585,18 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
     'job.verify': (request) => {
       const entry = openVault(request.vaultId);
       if (entry.vault.locked) entry.vault.list('/'); // throws the engine's VaultLockedError
-      const jobId = jobs.start(entry.vaultId, 'verify', async ({ signal, onProgress }) => ({
+      const jobId = jobs.start(entry.vaultId, 'verify', async ({ signal, onProgress, onWaiting }) => ({
         kind: 'verify',
-        report: await entry.vault.verify({ signal, onProgress, readData: request.readData }),
+        report: await entry.vault.verify({ signal, onProgress, onWaiting, readData: request.readData }),
       }));
       return { jobId };
     },
     'job.reencrypt': (request) => {
       const entry = openVault(request.vaultId);
       if (entry.vault.locked) entry.vault.list('/'); // throws the engine's VaultLockedError
-      const jobId = jobs.start(entry.vaultId, 'reencrypt', async ({ signal, onProgress }) => ({
+      const jobId = jobs.start(entry.vaultId, 'reencrypt', async ({ signal, onProgress, onWaiting }) => ({
         kind: 'reencrypt',
-        report: await entry.vault.reencrypt({ signal, onProgress }),
+        report: await entry.vault.reencrypt({ signal, onProgress, onWaiting }),
       }));
       return { jobId };
     },

@@ -12,6 +12,8 @@ const PROGRESS_EVENTS_PER_SECOND = 20;
 export interface JobContext {
   readonly signal: AbortSignal;
   readonly onProgress: (progress: Progress) => void;
+  /** The engine's word that the job waits for another on its vault to end (true), or that its turn came. */
+  readonly onWaiting: (waiting: boolean) => void;
 }
 
 /**
@@ -55,7 +57,7 @@ export class EventCoalescer<T> {
 }
 
 interface RunningJob {
-  readonly summary: { jobId: string; vaultId: string; kind: JobKind; progress?: Progress };
+  readonly summary: { jobId: string; vaultId: string; kind: JobKind; progress?: Progress; waiting?: boolean };
   readonly controller: AbortController;
   /** Settles with how the job ended, once its 'ended' event is sent. */
   readonly ended: Promise<Extract<JobEvent, { type: 'ended' }>['status']>;
@@ -63,7 +65,7 @@ interface RunningJob {
 
 /**
  * The jobs running in the back end: one AbortController each, events in the contract's order ('started',
- * 'progress', 'problem' per problem of the report, exactly one 'ended').
+ * 'waiting' while it waits for its turn, 'progress', 'problem' per problem of the report, exactly one 'ended').
  */
 export class JobRegistry {
   readonly #jobs = new Map<string, RunningJob>();
@@ -96,6 +98,10 @@ export class JobRegistry {
       onProgress: (latest) => {
         summary.progress = latest;
         progress.push(latest);
+      },
+      onWaiting: (waiting) => {
+        summary.waiting = waiting;
+        this.#emit({ ...base, type: 'waiting', waiting });
       },
     };
     this.#emit({ ...base, type: 'started' });

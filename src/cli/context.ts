@@ -386,7 +386,10 @@ export class Context {
    * @param cancelled - What to tell the user when the operation was cancelled.
    * @throws {@link CliError} with exit code 128 + the signal's number (130 for Ctrl-C) when cancelled.
    */
-  async job<T>(cancelled: string, run: (options: Required<JobOptions>) => Promise<T>): Promise<T> {
+  async job<T>(
+    cancelled: string,
+    run: (options: Required<Pick<JobOptions, 'signal' | 'onProgress'>>) => Promise<T>,
+  ): Promise<T> {
     const controller = new AbortController();
     let stoppedBy: StopSignal = 'SIGINT';
     const unsubscribe = this.io.onInterrupt?.((signal) => {

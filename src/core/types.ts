@@ -26,6 +26,11 @@ export interface Progress {
 export interface JobOptions {
   readonly signal?: AbortSignal;
   readonly onProgress?: (progress: Progress) => void;
+  /**
+   * Hears `true` when the operation must wait for others on the vault to end before it starts (a second add waits
+   * for the first; a check waits for everything), and `false` when its turn came after such a wait.
+   */
+  readonly onWaiting?: (waiting: boolean) => void;
 }
 
 /**

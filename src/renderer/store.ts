@@ -37,6 +37,8 @@ export interface JobView {
   readonly workStartedAt?: number;
   /** A finished check's report, for the vault details' report (unreferenced files too). */
   readonly verifyReport?: VerifyReport;
+  /** Whether it waits for another job on the vault to end before it starts. */
+  readonly waiting?: boolean;
 }
 
 export interface CofferState {
@@ -164,7 +166,8 @@ export function jobEvent(event: JobEvent): void {
       startedAt: Date.now(),
     };
     let next: JobView = current;
-    if (event.type === 'progress') {
+    if (event.type === 'waiting') next = { ...current, waiting: event.waiting };
+    else if (event.type === 'progress') {
       const now = Date.now();
       next = { ...current, progress: event.progress, progressAt: now };
       if (event.progress.bytesDone === 0) next = { ...next, workStartedAt: now };

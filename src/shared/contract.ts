@@ -425,6 +425,8 @@ export interface JobSummary {
   readonly kind: JobKind;
   /** The latest progress, when any was reported. */
   readonly progress?: Progress;
+  /** Whether it waits for another job on its vault to end before it starts (absent: it never waited). */
+  readonly waiting?: boolean;
 }
 
 export type JobReport =
@@ -440,7 +442,8 @@ interface JobEventBase {
 }
 
 /**
- * What a job reports, in order: 'started', then 'progress' (coalesced to at most about 20 a second; the last
+ * What a job reports, in order: 'started', then 'waiting' (true) when it must wait for another job on its vault
+ * to end and (false) when its turn came, then 'progress' (coalesced to at most about 20 a second; the last
  * one is always sent), 'problem' per thing skipped or damaged, and exactly one
  * 'ended' — 'done' with the report, 'cancelled' (by the user, or because the vault was locked or closed), or
  * 'failed' with an error. A job's events may arrive before the answer that carries its id (in the preview they
@@ -449,6 +452,7 @@ interface JobEventBase {
 export type JobEvent = JobEventBase &
   (
     | { readonly type: 'started' }
+    | { readonly type: 'waiting'; readonly waiting: boolean }
     | { readonly type: 'progress'; readonly progress: Progress }
     | { readonly type: 'problem'; readonly problem: Problem }
     | { readonly type: 'ended'; readonly status: 'done'; readonly result: JobReport }

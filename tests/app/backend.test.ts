@@ -413,6 +413,25 @@ describe('browsing and changes', () => {
 });
 
 describe('jobs', () => {
+  it('says that a job waits for another on the vault to end, and when its turn came', async () => {
+    const app = await newApp();
+    const { vaultId } = await newVaultIn(app);
+    app.dialogs.files.push([join(await threeLargeFiles(), 'a.bin')]);
+    const picked = await app.call('dialog.pickFiles', { purpose: 'add-files', vaultId });
+    if (!picked) throw new Error('nothing picked');
+    const add = startedJobId(await app.call('job.add', { vaultId, source: picked.handle }));
+    // A check runs alone: it waits for the add.
+    const check = await app.call('job.verify', { vaultId, readData: false });
+    const [added, checked] = await Promise.all([app.jobEvents(add), app.jobEvents(check.jobId)]);
+    expect(added.some((event) => event.type === 'waiting')).toBe(false);
+    expect(checked.map((event) => event.type).slice(0, 3)).toEqual(['started', 'waiting', 'waiting']);
+    expect(checked.filter((event) => event.type === 'waiting').map((event) => event.waiting)).toEqual([
+      true,
+      false,
+    ]);
+    expect(checked.at(-1)).toMatchObject({ type: 'ended', status: 'done' });
+  });
+
   it('adds picked files, restores them byte-identical, verifies, with events in the contract order', async () => {
     const app = await newApp();
     const { vaultId } = await newVaultIn(app);

@@ -83,6 +83,22 @@ describe('the jobs panel', () => {
     expect(within(add).getByRole('button', { name: 'Cancel' })).toBeTruthy();
   });
 
+  it('says a job waits for another on the vault rather than that it works, until its turn comes', () => {
+    render(<JobsPanel />);
+    emit('j1', 'add', { type: 'started' });
+    emit('j2', 'add', { type: 'started' });
+    emit('j2', 'add', { type: 'waiting', waiting: true });
+    wait(SHOWN_AFTER_MS);
+    const [first, second] = screen.getAllByRole('listitem', { name: 'Add job' });
+    if (first === undefined || second === undefined) throw new Error('two add jobs expected');
+    expect(within(first).getByRole('status').textContent).toBe('Adding…');
+    expect(within(second).getByRole('status').textContent).toBe(
+      'Add waiting for another job on this vault to end…',
+    );
+    emit('j2', 'add', { type: 'waiting', waiting: false });
+    expect(within(second).getByRole('status').textContent).toBe('Adding…');
+  });
+
   it('shows only the outcome of a job that ended at once, with no bar that flashes', () => {
     render(<JobsPanel />);
     emit('j1', 'add', { type: 'started' });

@@ -52,6 +52,30 @@ describe('VaultActivity', () => {
     expect(activity.busy).toBe(false);
   });
 
+  it('tells an operation that must wait for its turn that it waits, and when the turn comes', async () => {
+    const activity = new VaultActivity();
+    const log: string[] = [];
+    const first = operation(activity, 'change', 'first add', log);
+    const heard: string[] = [];
+    const second = activity.run(
+      'change',
+      'second add',
+      { onWaiting: (waiting) => heard.push(waiting ? 'waiting' : 'its turn') },
+      () => {
+        heard.push('runs');
+        return Promise.resolve();
+      },
+    );
+    const read = activity.run('read', 'restoring', { onWaiting: () => heard.push('the read waits') }, () =>
+      Promise.resolve(),
+    );
+    await read;
+    expect(heard).toEqual(['waiting']);
+    first.end();
+    await second;
+    expect(heard).toEqual(['waiting', 'its turn', 'runs']);
+  });
+
   it('lets nothing overtake a waiting rewrite, so reads cannot starve it', async () => {
     const activity = new VaultActivity();
     const log: string[] = [];
@@ -101,7 +125,9 @@ describe('VaultActivity', () => {
       throw new CancelledError();
     });
     const caller = new AbortController();
-    const waiting = activity.run('read', 'restoring', caller.signal, () => Promise.resolve('ran'));
+    const waiting = activity.run('read', 'restoring', { signal: caller.signal }, () =>
+      Promise.resolve('ran'),
+    );
     const stoppedByLock = activity.run('change', 'adding files', undefined, () => Promise.resolve('ran'));
     await turn();
     caller.abort();

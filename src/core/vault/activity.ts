@@ -1,4 +1,5 @@
 import { BusyError, CancelledError, VaultLockedError } from '../errors.js';
+import type { JobOptions } from '../types.js';
 
 /**
  * How an operation uses an unlocked vault, which decides what may run beside it:
@@ -60,16 +61,18 @@ export class VaultActivity {
   readonly #waiting: Waiter[] = [];
 
   /**
-   * Runs `work` once its access allows, with a signal that aborts when `signal` does or {@link stopAll} is called.
+   * Runs `work` once its access allows, with a signal that aborts when the caller's `signal` does or
+   * {@link stopAll} is called. The caller's `onWaiting` hears `true` if it must wait for its turn, and `false`
+   * when the turn came after such a wait.
    * @throws {@link CancelledError} when stopped or cancelled before its turn came.
    */
   async run<T>(
     access: Access,
     doing: string,
-    signal: AbortSignal | undefined,
+    caller: Pick<JobOptions, 'signal' | 'onWaiting'> | undefined,
     work: (signal: AbortSignal) => Promise<T>,
   ): Promise<T> {
-    const entry = await this.#enter(access, doing, signal);
+    const entry = await this.#enter(access, doing, caller?.signal, caller?.onWaiting);
     try {
       return await work(entry.controller.signal);
     } catch (error) {
@@ -127,7 +130,12 @@ export class VaultActivity {
     return Promise.all(ending.map((entry) => entry.done)).then(() => undefined);
   }
 
-  #enter(access: Access, doing: string, signal: AbortSignal | undefined): Promise<Entry> {
+  #enter(
+    access: Access,
+    doing: string,
+    signal: AbortSignal | undefined,
+    onWaiting?: (waiting: boolean) => void,
+  ): Promise<Entry> {
     const entry = newEntry(access, doing, signal);
     if (entry.controller.signal.aborted) {
       entry.finish();
@@ -144,14 +152,20 @@ export class VaultActivity {
         this.#admit();
       };
       entry.controller.signal.addEventListener('abort', onAbort, { once: true });
+      let waited = false;
       this.#waiting.push({
         entry,
         admit: () => {
           entry.controller.signal.removeEventListener('abort', onAbort);
+          if (waited) onWaiting?.(false);
           resolve(entry);
         },
       });
       this.#admit();
+      if (this.#waiting.some((waiter) => waiter.entry === entry)) {
+        waited = true;
+        onWaiting?.(true);
+      }
     });
   }
 

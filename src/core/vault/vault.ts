@@ -992,7 +992,7 @@ export class Vault {
       'add',
       (report) => ({ files: report.filesAdded, folders: report.foldersAdded, bytes: report.bytesAdded }),
       (count) =>
-        this.#activity.run('change', 'adding files', options.signal, async (signal) => {
+        this.#activity.run('change', 'adding files', options, async (signal) => {
           checkVaultFolder(this.dir);
           const onAdded = (entry: VaultEntry): void => {
             count(entry);
@@ -1051,7 +1051,7 @@ export class Vault {
         bytes: report.bytesRestored,
       }),
       (count) =>
-        this.#activity.run('read', 'restoring', options.signal, (signal) =>
+        this.#activity.run('read', 'restoring', options, (signal) =>
           restorePaths(session, paths, destinationDir, {
             ...options,
             signal,
@@ -1170,7 +1170,7 @@ export class Vault {
     let rotated = false;
     const turn = <T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> => {
       if (this.#session !== session) throw new CancelledError();
-      return this.#activity.run('rewrite', REENCRYPTING, options.signal, work);
+      return this.#activity.run('rewrite', REENCRYPTING, options, work);
     };
     try {
       await turn(async (signal) => {
@@ -1287,7 +1287,7 @@ export class Vault {
     ];
     let report: VerifyReport;
     try {
-      report = await this.#activity.run('rewrite', 'verifying', options.signal, async (signal) => {
+      report = await this.#activity.run('rewrite', 'verifying', options, async (signal) => {
         checkVaultFolder(this.dir);
         const checked = await verifyVault(session, { ...options, signal });
         const logDamage = this.#activityLogDamage();

@@ -222,6 +222,28 @@ describe('changing search results', () => {
     });
   });
 
+  it('says in the status bar that a delete is under way until it is done', async () => {
+    let finish = (): void => undefined;
+    await browse(ROOT, {
+      'entries.search': () => FOUND,
+      'entries.remove': () =>
+        new Promise((resolve) => {
+          finish = () => {
+            resolve({ removed: 3 });
+          };
+        }),
+    });
+    await deleteFoundFolder();
+    const working = screen.getByRole('status', { name: 'Work under way' });
+    await waitFor(() => {
+      expect(working.textContent).toBe(' Deleting “Reports”…');
+    });
+    finish();
+    await waitFor(() => {
+      expect(working.textContent).toBe('');
+    });
+  });
+
   it('shows a moved result in its new folder', async () => {
     let moved = false;
     const { requests } = await browse(

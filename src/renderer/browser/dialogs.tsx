@@ -17,7 +17,7 @@ import {
 import type { FolderTree, VaultEntry } from '../../shared/contract.js';
 import { plural } from '../../shared/plural.js';
 import { nameOf, parentOf } from '../format.js';
-import { flattenTree, isWithin } from './entries.js';
+import { describeItems, flattenTree, isWithin } from './entries.js';
 
 export function Frame({
   title,
@@ -81,12 +81,6 @@ export function Actions({
       </Button>
     </div>
   );
-}
-
-/** What a list of entries is called in a title or a button: the name of one, or "3 items". */
-function describeItems(entries: readonly VaultEntry[]): string {
-  const [first] = entries;
-  return entries.length === 1 && first ? `“${first.name}”` : plural(entries.length, 'item');
 }
 
 const SHOWN_NAMES = 6;

@@ -1,6 +1,7 @@
 /** Pure helpers of the browser: sorting, range selection, fresh names. No React, no API. */
 import type { FolderTree, VaultEntry } from '../../shared/contract.js';
 import { nameKey } from '../../shared/name-key.js';
+import { plural } from '../../shared/plural.js';
 import { compareKinds, compareNames } from '../../shared/name-order.js';
 
 export type SortColumn = 'name' | 'size' | 'mtime';
@@ -40,6 +41,12 @@ export function freeName(base: string, names: Iterable<string>): string {
   const free = (name: string): boolean => !taken.has(nameKey(name));
   if (free(base)) return base;
   for (let n = 2; ; n++) if (free(`${base} (${n})`)) return `${base} (${n})`;
+}
+
+/** What a list of entries is called in a title, a button or a status: the name of one, or "3 items". */
+export function describeItems(entries: readonly VaultEntry[]): string {
+  const [first] = entries;
+  return entries.length === 1 && first ? `“${first.name}”` : plural(entries.length, 'item');
 }
 
 /**

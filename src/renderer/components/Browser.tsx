@@ -8,6 +8,7 @@ import {
   FolderInput,
   FolderPlus,
   Info,
+  LoaderCircle,
   Lock,
   Search,
   SearchX,
@@ -35,6 +36,7 @@ import {
 } from '../browser/dialogs.js';
 import { EntryMenu, type EntryAction } from '../browser/EntryMenu.js';
 import {
+  describeItems,
   describeNameClash,
   folderLabel,
   findNameClash,
@@ -109,6 +111,8 @@ export function Browser({ vault }: { vault: VaultSummary }) {
   const [menu, setMenu] = useState<{ x: number; y: number } | null>(null);
   const [dialog, setDialog] = useState<DialogState | null>(null);
   const [dragging, setDragging] = useState(false);
+  /** A change under way that takes long enough to need saying (a large delete), in words. */
+  const [working, setWorking] = useState<string | null>(null);
   const [previewing, setPreviewing] = useState<VaultEntry | null>(null);
   const [panel, setPanel] = useState<(typeof PANELS)[number]['panel'] | null>(null);
   const dragDepth = useRef(0);
@@ -379,7 +383,13 @@ export function Browser({ vault }: { vault: VaultSummary }) {
   const remove = (doomed: readonly VaultEntry[]): Promise<void> =>
     run(async () => {
       setDialog(null);
-      await call('entries.remove', { vaultId, paths: doomed.map((entry) => entry.path) });
+      // A large delete takes seconds (its packs are compacted): the status bar says it is under way.
+      setWorking(`Deleting ${describeItems(doomed)}…`);
+      try {
+        await call('entries.remove', { vaultId, paths: doomed.map((entry) => entry.path) });
+      } finally {
+        setWorking(null);
+      }
       const gone = (path: string): boolean => doomed.some((entry) => isWithin(path, entry.path));
       setResults((before) => before?.filter((entry) => !gone(entry.path)) ?? null);
       // Deleted from a search's results, the folder shown may be gone: the nearest folder above it is shown.
@@ -672,6 +682,13 @@ export function Browser({ vault }: { vault: VaultSummary }) {
             selected.every(({ type }) => type === 'file') &&
             ` (${formatSize(selectedBytes)})`}
           {vaultBytes !== null && ` · vault ${formatSize(vaultBytes)}`}
+        </span>
+        <span role="status" aria-label="Work under way" className="status-working">
+          {working !== null && (
+            <>
+              <LoaderCircle size={14} aria-hidden="true" className="spin" /> {working}
+            </>
+          )}
         </span>
       </footer>
       <JobsPanel onShowInFolder={showInFolder} onEmptied={focusFileTable} />

@@ -93,7 +93,7 @@ describe('the jobs panel', () => {
     if (first === undefined || second === undefined) throw new Error('two add jobs expected');
     expect(within(first).getByRole('status').textContent).toBe('Adding…');
     expect(within(second).getByRole('status').textContent).toBe(
-      'Add waiting for another job on this vault to end…',
+      'Add · waiting for another job on this vault to end…',
     );
     emit('j2', 'add', { type: 'waiting', waiting: false });
     expect(within(second).getByRole('status').textContent).toBe('Adding…');

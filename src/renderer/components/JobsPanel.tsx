@@ -36,7 +36,7 @@ async function cancelJob(jobId: string): Promise<string | null> {
 function runningText(job: JobView, now: number): string {
   const { progress } = job;
   // Before its turn, rather than a verb for work not begun: a second add waits for the first.
-  if (job.waiting === true) return `${NOUNS[job.kind]} waiting for another job on this vault to end…`;
+  if (job.waiting === true) return `${NOUNS[job.kind]} · waiting for another job on this vault to end…`;
   if (progress === undefined) return `${VERBS[job.kind]}…`;
   const parts = [
     `${progress.filesDone.toLocaleString()} of ${plural(progress.filesTotal, 'file')}`,

@@ -388,7 +388,12 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
     }
     return jobs.start(entry.vaultId, 'add', async ({ signal, onProgress, onWaiting }) => ({
       kind: 'add',
-      report: await vault.add(pathsOnDisk(target), destination, { signal, onProgress, onWaiting, onExisting }),
+      report: await vault.add(pathsOnDisk(target), destination, {
+        signal,
+        onProgress,
+        onWaiting,
+        onExisting,
+      }),
     }));
   };
 
@@ -566,20 +571,24 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
       const entry = openVault(request.vaultId);
       for (const path of request.paths) entry.vault.stat(path);
       const destination = folderOf(request.destination, 'restore-destination', request.vaultId);
-      const jobId: string = jobs.start(entry.vaultId, 'restore', async ({ signal, onProgress, onWaiting }) => {
-        const report = await entry.vault.restore(request.paths, destination, {
-          signal,
-          onProgress,
-          onWaiting,
-          overwrite: request.overwrite,
-          stateDir: restoreStateDir,
-        });
-        restored.set(jobId, {
-          vaultId: entry.vaultId,
-          path: await restoredItem(destination, firstTopLevel(request.paths)),
-        });
-        return { kind: 'restore', report };
-      });
+      const jobId: string = jobs.start(
+        entry.vaultId,
+        'restore',
+        async ({ signal, onProgress, onWaiting }) => {
+          const report = await entry.vault.restore(request.paths, destination, {
+            signal,
+            onProgress,
+            onWaiting,
+            overwrite: request.overwrite,
+            stateDir: restoreStateDir,
+          });
+          restored.set(jobId, {
+            vaultId: entry.vaultId,
+            path: await restoredItem(destination, firstTopLevel(request.paths)),
+          });
+          return { kind: 'restore', report };
+        },
+      );
       return { jobId };
     },
     'job.verify': (request) => {

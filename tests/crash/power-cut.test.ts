@@ -141,8 +141,16 @@ async function expectBytes(
   }
 }
 
-/** The restored files found below `dir` (temp files aside): each must hold its own bytes. */
-function expectRestored(dir: string, seed: Record<string, Buffer>, done: boolean): void {
+/**
+ * The restored files found below `dir` (temp files aside): each must hold its own bytes, and those `said`
+ * restored (vault paths) must be there.
+ */
+function expectRestored(
+  dir: string,
+  seed: Record<string, Buffer>,
+  done: boolean,
+  said: readonly string[],
+): void {
   const found = existsSync(dir)
     ? readdirSync(dir, { recursive: true, withFileTypes: true })
         .filter((entry) => entry.isFile() && !entry.name.startsWith('.coffer-'))
@@ -153,19 +161,27 @@ function expectRestored(dir: string, seed: Record<string, Buffer>, done: boolean
       true,
     );
   }
+  for (const path of said) expect(found, `${path}, reported restored`).toContain(path.slice(1));
   if (done) expect(found.sort(), 'restored files once reported done').toEqual(Object.keys(seed).sort());
+}
+
+/** The paths the CLI reported `verb` ("added", "restored") in what it `said`. */
+function reported(said: string, verb: string): string[] {
+  return said
+    .split('\n')
+    .filter((line) => line.startsWith(`${verb} `))
+    .map((line) => line.slice(verb.length + 1));
 }
 
 /**
  * Checks the vault folder `dir` rebuilt after a cut: it opens and verifies, and holds `operation` whole or not at
- * all (whole once `done`).
+ * all (whole once `done`), and every item the CLI had `said` it added.
  */
 async function checkVault(
   dir: string,
   operation: Operation,
-  seed: Record<string, Buffer>,
-  added: Record<string, Buffer>,
-  done: boolean,
+  { seed, added }: { seed: Record<string, Buffer>; added: Record<string, Buffer> },
+  { done, said }: { done: boolean; said: string },
 ): Promise<void> {
   const opening = await openingPassphrases(dir, operation);
   expect(openers(operation, done), 'the passphrases that open the vault').toContainEqual(opening);
@@ -179,6 +195,7 @@ async function checkVault(
     if (operation === 'add') {
       for (const path of vaultPaths(seed)) expect(paths.has(path), path).toBe(true);
       await expectBytes(vault, paths, '/incoming/', added);
+      for (const path of reported(said, 'added')) expect(paths, `${path}, reported added`).toContain(path);
       // The seed, /incoming and its two folders, and every file.
       if (done)
         expect(paths.size, 'entries once reported done').toBe(
@@ -234,8 +251,9 @@ function failureReport(failures: readonly { moment: string; error: unknown }[]):
 
 /**
  * Rebuilds the folder after each recorded moment (and after none), both ways, and runs `check` on each rebuild:
- * `done` after the last moment, `vaultChanged` false when the vault folder (`vault` in it) was rebuilt from the same
- * files as the cut before (whose check passed or was reported). Fails with every cut whose check failed.
+ * `done` after the last moment, `said` what the CLI had written to its standard output by then, `vaultChanged`
+ * false when the vault folder (`vault` in it) was rebuilt from the same files as the cut before (whose check
+ * passed or was reported), and `next` the moment after. Fails with every cut whose check failed.
  */
 async function expectEveryCut(
   {
@@ -244,17 +262,26 @@ async function expectEveryCut(
     events,
     vault,
   }: { root: string; start: Before; events: readonly PowerCutEvent[]; vault: string },
-  check: (cut: string, done: boolean, vaultChanged: boolean) => Promise<void>,
+  check: (
+    cut: string,
+    at: { done: boolean; said: string; vaultChanged: boolean },
+    next: PowerCutEvent | undefined,
+  ) => Promise<void>,
 ): Promise<void> {
   const failures: { moment: string; error: unknown }[] = [];
   const checked = new Map<KeptNames, string>();
   for (let count = 0; count <= events.length; count++) {
     const done = count === events.length;
+    const said = events
+      .slice(0, count)
+      .map((event) => (event.kind === 'said' ? (event.text ?? '') : ''))
+      .join('');
     for (const kept of KEPT) {
       const cut = join(root, 'cut');
       const vaultState = afterCut(start, events, { count, kept, vault }, cut);
       const moment = `cut after event ${count} of ${events.length} (${events[count - 1]?.kind ?? 'none'}), ${kept}`;
-      await check(cut, done, done || checked.get(kept) !== vaultState).catch((error: unknown) => {
+      const vaultChanged = done || checked.get(kept) !== vaultState;
+      await check(cut, { done, said, vaultChanged }, events[count]).catch((error: unknown) => {
         failures.push({ moment, error });
       });
       checked.set(kept, vaultState);
@@ -285,7 +312,15 @@ describe.runIf(RUNS_HERE)('power-cut safety (unsynced writes dropped)', () => {
       vault.close();
       const start = before(disk, join(root, 'before'));
       const args: Record<Operation, string[]> = {
-        add: ['add', dir, join(root, 'src', 'small'), join(root, 'src', 'large'), '--to', '/incoming'],
+        add: [
+          'add',
+          dir,
+          join(root, 'src', 'small'),
+          join(root, 'src', 'large'),
+          '--to',
+          '/incoming',
+          '--verbose',
+        ],
         rm: ['rm', dir, '/docs'],
         mv: ['mv', dir, '/docs', '/keep'],
         rename: ['mv', dir, '/docs', 'papers', '--rename'],
@@ -294,7 +329,7 @@ describe.runIf(RUNS_HERE)('power-cut safety (unsynced writes dropped)', () => {
         'keys add': ['keys', dir, 'add', '--kdf', 'interactive'],
         'keys remove': ['keys', dir, 'remove', '1'],
         reencrypt: ['rotate', dir, '--reencrypt'],
-        restore: ['restore', dir, '/docs', '/keep', '--to', join(disk, 'restored', 'out')],
+        restore: ['restore', dir, '/docs', '/keep', '--to', join(disk, 'restored', 'out'), '--verbose'],
       };
       const { events } = await recordRun(
         args[operation],
@@ -314,10 +349,19 @@ describe.runIf(RUNS_HERE)('power-cut safety (unsynced writes dropped)', () => {
           'files fsynced on worker threads',
         ).toBe(true);
       }
-      await expectEveryCut({ root, start, events, vault: 'vault' }, async (cut, done, vaultChanged) => {
-        if (vaultChanged) await checkVault(join(cut, 'vault'), operation, seed, added, done);
-        if (operation === 'restore') expectRestored(join(cut, 'restored', 'out'), seed, done);
-      });
+      let checkedSaid = '';
+      await expectEveryCut(
+        { root, start, events, vault: 'vault' },
+        async (cut, { done, said, vaultChanged }, next) => {
+          // An add's vault is looked at again once the add said it added more (after the last of a run of lines).
+          if (vaultChanged || (operation === 'add' && said !== checkedSaid && next?.kind !== 'said')) {
+            checkedSaid = said;
+            await checkVault(join(cut, 'vault'), operation, { seed, added }, { done, said });
+          }
+          if (operation === 'restore')
+            expectRestored(join(cut, 'restored', 'out'), seed, done, reported(said, 'restored'));
+        },
+      );
     },
     300_000,
   );
@@ -335,7 +379,7 @@ describe.runIf(RUNS_HERE)('power-cut safety (unsynced writes dropped)', () => {
       { disk, vaultDir: dir },
       join(root, 'log'),
     );
-    await expectEveryCut({ root, start, events, vault: 'made/vault' }, async (cut, done) => {
+    await expectEveryCut({ root, start, events, vault: 'made/vault' }, async (cut, { done }) => {
       const made = join(cut, 'made', 'vault');
       if (!done && !existsSync(join(made, 'coffer.header'))) return; // no vault: a folder without a header is none
       const vault = await Vault.open(made, { sodium: nativeSodium });

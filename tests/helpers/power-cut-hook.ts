@@ -15,7 +15,8 @@
  * those durable itself (synchronous=FULL: the journal is fsynced before the index changes), and all its writes
  * happen on the main thread between two of its records, so a copy is what SQLite would find after a cut there
  * (opening it plays a hot journal back; a worker thread takes its copy again if SQLite wrote meanwhile).
- * The last record is made as the process exits.
+ * What the CLI writes to its standard output is recorded too, once written (what it reports done), and the last
+ * record is made as the process exits.
  *
  * The folder recorded is COFFER_POWER_CUT_ROOT (the vault's, or one holding the vault and a restore's destination),
  * the index COFFER_POWER_CUT_INDEX. Records go to `events.jsonl` in COFFER_POWER_CUT_LOG, one line each by a single append (so lines from several
@@ -40,7 +41,7 @@ import { isMainThread, threadId } from 'node:worker_threads';
 /** One line of `events.jsonl`; `names` is the whole vault folder at that moment, as [path, inode, is folder]. */
 export interface PowerCutEvent {
   /** A file's or folder's fsync, a commit of the index, a commit about to happen, a rename or an unlink. */
-  readonly kind: 'file' | 'folder' | 'commit' | 'pending' | 'rename' | 'unlink' | 'exit';
+  readonly kind: 'file' | 'folder' | 'commit' | 'pending' | 'rename' | 'unlink' | 'said' | 'exit';
   readonly names: readonly (readonly [string, number, boolean])[];
   /** The thread that made the call: 0 for the main thread. */
   readonly thread: number;
@@ -51,6 +52,8 @@ export interface PowerCutEvent {
   /** Copies of the index and of its journal (if there is one) at that moment. */
   readonly index?: string;
   readonly journal?: string;
+  /** `said`: what the CLI wrote to its standard output (what it reported done, with --verbose). */
+  readonly text?: string;
   /** `folder`: its path in the vault folder and the names it held, as [name, inode, is folder]. */
   readonly folder?: string;
   readonly entries?: readonly (readonly [string, number, boolean])[];
@@ -246,5 +249,16 @@ if (root !== '' && indexPath !== '' && logDir !== '') {
     process.on('exit', () => {
       record({ kind: 'exit' });
     });
+    // What the CLI reports done ("restored /a.txt") must survive a cut from the moment it says so.
+    const write = process.stdout.write.bind(process.stdout) as (...args: unknown[]) => boolean;
+    process.stdout.write = (...args: unknown[]): boolean => {
+      const written = write(...args);
+      const [chunk] = args;
+      record({
+        kind: 'said',
+        text: typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString(),
+      });
+      return written;
+    };
   }
 }

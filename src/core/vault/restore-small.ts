@@ -45,7 +45,7 @@ interface Queued extends RestoredFile {
 /** What the restore job does with the results: report problems, and account for (and announce) restored files. */
 export interface RestorerHooks {
   problem(vaultPath: string, error: unknown): void;
-  restored(files: readonly RestoredFile[]): void;
+  restored(files: readonly RestoredFile[]): Promise<void>;
   /** The system refused the file's path as too long: a problem for that file, not a failed restore. */
   tooLong(vaultPath: string, target: string): void;
 }
@@ -187,7 +187,7 @@ export class SmallFileRestorer {
         failed ??= { target: file.target, code: result?.code ?? 'EIO', syscall: result?.syscall ?? 'write' };
       }
     }
-    this.#hooks.restored(restored);
+    await this.#hooks.restored(restored);
     if (failed) {
       const cause = Object.assign(new Error(`${failed.syscall} ${failed.code}`), failed);
       throw asIoError(cause, `Could not write "${failed.target}"`);

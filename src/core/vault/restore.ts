@@ -27,7 +27,7 @@ import { nameKey } from '../../shared/name-key.js';
 import { destinationPath, parseVaultPath } from '../names.js';
 import { publishFile } from '../publish.js';
 import type { Problem, Progress, RestoreOptions, RestoreReport } from '../types.js';
-import { asIoError, fsyncDirectory, fsyncFolderIfThere, makeFolders, removeQuietly } from './durable.js';
+import { asIoError, fsyncDirectory, makeFolders, removeQuietly } from './durable.js';
 import { SMALL_FILE_LIMIT } from './layout.js';
 import { refuseRestoreIntoVault, sameFile } from './outside.js';
 import { ByteSteps } from './progress.js';
@@ -126,6 +126,20 @@ const STAGE_BATCH = 64;
 const SMALL_BYTES_FOR_POOL = 4 * 1024 * 1024;
 
 const fsyncFd = promisify(fsync);
+
+/**
+ * fsyncs a folder of the destination that this restore made something in. One that is gone (removed as emptied)
+ * holds nothing to make durable, and one it may not open (write and search permission without read) cannot be
+ * fsynced from here: both are left as they are, rather than failing a restore whose files are all in place.
+ */
+async function syncDestinationFolder(folder: string): Promise<void> {
+  try {
+    await fsyncDirectory(folder);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT' && code !== 'EACCES' && code !== 'EPERM') throw error;
+  }
+}
 /** Folders fsynced in parallel at the end of a restore. */
 const FOLDER_SYNCS_AT_ONCE = 16;
 
@@ -140,6 +154,8 @@ class RestoreJob {
   readonly #createdFolders = new Set<string>();
   /** The folders this restore made a folder in, to fsync (see #makeFoldersDurable). */
   readonly #madeIn = new Set<string>();
+  /** Folders this restore made whose names are durable: the folder each was made in was fsynced since. */
+  readonly #durableFolders = new Set<string>();
   #bytes = 0;
   /** Folders that entries too deep to restore were to go in; see {@link RestoreJob.#removeEmptied}. */
   readonly #emptied = new Set<string>();
@@ -165,11 +181,14 @@ class RestoreJob {
     });
     const root = resolve(destinationDir);
     this.#vaultFolder = await refuseRestoreIntoVault(this.#session.dir, destinationDir);
-    const rootMadeIn = await makeFolders(root).catch((error: unknown) => {
+    try {
+      // The destination is durable before anything is restored into it: the folders it was made in (and the one
+      // holding it when it was there: a restore cut off by a crash may have made it and never fsynced) are fsynced.
+      const madeIn = new Set([...(await makeFolders(root)), dirname(root)]);
+      for (const folder of madeIn) await syncDestinationFolder(folder);
+    } catch (error) {
       throw asIoError(error, `Could not create "${root}"`);
-    });
-    // Also when the destination was there: a restore cut off by a crash may have made it and never fsynced.
-    for (const folder of [...rootMadeIn, dirname(root)]) this.#madeIn.add(folder);
+    }
     const batch: Staged[] = [];
     // Many small files: the pool's workers open, write and publish them while this thread reads the index.
     const small = files.filter((item) => item.node.size <= SMALL_FILE_LIMIT);
@@ -181,9 +200,7 @@ class RestoreJob {
           problem: (path, error) => {
             this.#problem(path, error);
           },
-          restored: (files) => {
-            this.#restored(files);
-          },
+          restored: (files) => this.#restored(files),
           tooLong: (path, target) => {
             this.#reportTooLong(path, target);
           },
@@ -309,11 +326,10 @@ class RestoreJob {
   }
 
   /**
-   * fsyncs each folder this restore made a folder in: its files were made durable as they were published, and the
-   * new folders holding them are once these are. Once, at the end (a folder made for a few files costs no fsync of
-   * its parent per batch), so a restore reported done survives a power cut whole; files reported restored before
-   * that are in folders a cut can still take away.
-   * @throws the file system's error when one cannot be fsynced (one removed since, as emptied, is skipped).
+   * fsyncs each folder this restore made a folder in, at the end: the folders that received files were made
+   * durable before those were reported (see #restored); this covers those left empty, so that a restore reported
+   * done survives a power cut whole.
+   * @throws {@link IoError} when one cannot be fsynced (one removed since, as emptied, is skipped).
    */
   async #makeFoldersDurable(): Promise<void> {
     const folders = [...this.#madeIn];
@@ -321,7 +337,7 @@ class RestoreJob {
       // A few at a time: each holds a descriptor open until its fsync is done.
       for (let at = 0; at < folders.length; at += FOLDER_SYNCS_AT_ONCE) {
         await Promise.all(
-          folders.slice(at, at + FOLDER_SYNCS_AT_ONCE).map((folder) => fsyncFolderIfThere(folder)),
+          folders.slice(at, at + FOLDER_SYNCS_AT_ONCE).map((folder) => syncDestinationFolder(folder)),
         );
       }
     } catch (error) {
@@ -499,11 +515,29 @@ class RestoreJob {
     await Promise.all(
       [...new Set(published.map((file) => dirname(file.target)))].map((dir) => fsyncDirectory(dir)),
     );
-    this.#restored(published);
+    await this.#restored(published);
   }
 
-  /** Accounts for files now at their targets (durable in their folders), and tells the caller. */
-  #restored(files: readonly (RestoredFile & { readonly bytesReported?: number })[]): void {
+  /**
+   * Accounts for files now at their targets, durable in their folders, and tells the caller, once the folders
+   * this restore made for them are durable too (the folder each was made in fsynced, once per new folder).
+   * @throws {@link IoError} when a folder cannot be fsynced (the files are left unreported).
+   */
+  async #restored(files: readonly (RestoredFile & { readonly bytesReported?: number })[]): Promise<void> {
+    const newFolders = new Set<string>();
+    for (const file of files) {
+      for (let folder = dirname(file.target); this.#createdFolders.has(folder); folder = dirname(folder)) {
+        if (this.#durableFolders.has(folder)) break;
+        newFolders.add(folder);
+      }
+    }
+    const parents = [...new Set([...newFolders].map((folder) => dirname(folder)))];
+    try {
+      await Promise.all(parents.map((parent) => syncDestinationFolder(parent)));
+    } catch (error) {
+      throw asIoError(error, 'Could not make the restored folders durable');
+    }
+    for (const folder of newFolders) this.#durableFolders.add(folder);
     for (const file of files) {
       this.#files++;
       this.#bytes += file.node.size;

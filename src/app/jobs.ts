@@ -65,7 +65,7 @@ interface RunningJob {
 
 /**
  * The jobs running in the back end: one AbortController each, events in the contract's order ('started',
- * 'waiting' while it waits for its turn, 'progress', 'problem' per problem of the report, exactly one 'ended').
+ * 'progress', 'problem' per problem of the report, exactly one 'ended'; 'waiting' at any point before the end).
  */
 export class JobRegistry {
   readonly #jobs = new Map<string, RunningJob>();

@@ -442,12 +442,13 @@ interface JobEventBase {
 }
 
 /**
- * What a job reports, in order: 'started', then 'waiting' (true) when it must wait for another job on its vault
- * to end and (false) when its turn came, then 'progress' (coalesced to at most about 20 a second; the last
+ * What a job reports, in order: 'started', then 'progress' (coalesced to at most about 20 a second; the last
  * one is always sent), 'problem' per thing skipped or damaged, and exactly one
  * 'ended' — 'done' with the report, 'cancelled' (by the user, or because the vault was locked or closed), or
  * 'failed' with an error. A job's events may arrive before the answer that carries its id (in the preview they
- * come over another connection): keep them by `jobId` until it is known.
+ * come over another connection): keep them by `jobId` until it is known. At any point before 'ended', 'waiting'
+ * (true) says the job waits for another on its vault to end, and (false) that its turn came; a re-encryption
+ * takes a turn per batch, so it may wait more than once.
  */
 export type JobEvent = JobEventBase &
   (

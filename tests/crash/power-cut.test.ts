@@ -86,7 +86,7 @@ function seedFiles(operation: Operation): Record<string, Buffer> {
     'keep/c.txt': Buffer.from('c'),
     'keep/d.bin': randomBytes(1_200_000),
   };
-  if (operation === 'restore') for (let i = 0; i < 80; i++) seed[`keep/many/m${i}.txt`] = randomBytes(200);
+  if (operation === 'restore') for (let i = 0; i < 200; i++) seed[`keep/many/m${i}.txt`] = randomBytes(200);
   return seed;
 }
 

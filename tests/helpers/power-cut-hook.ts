@@ -24,8 +24,6 @@
  */
 import {
   appendFileSync,
-  statSync,
-  copyFileSync,
   fstatSync,
   lstatSync,
   readdirSync,
@@ -86,47 +84,91 @@ function copyName(): string {
   return join(logDir, `copy-${process.pid}-${threadId}-${copies}`);
 }
 
-function namesNow(): [string, number, boolean][] {
-  return readdirSync(root, { recursive: true, withFileTypes: true }).map((entry) => {
-    const path = join(entry.parentPath, entry.name);
-    return [relative(root, path), lstatSync(path).ino, entry.isDirectory()];
-  });
-}
-
-/** A file's size and modification time to the nanosecond, or null when it is not there. */
-function stamp(path: string): string | null {
+/** An entry's inode, or null when it went meanwhile (another thread renamed or removed it: gone at this moment). */
+function inodeOf(path: string): number | null {
   try {
-    const stats = statSync(path, { bigint: true });
-    return `${stats.size}:${stats.mtimeNs}`;
+    return lstatSync(path).ino;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw error;
   }
 }
 
+/** The names in `folder` with their inodes (those still there), as [path below `from`, inode, is folder]. */
+function listed(folder: string, from: string, recursive: boolean): [string, number, boolean][] {
+  for (;;) {
+    let entries;
+    try {
+      entries = readdirSync(folder, { recursive, withFileTypes: true });
+    } catch (error) {
+      // A folder below went while the listing walked it: list again.
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT' && folder !== root) return [];
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
+      throw error;
+    }
+    return entries.flatMap((entry) => {
+      const path = join(entry.parentPath, entry.name);
+      const inode = inodeOf(path);
+      return inode === null
+        ? []
+        : [[relative(from, path), inode, entry.isDirectory()] as [string, number, boolean]];
+    });
+  }
+}
+
+function namesNow(): [string, number, boolean][] {
+  return listed(root, root, true);
+}
+
+/** A file's bytes, or null when it is not there. */
+function bytesOf(path: string): Buffer | null {
+  try {
+    return readFileSync(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+}
+
+/** The latest copy of each SQLite file, to stand for the next record while its bytes are the same. */
+const lastCopies = new Map<string, { bytes: Buffer; copy: string }>();
+
+/** A copy of `bytes` of the file at `path`: the latest one when they are the same (the index is large). */
+function copyOf(path: string, bytes: Buffer): string {
+  const last = lastCopies.get(path);
+  if (last?.bytes.equals(bytes)) return last.copy;
+  const copy = copyName();
+  writeFileSync(copy, bytes);
+  lastCopies.set(path, { bytes, copy });
+  return copy;
+}
+
 /**
- * Copies the index and its journal as they are now, if they are there. SQLite writes them on the main thread;
- * a worker thread's copy may meet one of its writes, so it is taken again until neither file changed while it
- * was copied (between two of SQLite's writes, the files are what SQLite would find after a cut there).
+ * Copies the index and its journal as they are now, if they are there. SQLite writes them on the main thread,
+ * between two records there; a worker thread's reading may meet one of its writes, so it reads them again until
+ * two readings in a row are the same (a size and a modification time could be: tmpfs times may move by ticks).
  */
 function indexNow(): Pick<PowerCutEvent, 'index' | 'journal'> {
-  const paths = { index: indexPath, journal: `${indexPath}-journal` };
-  for (;;) {
-    const before = [stamp(paths.index), stamp(paths.journal)];
-    const copied: { index?: string; journal?: string } = {};
-    for (const key of ['index', 'journal'] as const) {
-      if (before[key === 'index' ? 0 : 1] === null) continue;
-      const copy = copyName();
-      try {
-        copyFileSync(paths[key], copy);
-        copied[key] = copy;
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-      }
+  const paths = [indexPath, `${indexPath}-journal`] as const;
+  let read = paths.map((path) => bytesOf(path));
+  if (!isMainThread) {
+    for (;;) {
+      const again = paths.map((path) => bytesOf(path));
+      const same = again.every((bytes, i) => {
+        const before = read[i];
+        return bytes === null || before === null || before === undefined
+          ? bytes === before
+          : bytes.equals(before);
+      });
+      read = again;
+      if (same) break;
     }
-    const after = [stamp(paths.index), stamp(paths.journal)];
-    if (isMainThread || (before[0] === after[0] && before[1] === after[1])) return copied;
   }
+  const [index, journal] = read;
+  return {
+    ...(index ? { index: copyOf(paths[0], index) } : {}),
+    ...(journal ? { journal: copyOf(paths[1], journal) } : {}),
+  };
 }
 
 type Moment = Omit<PowerCutEvent, 'names' | 'thread' | 'index' | 'journal'>;
@@ -147,10 +189,7 @@ function beforeSync(fd: number): Moment | undefined {
   if (!inVault(path)) return undefined;
   const stat = fstatSync(fd);
   if (stat.isDirectory()) {
-    const entries = readdirSync(path, { withFileTypes: true }).map(
-      (entry) => [entry.name, lstatSync(join(path, entry.name)).ino, entry.isDirectory()] as const,
-    );
-    return { kind: 'folder', folder: relative(root, path), entries };
+    return { kind: 'folder', folder: relative(root, path), entries: listed(path, path, false) };
   }
   const copy = copyName();
   // Through /proc, which opens the file anew: `fd` may have been opened for writing only.

@@ -44,6 +44,18 @@ function newEntry(access: Access, doing: string, signal: AbortSignal | undefined
 }
 
 /**
+ * Tells a caller whether its operation waits. A listener that throws must not leave the admission half-done (an
+ * entry running that no one will ever end): what it throws is dropped.
+ */
+function tell(onWaiting: ((waiting: boolean) => void) | undefined, waiting: boolean): void {
+  try {
+    onWaiting?.(waiting);
+  } catch {
+    // The listener's own failure; the operation's turn is what matters here.
+  }
+}
+
+/**
  * What a stopped operation ends with: locking wipes the keys under the operations it stops, so whichever step
  * noticed first (a wiped key, or the signal) the operation was cancelled.
  */
@@ -157,14 +169,14 @@ export class VaultActivity {
         entry,
         admit: () => {
           entry.controller.signal.removeEventListener('abort', onAbort);
-          if (waited) onWaiting?.(false);
+          if (waited) tell(onWaiting, false);
           resolve(entry);
         },
       });
       this.#admit();
       if (this.#waiting.some((waiter) => waiter.entry === entry)) {
         waited = true;
-        onWaiting?.(true);
+        tell(onWaiting, true);
       }
     });
   }

@@ -187,10 +187,13 @@ export class SmallFileRestorer {
         failed ??= { target: file.target, code: result?.code ?? 'EIO', syscall: result?.syscall ?? 'write' };
       }
     }
-    await this.#hooks.restored(restored);
+    // A file the file system refused is the news: it goes first, whatever befalls the report of the others.
+    const reporting = this.#hooks.restored(restored);
     if (failed) {
+      await reporting.catch(() => undefined);
       const cause = Object.assign(new Error(`${failed.syscall} ${failed.code}`), failed);
       throw asIoError(cause, `Could not write "${failed.target}"`);
     }
+    await reporting;
   }
 }

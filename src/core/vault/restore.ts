@@ -152,8 +152,8 @@ class RestoreJob {
   #files = 0;
   #folders = 0;
   readonly #createdFolders = new Set<string>();
-  /** The folders this restore made a folder in, to fsync (see #makeFoldersDurable). */
-  readonly #madeIn = new Set<string>();
+  /** The folders this restore made a folder in since they were last fsynced (see #makeFoldersDurable). */
+  readonly #unsynced = new Set<string>();
   /** Folders this restore made whose names are durable: the folder each was made in was fsynced since. */
   readonly #durableFolders = new Set<string>();
   #bytes = 0;
@@ -326,13 +326,13 @@ class RestoreJob {
   }
 
   /**
-   * fsyncs each folder this restore made a folder in, at the end: the folders that received files were made
-   * durable before those were reported (see #restored); this covers those left empty, so that a restore reported
-   * done survives a power cut whole.
+   * fsyncs each folder this restore made a folder in since it was last fsynced, at the end: the folders that
+   * received files were made durable before those were reported (see #restored); this covers those left empty,
+   * so that a restore reported done survives a power cut whole.
    * @throws {@link IoError} when one cannot be fsynced (one removed since, as emptied, is skipped).
    */
   async #makeFoldersDurable(): Promise<void> {
-    const folders = [...this.#madeIn];
+    const folders = [...this.#unsynced];
     try {
       // A few at a time: each holds a descriptor open until its fsync is done.
       for (let at = 0; at < folders.length; at += FOLDER_SYNCS_AT_ONCE) {
@@ -397,7 +397,10 @@ class RestoreJob {
     }
     if (!found) {
       try {
-        for (const folder of await makeFolders(target)) this.#madeIn.add(folder);
+        const madeIn = await makeFolders(target);
+        for (const folder of madeIn) this.#unsynced.add(folder);
+        // The folders made on the way (only if the destination changed meanwhile) are this restore's too.
+        for (const folder of madeIn.slice(1)) this.#createdFolders.add(folder);
       } catch (error) {
         if (!isPathTooLong(error)) throw asIoError(error, `Could not create "${target}"`);
         this.#reportTooLong(vaultPath, target);
@@ -520,7 +523,7 @@ class RestoreJob {
 
   /**
    * Accounts for files now at their targets, durable in their folders, and tells the caller, once the folders
-   * this restore made for them are durable too (the folder each was made in fsynced, once per new folder).
+   * this restore made for them are durable too (the folder each was made in fsynced).
    * @throws {@link IoError} when a folder cannot be fsynced (the files are left unreported).
    */
   async #restored(files: readonly (RestoredFile & { readonly bytesReported?: number })[]): Promise<void> {
@@ -532,9 +535,12 @@ class RestoreJob {
       }
     }
     const parents = [...new Set([...newFolders].map((folder) => dirname(folder)))];
+    // Taken off before the fsyncs start: a folder made in one meanwhile puts it back.
+    for (const parent of parents) this.#unsynced.delete(parent);
     try {
       await Promise.all(parents.map((parent) => syncDestinationFolder(parent)));
     } catch (error) {
+      for (const parent of parents) this.#unsynced.add(parent);
       throw asIoError(error, 'Could not make the restored folders durable');
     }
     for (const folder of newFolders) this.#durableFolders.add(folder);

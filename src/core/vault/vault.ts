@@ -198,6 +198,7 @@ export class Vault {
       passphrase,
       KDF_PRESETS[options.kdf ?? DEFAULT_KDF_PRESET],
     );
+    let db: IndexDb | undefined;
     try {
       const madeIn = await makeFolders(dirname(resolve(dir)));
       // Private when created here; a folder the user made (and left empty for the vault) keeps its mode.
@@ -209,8 +210,11 @@ export class Vault {
       );
       for (const sub of [BLOB_DIR, PACK_DIR, TEMP_DIR])
         await mkdir(join(dir, sub), { mode: PRIVATE_FOLDER_MODE });
+      // The folders made for the vault (the vault folder itself, say) survive a power cut once the folders they
+      // were made in are fsynced: before anything is in them, so that a failure here leaves no vault behind.
+      for (const folder of madeIn) await fsyncDirectory(folder);
       // The only place an index is created: opening never makes one (an empty index would show the vault empty).
-      const db = IndexDb.open(join(dir, INDEX_FILE), {
+      db = IndexDb.open(join(dir, INDEX_FILE), {
         readOnly: false,
         create: true,
         vaultId: keys.vaultId,
@@ -219,13 +223,12 @@ export class Vault {
       // The header goes last: a folder without it is not a vault, so a crash mid-create leaves nothing half-made.
       // Its write fsyncs the vault folder, which makes the entries made before it durable too.
       await writeVaultHeader(dir, headerBytes);
-      // The folders made for the vault (the vault folder itself, say) survive a power cut once the folders they
-      // were made in are fsynced.
-      for (const folder of madeIn) await fsyncDirectory(folder);
       const vault = new Vault(dir, db, sodium, headerBytes);
       vault.#startSession(keys);
       return vault;
     } catch (error) {
+      // Its exclusive lock would otherwise hold the folder until this process ends.
+      db?.close();
       keys.wipe();
       throw asIoError(error, `Could not create the vault in "${dir}"`);
     }

@@ -384,11 +384,13 @@ export function Browser({ vault }: { vault: VaultSummary }) {
     run(async () => {
       setDialog(null);
       // A large delete takes seconds (its packs are compacted): the status bar says it is under way.
-      setWorking(`Deleting ${describeItems(doomed)}…`);
+      const words = `Deleting ${describeItems(doomed)}…`;
+      setWorking(words);
       try {
         await call('entries.remove', { vaultId, paths: doomed.map((entry) => entry.path) });
       } finally {
-        setWorking(null);
+        // Unless another delete has said its own words since.
+        setWorking((shown) => (shown === words ? null : shown));
       }
       const gone = (path: string): boolean => doomed.some((entry) => isWithin(path, entry.path));
       setResults((before) => before?.filter((entry) => !gone(entry.path)) ?? null);

@@ -94,8 +94,9 @@ export async function settleIntents(
 
 /**
  * After a crash (when opening a writable vault): removes Coffer's own temp files from `tmp/`, settles every
- * recorded intent, and makes the vault's folders durable where they are. Nothing else is removed: a pack or blob file no row names may belong to an index that has not
- * arrived yet (a sync service), or to a newer index put aside.
+ * recorded intent, and makes the vault's folders durable where they are. Nothing else is removed: a pack or blob
+ * file no row names may belong to an index that has not arrived yet (a sync service), or to a newer index put
+ * aside.
  */
 export async function recoverFromCrash(vaultDir: string, db: IndexDb): Promise<void> {
   await clearTempFolder(vaultDir);

@@ -27,7 +27,7 @@ import { nameKey } from '../../shared/name-key.js';
 import { destinationPath, parseVaultPath } from '../names.js';
 import { publishFile } from '../publish.js';
 import type { Problem, Progress, RestoreOptions, RestoreReport } from '../types.js';
-import { asIoError, fsyncDirectory, makeFolders, removeQuietly } from './durable.js';
+import { asIoError, fsyncDirectory, fsyncFolderIfThere, makeFolders, removeQuietly } from './durable.js';
 import { SMALL_FILE_LIMIT } from './layout.js';
 import { refuseRestoreIntoVault, sameFile } from './outside.js';
 import { ByteSteps } from './progress.js';
@@ -134,10 +134,10 @@ const fsyncFd = promisify(fsync);
  */
 async function syncDestinationFolder(folder: string): Promise<void> {
   try {
-    await fsyncDirectory(folder);
+    await fsyncFolderIfThere(folder);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code !== 'ENOENT' && code !== 'EACCES' && code !== 'EPERM') throw error;
+    if (code !== 'EACCES' && code !== 'EPERM') throw error;
   }
 }
 /** Folders fsynced in parallel at the end of a restore. */

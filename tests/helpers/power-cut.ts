@@ -43,15 +43,22 @@ function namesIn(dir: string): Name[] {
   });
 }
 
-/** Copies `vaultDir` into `into` and notes its inodes, before a run. */
-export function before(vaultDir: string, into: string): Before {
+/**
+ * Copies `vaultDir` into `into` and notes its inodes, before a run. Everything in it is taken as durable but the
+ * paths `unsynced` gives (files and folders, relative to `vaultDir`): files and folders left there, never fsynced
+ * (a file whose bytes a cut empties, a name a cut may drop, a folder whose names a cut may drop).
+ */
+export function before(vaultDir: string, into: string, unsynced: ReadonlySet<string> = new Set()): Before {
   cpSync(vaultDir, into, { recursive: true });
   const names = namesIn(vaultDir);
   const bytes = new Map(
-    names.filter(([, , folder]) => !folder).map(([path, inode]) => [inode, join(into, path)]),
+    names
+      .filter(([path, , folder]) => !folder && !unsynced.has(path))
+      .map(([path, inode]) => [inode, join(into, path)]),
   );
   const folders = new Map<string, Name[]>([['', []]]);
   for (const [path, inode, folder] of names) {
+    if (unsynced.has(path)) continue;
     if (folder) folders.set(path, []);
     const parent = path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '';
     folders.get(parent)?.push([path.slice(parent === '' ? 0 : parent.length + 1), inode, folder]);

@@ -1,10 +1,11 @@
-import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { AlreadyExistsError, CancelledError, IntegrityError } from '../errors.js';
 import type { StoredFile, VaultEntry } from '../types.js';
 import { bufferSource, fileSource, openBlob } from './blob-io.js';
+import { fsyncDirectory } from './durable.js';
 import type { ContentRow } from './index-db.js';
 import { PACK_DIR, requireRegularFile, VAULT_READ_FLAGS } from './layout.js';
 import { walkPack } from './pack-walk.js';
@@ -43,6 +44,7 @@ export async function recoverUnreferenced(
   const recovered: VaultEntry[] = [];
   const left: StoredFile[] = [];
   const holdsNothing: StoredFile[] = [];
+  const syncedFolders = new Set<string>();
   for (const file of files) {
     if (signal?.aborted) throw new CancelledError();
     try {
@@ -61,6 +63,7 @@ export async function recoverUnreferenced(
         });
         continue;
       }
+      await makeDurable(session, file, syncedFolders);
       recovered.push(...adopt(session, fresh, mtimeOf(session, file)));
     } catch (error) {
       // Only damage to the file itself leaves it behind; anything else (a full disk, a lock, "/lost+found" being a
@@ -72,6 +75,31 @@ export async function recoverUnreferenced(
     }
   }
   return { recovered, left, holdsNothing };
+}
+
+/**
+ * Makes an unreferenced file durable where it is before a row names it: its bytes, and its name in each folder from
+ * its own up to the vault folder (each once per repair). What a sync service or a crash left there may never have
+ * been fsynced, and a row committed before it would outlive it after a power cut.
+ */
+async function makeDurable(session: Session, file: StoredFile, syncedFolders: Set<string>): Promise<void> {
+  const path = join(session.dir, file.path);
+  // Windows flushes a file only through a handle that may write to it; elsewhere reading is enough.
+  const access = process.platform === 'win32' ? constants.O_RDWR : constants.O_RDONLY;
+  const handle = await open(path, VAULT_READ_FLAGS | access);
+  try {
+    requireRegularFile(await handle.stat(), path);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  const parts = file.path.split('/');
+  for (let depth = parts.length - 1; depth >= 0; depth--) {
+    const folder = join(session.dir, ...parts.slice(0, depth));
+    if (syncedFolders.has(folder)) continue;
+    await fsyncDirectory(folder);
+    syncedFolders.add(folder);
+  }
 }
 
 function mtimeOf(session: Session, file: StoredFile): number {

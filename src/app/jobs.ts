@@ -8,6 +8,12 @@ import { errorResult } from './result.js';
 /** At most this many progress events a second per job (the contract promises about 20). */
 const PROGRESS_EVENTS_PER_SECOND = 20;
 
+/**
+ * A wait shorter than this is not told: a re-encryption takes a turn per batch, and a preview's read beside it
+ * would otherwise make its row say "waiting" and take it back many times a second.
+ */
+export const WAIT_TOLD_AFTER_MS = 250;
+
 /** What a job's work gets: its signal and where to report. */
 export interface JobContext {
   readonly signal: AbortSignal;
@@ -90,6 +96,8 @@ export class JobRegistry {
     const controller = new AbortController();
     const base = { jobId, vaultId, kind };
     const summary: RunningJob['summary'] = { ...base };
+    /** Tells that the job waits, once it has waited {@link WAIT_TOLD_AFTER_MS}. */
+    let waitTold: ReturnType<typeof setTimeout> | undefined;
     const progress = new EventCoalescer<Progress>((latest) => {
       this.#emit({ ...base, type: 'progress', progress: latest });
     }, this.#coalescing);
@@ -100,8 +108,19 @@ export class JobRegistry {
         progress.push(latest);
       },
       onWaiting: (waiting) => {
-        summary.waiting = waiting;
-        this.#emit({ ...base, type: 'waiting', waiting });
+        if (waiting) {
+          waitTold ??= setTimeout(() => {
+            summary.waiting = true;
+            this.#emit({ ...base, type: 'waiting', waiting: true });
+          }, WAIT_TOLD_AFTER_MS);
+          return;
+        }
+        clearTimeout(waitTold);
+        waitTold = undefined;
+        if (summary.waiting === true) {
+          summary.waiting = false;
+          this.#emit({ ...base, type: 'waiting', waiting: false });
+        }
       },
     };
     this.#emit({ ...base, type: 'started' });
@@ -124,6 +143,7 @@ export class JobRegistry {
           event = { ...base, type: 'ended', status: 'failed', code, message };
         }
       } finally {
+        clearTimeout(waitTold);
         this.#jobs.delete(jobId);
         cleanup?.();
       }

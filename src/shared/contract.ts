@@ -447,8 +447,8 @@ interface JobEventBase {
  * 'ended' — 'done' with the report, 'cancelled' (by the user, or because the vault was locked or closed), or
  * 'failed' with an error. A job's events may arrive before the answer that carries its id (in the preview they
  * come over another connection): keep them by `jobId` until it is known. At any point before 'ended', 'waiting'
- * (true) says the job waits for another on its vault to end, and (false) that its turn came; a re-encryption
- * takes a turn per batch, so it may wait more than once.
+ * (true) says the job has waited a quarter of a second for another on its vault to end (a shorter wait is not
+ * told), and (false) that its turn came; a re-encryption takes a turn per batch, so it may wait more than once.
  */
 export type JobEvent = JobEventBase &
   (

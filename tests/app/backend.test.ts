@@ -416,12 +416,29 @@ describe('jobs', () => {
   it('says that a job waits for another on the vault to end, and when its turn came', async () => {
     const app = await newApp();
     const { vaultId } = await newVaultIn(app);
-    app.dialogs.files.push([join(await threeLargeFiles(), 'a.bin')]);
-    const picked = await app.call('dialog.pickFiles', { purpose: 'add-files', vaultId });
-    if (!picked) throw new Error('nothing picked');
-    const add = startedJobId(await app.call('job.add', { vaultId, source: picked.handle }));
-    // A check runs alone: it waits for the add.
+    // An add held until the test lets its bytes come: a drop whose bytes are still arriving.
+    let arrive = (): void => undefined;
+    const arrived = new Promise<void>((resolve) => {
+      arrive = resolve;
+    });
+    async function* bytes(): AsyncGenerator<Uint8Array> {
+      await arrived;
+      yield Buffer.from('hello');
+    }
+    const dropped = app.backend.registerDroppedBytes([
+      { name: 'hello.txt', size: 5, mtime: 1_600_000_000_000, bytes: bytes() },
+    ]);
+    if (!dropped.ok) throw new Error(dropped.message);
+    const add = startedJobId(await app.call('job.add', { vaultId, source: dropped.value.handle }));
+    // A check runs alone: it waits for the add, and says so once it has waited a while.
     const check = await app.call('job.verify', { vaultId, readData: false });
+    await vi.waitFor(() => {
+      expect(app.events.some(({ payload }) => (payload as JobEvent).type === 'waiting')).toBe(true);
+    });
+    expect(await app.call('job.list', {})).toContainEqual(
+      expect.objectContaining({ jobId: check.jobId, waiting: true }),
+    );
+    arrive();
     const [added, checked] = await Promise.all([app.jobEvents(add), app.jobEvents(check.jobId)]);
     expect(added.some((event) => event.type === 'waiting')).toBe(false);
     expect(checked.map((event) => event.type).slice(0, 3)).toEqual(['started', 'waiting', 'waiting']);

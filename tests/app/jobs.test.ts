@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
-import { EventCoalescer, JobRegistry } from '../../src/app/jobs.js';
+import { EventCoalescer, JobRegistry, WAIT_TOLD_AFTER_MS } from '../../src/app/jobs.js';
 import { CancelledError, IoError } from '../../src/core/errors.js';
 import type { Progress } from '../../src/core/types.js';
 import type { JobEvent } from '../../src/shared/contract.js';
@@ -120,6 +120,36 @@ describe('job registry', () => {
     expect(() => {
       jobs.cancel(cancelled);
     }).toThrow(/No such job/);
+  });
+
+  it('tells a wait for another job only once it has lasted a while, and then when the turn came', async () => {
+    vi.useFakeTimers();
+    const events: JobEvent[] = [];
+    const jobs = new JobRegistry((event) => events.push(event));
+    let onWaiting = (waiting: boolean): void => {
+      void waiting;
+    };
+    jobs.start('v-1', 'reencrypt', (context) => {
+      ({ onWaiting } = context);
+      return new Promise<never>(() => undefined);
+    });
+    const told = () => events.flatMap((event) => (event.type === 'waiting' ? [event.waiting] : []));
+    // The work starts a microtask after start().
+    await vi.advanceTimersByTimeAsync(0);
+    // A batch's short wait behind a preview's read: nothing said.
+    onWaiting(true);
+    vi.advanceTimersByTime(WAIT_TOLD_AFTER_MS - 1);
+    onWaiting(false);
+    vi.advanceTimersByTime(WAIT_TOLD_AFTER_MS);
+    expect(told()).toEqual([]);
+    // A long one: said once it has lasted, and its end said too.
+    onWaiting(true);
+    vi.advanceTimersByTime(WAIT_TOLD_AFTER_MS);
+    expect(told()).toEqual([true]);
+    expect(jobs.list()[0]?.waiting).toBe(true);
+    onWaiting(false);
+    expect(told()).toEqual([true, false]);
+    expect(jobs.list()[0]?.waiting).toBe(false);
   });
 
   it('stop() aborts only the jobs of that vault and settles when they ended', async () => {

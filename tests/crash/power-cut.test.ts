@@ -253,8 +253,9 @@ function failureReport(failures: readonly { moment: string; error: unknown }[]):
 /**
  * Rebuilds the folder after each recorded moment (and after none), both ways, and runs `check` on each rebuild:
  * `done` after the last moment, `said` what the CLI had written to its standard output by then, `vaultChanged`
- * false when the vault folder (`vault` in it) was rebuilt from the same files as the cut before (whose check
- * passed or was reported), and `next` the moment after. Fails with every cut whose check failed.
+ * false when the vault folder (`vault` in it) was rebuilt from the same files as the cut before rebuilt the same
+ * way (whose check passed or was reported), `kept` which way, and `next` the moment after. Fails with every cut
+ * whose check failed.
  */
 async function expectEveryCut(
   {
@@ -265,7 +266,7 @@ async function expectEveryCut(
   }: { root: string; start: Before; events: readonly PowerCutEvent[]; vault: string },
   check: (
     cut: string,
-    at: { done: boolean; said: string; vaultChanged: boolean },
+    at: { done: boolean; said: string; vaultChanged: boolean; kept: KeptNames },
     next: PowerCutEvent | undefined,
   ) => Promise<void>,
 ): Promise<void> {
@@ -282,7 +283,7 @@ async function expectEveryCut(
       const vaultState = afterCut(start, events, { count, kept, vault }, cut);
       const moment = `cut after event ${count} of ${events.length} (${events[count - 1]?.kind ?? 'none'}), ${kept}`;
       const vaultChanged = done || checked.get(kept) !== vaultState;
-      await check(cut, { done, said, vaultChanged }, events[count]).catch((error: unknown) => {
+      await check(cut, { done, said, vaultChanged, kept }, events[count]).catch((error: unknown) => {
         failures.push({ moment, error });
       });
       checked.set(kept, vaultState);
@@ -350,13 +351,17 @@ describe.runIf(RUNS_HERE)('power-cut safety (unsynced writes dropped)', () => {
           'files fsynced on worker threads',
         ).toBe(true);
       }
-      let checkedSaid = '';
+      // What the CLI had said at the last rebuild checked, per way of rebuilding.
+      const checkedSaid = new Map<KeptNames, string>();
       await expectEveryCut(
         { root, start, events, vault: 'vault' },
-        async (cut, { done, said, vaultChanged }, next) => {
+        async (cut, { done, said, vaultChanged, kept }, next) => {
           // An add's vault is looked at again once the add said it added more (after the last of a run of lines).
-          if (vaultChanged || (operation === 'add' && said !== checkedSaid && next?.kind !== 'said')) {
-            checkedSaid = said;
+          if (
+            vaultChanged ||
+            (operation === 'add' && said !== checkedSaid.get(kept) && next?.kind !== 'said')
+          ) {
+            checkedSaid.set(kept, said);
             await checkVault(join(cut, 'vault'), operation, { seed, added }, { done, said });
           }
           if (operation === 'restore')

@@ -39,6 +39,8 @@ export interface JobView {
   readonly verifyReport?: VerifyReport;
   /** Whether it waits for another job on the vault to end before it starts. */
   readonly waiting?: boolean;
+  /** Where it puts files, in words ("Into Personal/Reports"), when this window started it. */
+  readonly place?: string;
 }
 
 export interface CofferState {
@@ -184,6 +186,22 @@ export function jobEvent(event: JobEvent): void {
       jobs: jobs.some((job) => job.jobId === event.jobId)
         ? jobs.map((job) => (job.jobId === event.jobId ? next : job))
         : [...jobs, next],
+    };
+  });
+}
+
+/**
+ * Notes where a job this window started puts its files, once its id is known; its events may have come first, or
+ * may come after (then they fold into the row this makes). Nothing once the vault locked meanwhile.
+ */
+export function placeJob(job: { vaultId: string; jobId: string; kind: JobKind }, place: string): void {
+  useCoffer.setState(({ vault, jobs }) => {
+    if (vault?.vaultId !== job.vaultId || vault.locked) return {};
+    const { jobId, kind } = job;
+    return {
+      jobs: jobs.some((shown) => shown.jobId === jobId)
+        ? jobs.map((shown) => (shown.jobId === jobId ? { ...shown, place } : shown))
+        : [...jobs, { jobId, kind, status: 'running', problems: [], startedAt: Date.now(), place }],
     };
   });
 }

@@ -5,7 +5,7 @@ import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 
-import { showNotices } from '../../src/renderer/store.js';
+import { jobEvent, showNotices } from '../../src/renderer/store.js';
 import type { VaultEntry } from '../../src/shared/contract.js';
 import { Refusal } from './fake-api.js';
 import { browse, drawnRows, withViewport } from './vault-browser.js';
@@ -112,8 +112,8 @@ describe('search as you type', () => {
       'Modified',
     ]);
     expect(drawnRows().map((result) => cellsOf(result).slice(0, 3))).toEqual([
-      ['report-draft.txt', '/', '200 B'],
-      ['report.pdf', '/Reports', '4.0 kB'],
+      ['report-draft.txt', 'Personal', '200 B'],
+      ['report.pdf', 'Personal/Reports', '4.0 kB'],
     ]);
     expect(status()).toBe('2 results');
 
@@ -244,6 +244,29 @@ describe('changing search results', () => {
     });
   });
 
+  it('says a delete waits while a job that ran before it has not ended, and not for one started after it', async () => {
+    await browse(ROOT, {
+      'entries.search': () => FOUND,
+      'entries.remove': () => new Promise(() => undefined),
+    });
+    const job = (jobId: string, event: { type: 'started' } | { type: 'ended'; status: 'cancelled' }) => {
+      act(() => {
+        jobEvent({ jobId, vaultId: VAULT.vaultId, kind: 'add', ...event });
+      });
+    };
+    job('before', { type: 'started' });
+    await deleteFoundFolder();
+    const working = screen.getByRole('status', { name: 'Work under way' });
+    await waitFor(() => {
+      expect(working.textContent).toBe(' Deleting “Reports” · waiting for another job on this vault to end…');
+    });
+    job('after', { type: 'started' });
+    job('before', { type: 'ended', status: 'cancelled' });
+    await waitFor(() => {
+      expect(working.textContent).toBe(' Deleting “Reports”…');
+    });
+  });
+
   it('shows a moved result in its new folder', async () => {
     let moved = false;
     const { requests } = await browse(
@@ -268,7 +291,7 @@ describe('changing search results', () => {
       { vaultId: 'v1', paths: ['/report-draft.txt'], destination: '/Reports' },
     ]);
     await waitFor(() => {
-      expect(cellsOf(row('report-draft.txt')).slice(0, 2)).toEqual(['report-draft.txt', '/Reports']);
+      expect(cellsOf(row('report-draft.txt')).slice(0, 2)).toEqual(['report-draft.txt', 'Personal/Reports']);
     });
   });
 

@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 import './dom.js';
 
-import { render, screen, within } from '@testing-library/react';
+import { act, render, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
 
@@ -11,6 +11,7 @@ import {
   MoveDialog,
   RestoreDialog,
 } from '../../src/renderer/browser/dialogs.js';
+import { jobEvent } from '../../src/renderer/store.js';
 import type { VaultEntry } from '../../src/shared/contract.js';
 import type { FakeApi, Handlers } from './fake-api.js';
 import { file, folder, requests, tree } from './fixtures.js';
@@ -101,13 +102,13 @@ describe('the delete confirmation', () => {
 });
 
 describe('Move to…', () => {
-  /** The dialog moving `entries` within TREE; returns its onConfirm. */
-  const renderMoveDialog = (entries: readonly VaultEntry[]) => {
+  /** The dialog moving `entries` within `folders`; returns its onConfirm. */
+  const renderMoveDialog = (entries: readonly VaultEntry[], folders = TREE) => {
     const confirm = vi.fn();
     render(
       <MoveDialog
         entries={entries}
-        tree={TREE}
+        tree={folders}
         vaultName="Personal"
         onConfirm={confirm}
         onCancel={() => undefined}
@@ -133,6 +134,33 @@ describe('Move to…', () => {
         .getAllByRole('option')
         .map((option) => option.textContent),
     ).toEqual(['Personal', 'Photos', 'Beach']);
+  });
+
+  it('names a folder whose name another offered folder shares by where it is, for a screen reader', () => {
+    const twins = tree('/', [
+      tree('/2023', [tree('/2023/Month 1')]),
+      tree('/2024', [tree('/2024/Month 1'), tree('/2024/Month 2')]),
+    ]);
+    renderMoveDialog([file('/2024/Month 1/a.txt')], twins);
+    const options = screen.getAllByRole('option');
+    const named = [
+      'Personal',
+      '2023',
+      'Month 1, in Personal/2023',
+      '2024',
+      'Month 1, in Personal/2024 (already here)',
+      'Month 2',
+    ].map((name) => screen.getByRole('option', { name }));
+    expect(named).toEqual(options);
+    // What is seen stays the name, the indent showing where it is.
+    expect(options.map((option) => option.textContent)).toEqual([
+      'Personal',
+      '2023',
+      'Month 1',
+      '2024',
+      'Month 1 (already here)',
+      'Month 2',
+    ]);
   });
 
   it('moves only once a folder is chosen, into the folder chosen', async () => {
@@ -354,6 +382,8 @@ describe('the dialogs as the browser opens them', () => {
     expect(requests(api, 'job.restore')).toEqual([
       { vaultId: 'v1', paths: ['/todo.txt'], destination: 'folder-1', overwrite: true },
     ]);
+    const job = await screen.findByRole('listitem', { name: 'Restore job' });
+    expect(within(job).getByText('To /home/u/Restored')).toBeTruthy();
   });
 
   it('an add that meets taken names starts only once the user chose, with that choice', async () => {
@@ -372,6 +402,34 @@ describe('the dialogs as the browser opens them', () => {
       { vaultId: 'v1', source: 'files-1', destination: '/', onExisting: 'ask' },
       { vaultId: 'v1', source: 'files-1', destination: '/', onExisting: 'skip' },
     ]);
+  });
+
+  it('says in the jobs panel which folder each add puts its files into, while it runs and once it is done', async () => {
+    await browseRoot({
+      'entries.list': ({ path }) => (path === '/Archive' ? [file('/Archive/notes.txt')] : ROOT),
+      'dialog.pickFiles': () => ({ handle: 'files-1', label: '1 file', count: 1 }),
+      'job.add': () => ({ jobId: 'add-1' }),
+    });
+    screen.getByRole('grid', { name: 'Files' }).focus();
+    await userEvent.keyboard('{Home}{Enter}');
+    await screen.findByText(/^1 item/);
+    await userEvent.click(screen.getByRole('button', { name: 'Add files…' }));
+    const job = await screen.findByRole('listitem', { name: 'Add job' });
+    expect(within(job).getByText('Into Personal/Archive')).toBeTruthy();
+    const report = { filesAdded: 1, foldersAdded: 0, bytesAdded: 5, problems: [], replaced: 0, skipped: 0 };
+    act(() => {
+      jobEvent({ jobId: 'add-1', vaultId: 'v1', kind: 'add', type: 'started' });
+      jobEvent({
+        jobId: 'add-1',
+        vaultId: 'v1',
+        kind: 'add',
+        type: 'ended',
+        status: 'done',
+        result: { kind: 'add', report },
+      });
+    });
+    expect(within(job).getByRole('status').textContent).toBe('Added 1 file.');
+    expect(within(job).getByText('Into Personal/Archive')).toBeTruthy();
   });
 
   it('names a folder below the top as the vault’s name and its path, as it does the top by the vault’s name', async () => {

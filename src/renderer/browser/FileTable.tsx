@@ -6,15 +6,15 @@ import type { VaultEntry } from '../../shared/contract.js';
 import { formatDate, formatSize, parentOf } from '../format.js';
 import { OVERSCAN, ROW_HEIGHT } from '../virtual-rows.js';
 import { endMoveDrag, startMoveDrag, useFolderDrop, type FolderDropHandlers } from './drag.js';
-import { pathsBetween, type SortColumn, type SortOrder } from './entries.js';
+import { folderLabel, pathsBetween, type SortColumn, type SortOrder } from './entries.js';
 
 export interface FileTableProps extends FolderDropHandlers {
   /** The rows in the order shown. */
   readonly rows: readonly VaultEntry[];
   readonly sort: SortOrder;
   readonly onSort: (order: SortOrder) => void;
-  /** Show each row's folder (search results). */
-  readonly withFolder: boolean;
+  /** Search results: the vault's name, each row shown with its folder named from it down (as Move to… names them). */
+  readonly searchedVault: string | null;
   readonly selection: ReadonlySet<string>;
   readonly onSelect: (selection: ReadonlySet<string>) => void;
   /** The row whose name is being edited, if any. */
@@ -226,7 +226,7 @@ export function FileTable(props: FileTableProps) {
             </button>
           </div>
         );
-        return column === 'name' && props.withFolder
+        return column === 'name' && props.searchedVault !== null
           ? [
               cell,
               <div key="folder" role="columnheader" className="cell col-folder">
@@ -242,13 +242,13 @@ export function FileTable(props: FileTableProps) {
     <div
       ref={grid}
       role="grid"
-      aria-label={props.withFolder ? 'Search results' : 'Files'}
+      aria-label={props.searchedVault !== null ? 'Search results' : 'Files'}
       aria-multiselectable="true"
       aria-rowcount={rows.length + 1}
-      aria-colcount={props.withFolder ? 4 : 3}
+      aria-colcount={props.searchedVault !== null ? 4 : 3}
       aria-activedescendant={rows.length > 0 ? rowId(focusIndex) : undefined}
       tabIndex={0}
-      className={props.withFolder ? 'file-grid with-folder' : 'file-grid'}
+      className={props.searchedVault !== null ? 'file-grid with-folder' : 'file-grid'}
       onKeyDown={onKeyDown}
     >
       <div role="rowgroup">{header}</div>
@@ -334,9 +334,9 @@ function FileRow({ index, top, entry, table, focused, onClick }: FileRowProps) {
           <span className="name">{entry.name}</span>
         )}
       </div>
-      {table.withFolder && (
+      {table.searchedVault !== null && (
         <div role="gridcell" className="cell col-folder muted">
-          {parentOf(entry.path)}
+          {folderLabel(table.searchedVault, parentOf(entry.path))}
         </div>
       )}
       <div

@@ -17,7 +17,7 @@ import {
 import type { FolderTree, VaultEntry } from '../../shared/contract.js';
 import { plural } from '../../shared/plural.js';
 import { nameOf, parentOf } from '../format.js';
-import { describeItems, flattenTree, isWithin } from './entries.js';
+import { describeItems, flattenTree, folderLabel, isWithin } from './entries.js';
 
 export function Frame({
   title,
@@ -143,6 +143,14 @@ export function MoveDialog({
   const holders = new Set(entries.map((entry) => parentOf(entry.path)));
   const [here] = holders.size === 1 ? holders : [];
   const [destination, setDestination] = useState<string | null>(null);
+  const nameCounts = new Map<string, number>();
+  for (const { folder } of folders) nameCounts.set(folder.name, (nameCounts.get(folder.name) ?? 0) + 1);
+  // Indents show sighted users where a folder is; a name shared by two folders is told apart by where each is.
+  const spokenName = (folder: FolderTree): string | undefined =>
+    folder.path !== '/' && (nameCounts.get(folder.name) ?? 0) > 1
+      ? `${folder.name}, in ${folderLabel(vaultName, parentOf(folder.path))}` +
+        (folder.path === here ? ' (already here)' : '')
+      : undefined;
   return (
     <Frame title={`Move ${describeItems(entries)} to…`} onCancel={onCancel}>
       <ListBox
@@ -166,6 +174,7 @@ export function MoveDialog({
           <ListBoxItem
             id={folder.path}
             textValue={folder.path === '/' ? vaultName : folder.name}
+            aria-label={spokenName(folder)}
             className="chooser-item"
             style={{ paddingLeft: 12 + depth * 16 }}
           >

@@ -8,7 +8,6 @@ import {
   FolderInput,
   FolderPlus,
   Info,
-  LoaderCircle,
   Lock,
   Search,
   SearchX,
@@ -49,12 +48,13 @@ import {
 } from '../browser/entries.js';
 import { FileTable } from '../browser/FileTable.js';
 import { FolderTree } from '../browser/FolderTree.js';
+import { WorkStatus, workThatRunsAlone, type WorkUnderWay } from '../browser/WorkStatus.js';
 import { crumbs, formatSize, nameOf, parentOf } from '../format.js';
 import { lockVault, useLockShortcut } from '../lock.js';
 import { useCapabilities } from '../host.js';
 import { useOpenWithApp } from '../open-with.js';
 import { plural } from '../../shared/plural.js';
-import { setSelection, showFolder, useCoffer } from '../store.js';
+import { placeJob, setSelection, showFolder, useCoffer } from '../store.js';
 import { ErrorText } from './ErrorText.js';
 import { JobsPanel } from './JobsPanel.js';
 import { PreviewDialog } from './PreviewDialog.js';
@@ -111,8 +111,7 @@ export function Browser({ vault }: { vault: VaultSummary }) {
   const [menu, setMenu] = useState<{ x: number; y: number } | null>(null);
   const [dialog, setDialog] = useState<DialogState | null>(null);
   const [dragging, setDragging] = useState(false);
-  /** A change under way that takes long enough to need saying (a large delete), in words. */
-  const [working, setWorking] = useState<string | null>(null);
+  const [working, setWorking] = useState<WorkUnderWay | null>(null);
   const [previewing, setPreviewing] = useState<VaultEntry | null>(null);
   const [panel, setPanel] = useState<(typeof PANELS)[number]['panel'] | null>(null);
   const dragDepth = useRef(0);
@@ -300,15 +299,25 @@ export function Browser({ vault }: { vault: VaultSummary }) {
 
   const capabilities = useCapabilities();
   /** Starts adding what `source` names, or asks what to do if names it brings are taken. */
-  const startAdd = async (source: string, destination: string): Promise<void> => {
-    const started = await call('job.add', { vaultId, source, destination, onExisting: 'ask' });
+  /** Asks for an add (`onExisting` 'ask' first: the names already there, if any, come back as a question). */
+  const startAdd = async (
+    source: string,
+    destination: string,
+    onExisting: ExistingChoice | 'ask' = 'ask',
+  ): Promise<void> => {
+    const started = await call('job.add', { vaultId, source, destination, onExisting });
     if ('taken' in started) setDialog({ kind: 'existing', source, destination, ...started.taken });
+    else
+      placeJob(
+        { vaultId, jobId: started.jobId, kind: 'add' },
+        `Into ${folderLabel(vault.name, destination)}`,
+      );
   };
 
   const addAnyway = (source: string, destination: string, onExisting: ExistingChoice): Promise<void> =>
     run(async () => {
       setDialog(null);
-      await call('job.add', { vaultId, source, destination, onExisting });
+      await startAdd(source, destination, onExisting);
     });
 
   const addFiles = ({ files, folders }: FileDrop, destination: string): Promise<void> => {
@@ -384,13 +393,13 @@ export function Browser({ vault }: { vault: VaultSummary }) {
     run(async () => {
       setDialog(null);
       // A large delete takes seconds (its packs are compacted): the status bar says it is under way.
-      const words = `Deleting ${describeItems(doomed)}…`;
-      setWorking(words);
+      const deleting = workThatRunsAlone(`Deleting ${describeItems(doomed)}`);
+      setWorking(deleting);
       try {
         await call('entries.remove', { vaultId, paths: doomed.map((entry) => entry.path) });
       } finally {
         // Unless another delete has said its own words since.
-        setWorking((shown) => (shown === words ? null : shown));
+        setWorking((shown) => (shown === deleting ? null : shown));
       }
       const gone = (path: string): boolean => doomed.some((entry) => isWithin(path, entry.path));
       setResults((before) => before?.filter((entry) => !gone(entry.path)) ?? null);
@@ -420,11 +429,21 @@ export function Browser({ vault }: { vault: VaultSummary }) {
         setDialog({ kind: 'restore', entries: chosen, handle: picked.handle, label: picked.label });
     });
 
-  const restore = (chosen: readonly VaultEntry[], destination: string, overwrite: boolean): Promise<void> =>
+  const restore = (
+    chosen: readonly VaultEntry[],
+    destination: { handle: string; label: string },
+    overwrite: boolean,
+  ): Promise<void> =>
     run(async () => {
       setDialog(null);
       const paths = chosen.map((entry) => entry.path);
-      await call('job.restore', { vaultId, paths, destination, overwrite });
+      const { jobId } = await call('job.restore', {
+        vaultId,
+        paths,
+        destination: destination.handle,
+        overwrite,
+      });
+      placeJob({ vaultId, jobId, kind: 'restore' }, `To ${destination.label}`);
     });
 
   const openWith = useOpenWithApp(vaultId, setError);
@@ -632,7 +651,7 @@ export function Browser({ vault }: { vault: VaultSummary }) {
               rows={rows}
               sort={sort}
               onSort={setSort}
-              withFolder={searching}
+              searchedVault={searching ? vault.name : null}
               selection={selection}
               onSelect={setSelection}
               renaming={renaming?.path ?? null}
@@ -685,13 +704,7 @@ export function Browser({ vault }: { vault: VaultSummary }) {
             ` (${formatSize(selectedBytes)})`}
           {vaultBytes !== null && ` · vault ${formatSize(vaultBytes)}`}
         </span>
-        <span role="status" aria-label="Work under way" className="status-working">
-          {working !== null && (
-            <>
-              <LoaderCircle size={14} aria-hidden="true" className="spin" /> {working}
-            </>
-          )}
-        </span>
+        <WorkStatus work={working} />
       </footer>
       <JobsPanel onShowInFolder={showInFolder} onEmptied={focusFileTable} />
       {previewing && (
@@ -788,7 +801,7 @@ export function Browser({ vault }: { vault: VaultSummary }) {
         <RestoreDialog
           entries={dialog.entries}
           destinationLabel={dialog.label}
-          onConfirm={(overwrite) => void restore(dialog.entries, dialog.handle, overwrite)}
+          onConfirm={(overwrite) => void restore(dialog.entries, dialog, overwrite)}
           onCancel={() => {
             setDialog(null);
           }}

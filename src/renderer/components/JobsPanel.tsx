@@ -124,6 +124,11 @@ const JobRow = memo(function JobRow({
           </>
         )}
       </div>
+      {job.place !== undefined && (
+        <span className="job-place" title={job.place}>
+          {job.place}
+        </span>
+      )}
       {running && <ErrorText message={cancelRefused} />}
       {running && (
         <progress

@@ -1,6 +1,7 @@
 /**
  * A simulated power cut at every moment of add, delete, move, rename, making folders, a passphrase change, adding
- * and removing a passphrase, a re-encryption, a restore and a repair that brings back files left there unsynced
+ * and removing a passphrase, making a recovery key (which must open the vault from the moment it is shown), a key
+ * rotation, a re-encryption, a restore and a repair that brings back files left there unsynced
  * (`verify --repair`): the vault folder (and the restore's destination) is rebuilt as a cut could leave it
  * (tests/helpers/power-cut.ts: only what was fsynced survives; SQLite's files as they were), then the vault must
  * open, unlock with the passphrases before the operation or those after it, pass
@@ -48,7 +49,18 @@ if (!RUNS_HERE) console.warn('power-cut test skipped: it needs Linux (/proc/self
 const KEPT: readonly KeptNames[] = ['synced names', 'names at the cut'];
 
 type Operation =
-  'add' | 'rm' | 'mv' | 'rename' | 'mkdir' | 'passwd' | 'keys add' | 'keys remove' | 'reencrypt' | 'restore';
+  | 'add'
+  | 'rm'
+  | 'mv'
+  | 'rename'
+  | 'mkdir'
+  | 'passwd'
+  | 'keys add'
+  | 'keys remove'
+  | 'recovery-key'
+  | 'rotate'
+  | 'reencrypt'
+  | 'restore';
 const OPERATIONS: Operation[] = [
   'add',
   'rm',
@@ -58,9 +70,13 @@ const OPERATIONS: Operation[] = [
   'passwd',
   'keys add',
   'keys remove',
+  'recovery-key',
+  'rotate',
   'reencrypt',
   'restore',
 ];
+/** Operations whose output says something done that a cut must keep from then on (what was added, a new key). */
+const SAYS_DONE: readonly Operation[] = ['add', 'recovery-key'];
 
 /**
  * Which passphrases may open the vault after a cut: sets of them, one of which must be exactly the set that does
@@ -227,12 +243,25 @@ async function checkVault(
     } else {
       expect([...paths].sort()).toEqual(vaultPaths(seed));
       await expectBytes(vault, paths, '/', seed);
-      if (operation === 'reencrypt' && done)
-        expect((await vault.info()).keyIds, 'keys once reported done').toHaveLength(1);
+      const { keyIds } = await vault.info();
+      if (operation === 'reencrypt' && done) expect(keyIds, 'keys once reported done').toHaveLength(1);
+      // A rotation adds a key: there before the CLI says it is done, or after.
+      if (operation === 'rotate') expect(done ? [2] : [1, 2], 'keys').toContain(keyIds?.length);
     }
   } finally {
     vault.close();
   }
+  // A recovery key shown to the user must open the vault from then on.
+  const [recoveryKey] = said.split('\n');
+  if (operation === 'recovery-key' && recoveryKey !== undefined && recoveryKey !== '') {
+    const again = await Vault.open(dir, { sodium: nativeSodium });
+    try {
+      await again.unlockWithRecoveryKey(recoveryKey);
+    } finally {
+      again.close();
+    }
+  }
+  if (operation === 'recovery-key' && done) expect(recoveryKey, 'the recovery key shown').not.toBe('');
   // The unlocks above wrote the backup again where the cut had left it behind the header.
   expect(readFileSync(join(dir, 'coffer.header.bak'))).toEqual(readFileSync(join(dir, 'coffer.header')));
 }
@@ -330,6 +359,8 @@ describe.runIf(RUNS_HERE)('power-cut safety (unsynced writes dropped)', () => {
         passwd: ['passwd', dir],
         'keys add': ['keys', dir, 'add', '--kdf', 'interactive'],
         'keys remove': ['keys', dir, 'remove', '1'],
+        'recovery-key': ['recovery-key', dir],
+        rotate: ['rotate', dir],
         reencrypt: ['rotate', dir, '--reencrypt'],
         restore: ['restore', dir, '/docs', '/keep', '--to', join(disk, 'restored', 'out'), '--verbose'],
       };
@@ -356,10 +387,10 @@ describe.runIf(RUNS_HERE)('power-cut safety (unsynced writes dropped)', () => {
       await expectEveryCut(
         { root, start, events, vault: 'vault' },
         async (cut, { done, said, vaultChanged, kept }, next) => {
-          // An add's vault is looked at again once the add said it added more (after the last of a run of lines).
+          // Looked at again once the CLI said it did more (after the last of a run of lines): an add's files, a key.
           if (
             vaultChanged ||
-            (operation === 'add' && said !== checkedSaid.get(kept) && next?.kind !== 'said')
+            (SAYS_DONE.includes(operation) && said !== checkedSaid.get(kept) && next?.kind !== 'said')
           ) {
             checkedSaid.set(kept, said);
             await checkVault(join(cut, 'vault'), operation, { seed, added }, { done, said });

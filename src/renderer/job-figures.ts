@@ -1,4 +1,4 @@
-/** Speed and time left of a running job, from its progress so far; which jobs the panel shows. */
+/** Speed and time left of a running job, from its progress so far; which jobs the panel shows; waiting words. */
 import type { Progress } from '../shared/contract.js';
 import type { JobView } from './store.js';
 
@@ -30,6 +30,9 @@ export function formatTimeLeft(seconds: number): string {
 
 /** How long a job runs before the jobs panel shows it running (how it ended is always shown). */
 export const SHOW_RUNNING_AFTER_MS = 400;
+
+/** What a job, or a delete, says while the engine holds it back for another job on its vault. */
+export const WAITING_FOR_ANOTHER_JOB = 'waiting for another job on this vault to end…';
 
 /**
  * The jobs the panel shows at `now`: every ended one, and those running for {@link SHOW_RUNNING_AFTER_MS} or

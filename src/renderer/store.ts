@@ -1,6 +1,6 @@
 /**
  * The one store of the window's state. Everything decrypted from a vault (names in `entries`, the `selection`,
- * finished jobs' summaries) lives here and nowhere else, so {@link clearVaultContents} removes all of it when the
+ * finished jobs' summaries, the folders jobs put files into) lives here and nowhere else, so {@link clearVaultContents} removes all of it when the
  * vault locks or closes.
  */
 import { create } from 'zustand';
@@ -39,8 +39,6 @@ export interface JobView {
   readonly verifyReport?: VerifyReport;
   /** Whether it waits for another job on the vault to end before it starts. */
   readonly waiting?: boolean;
-  /** Where it puts files, in words ("Into Personal/Reports"), when this window started it. */
-  readonly place?: string;
 }
 
 export interface CofferState {
@@ -53,6 +51,11 @@ export interface CofferState {
   readonly listed: boolean;
   readonly selection: ReadonlySet<string>;
   readonly jobs: readonly JobView[];
+  /**
+   * Where each job this window started puts its files, in words ("Into Personal/Reports"), by job id: noted when
+   * the job's id comes back, which may be before or after its first events.
+   */
+  readonly places: Readonly<Record<string, string>>;
   /**
    * How many of this vault's jobs have ended since it was unlocked (dismissing one does not lower it): what the
    * browser watches to show a changed folder again, so that a job's progress re-renders only the jobs panel.
@@ -69,13 +72,14 @@ export interface CofferState {
 
 const EMPTY: Pick<
   CofferState,
-  'folder' | 'entries' | 'listed' | 'selection' | 'jobs' | 'jobsEnded' | 'notices'
+  'folder' | 'entries' | 'listed' | 'selection' | 'jobs' | 'places' | 'jobsEnded' | 'notices'
 > = {
   folder: '/',
   entries: [],
   listed: false,
   selection: new Set(),
   jobs: [],
+  places: {},
   jobsEnded: 0,
   notices: [],
 };
@@ -190,27 +194,29 @@ export function jobEvent(event: JobEvent): void {
   });
 }
 
-/**
- * Notes where a job this window started puts its files, once its id is known; its events may have come first, or
- * may come after (then they fold into the row this makes). Nothing once the vault locked meanwhile.
- */
-export function placeJob(job: { vaultId: string; jobId: string; kind: JobKind }, place: string): void {
-  useCoffer.setState(({ vault, jobs }) => {
-    if (vault?.vaultId !== job.vaultId || vault.locked) return {};
-    const { jobId, kind } = job;
+/** Notes where a job this window started puts its files ({@link CofferState.places}); nothing once the vault locked. */
+export function placeJob(vaultId: string, jobId: string, place: string): void {
+  useCoffer.setState(({ vault, places }) =>
+    vault?.vaultId === vaultId && !vault.locked ? { places: { ...places, [jobId]: place } } : {},
+  );
+}
+
+/** Takes `gone` off the panel, with where they put their files. */
+function dismiss(gone: (job: JobView) => boolean): void {
+  useCoffer.setState(({ jobs, places }) => {
+    const goneIds = new Set(jobs.filter(gone).map((job) => job.jobId));
     return {
-      jobs: jobs.some((shown) => shown.jobId === jobId)
-        ? jobs.map((shown) => (shown.jobId === jobId ? { ...shown, place } : shown))
-        : [...jobs, { jobId, kind, status: 'running', problems: [], startedAt: Date.now(), place }],
+      jobs: jobs.filter((job) => !goneIds.has(job.jobId)),
+      places: Object.fromEntries(Object.entries(places).filter(([jobId]) => !goneIds.has(jobId))),
     };
   });
 }
 
 export function dismissJob(jobId: string): void {
-  useCoffer.setState(({ jobs }) => ({ jobs: jobs.filter((job) => job.jobId !== jobId) }));
+  dismiss((job) => job.jobId === jobId);
 }
 
 /** Takes every ended job off the panel, the running ones staying. */
 export function dismissEndedJobs(): void {
-  useCoffer.setState(({ jobs }) => ({ jobs: jobs.filter((job) => job.status === 'running') }));
+  dismiss((job) => job.status !== 'running');
 }

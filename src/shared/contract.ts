@@ -425,7 +425,10 @@ export interface JobSummary {
   readonly kind: JobKind;
   /** The latest progress, when any was reported. */
   readonly progress?: Progress;
-  /** Whether it waits for another job on its vault to end before it starts (absent: it never waited). */
+  /**
+   * Whether it waits for another job on its vault to end before it starts (absent: no wait long enough to be told,
+   * 250 ms, has come).
+   */
   readonly waiting?: boolean;
 }
 

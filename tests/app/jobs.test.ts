@@ -126,9 +126,7 @@ describe('job registry', () => {
     vi.useFakeTimers();
     const events: JobEvent[] = [];
     const jobs = new JobRegistry((event) => events.push(event));
-    let onWaiting = (waiting: boolean): void => {
-      void waiting;
-    };
+    let onWaiting: (waiting: boolean) => void = () => undefined;
     jobs.start('v-1', 'reencrypt', (context) => {
       ({ onWaiting } = context);
       return new Promise<never>(() => undefined);
@@ -150,6 +148,24 @@ describe('job registry', () => {
     onWaiting(false);
     expect(told()).toEqual([true, false]);
     expect(jobs.list()[0]?.waiting).toBe(false);
+  });
+
+  it('tells nothing of a wait once the job has ended (cancelled before its turn came)', async () => {
+    vi.useFakeTimers();
+    const events: JobEvent[] = [];
+    const jobs = new JobRegistry((event) => events.push(event));
+    const jobId = jobs.start('v-1', 'verify', ({ onWaiting, signal }) => {
+      onWaiting(true);
+      return new Promise<never>((_, reject) => {
+        signal.addEventListener('abort', () => {
+          reject(new CancelledError());
+        });
+      });
+    });
+    await vi.advanceTimersByTimeAsync(0);
+    jobs.cancel(jobId);
+    await vi.advanceTimersByTimeAsync(WAIT_TOLD_AFTER_MS * 2);
+    expect(events.map((event) => event.type)).toEqual(['started', 'ended']);
   });
 
   it('stop() aborts only the jobs of that vault and settles when they ended', async () => {

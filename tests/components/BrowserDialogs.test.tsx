@@ -140,16 +140,18 @@ describe('Move to…', () => {
     const twins = tree('/', [
       tree('/2023', [tree('/2023/Month 1')]),
       tree('/2024', [tree('/2024/Month 1'), tree('/2024/Month 2')]),
+      tree('/Personal'),
     ]);
     renderMoveDialog([file('/2024/Month 1/a.txt')], twins);
     const options = screen.getAllByRole('option');
     const named = [
-      'Personal',
+      'Personal (the top of the vault)',
       '2023',
       'Month 1, in Personal/2023',
       '2024',
       'Month 1, in Personal/2024 (already here)',
       'Month 2',
+      'Personal, in Personal',
     ].map((name) => screen.getByRole('option', { name }));
     expect(named).toEqual(options);
     // What is seen stays the name, the indent showing where it is.
@@ -160,6 +162,7 @@ describe('Move to…', () => {
       '2024',
       'Month 1 (already here)',
       'Month 2',
+      'Personal',
     ]);
   });
 
@@ -338,6 +341,13 @@ describe('the dialogs as the browser opens them', () => {
     return api;
   }
 
+  /** The back end's word that a job started (its row shows 0.4 s later). */
+  function startedJob(jobId: string, kind: 'add' | 'restore') {
+    act(() => {
+      jobEvent({ jobId, vaultId: 'v1', kind, type: 'started' });
+    });
+  }
+
   /** Selects the last row and chooses `action` from its menu. */
   async function chooseForLastRow(action: string) {
     screen.getByRole('grid', { name: 'Files' }).focus();
@@ -382,7 +392,8 @@ describe('the dialogs as the browser opens them', () => {
     expect(requests(api, 'job.restore')).toEqual([
       { vaultId: 'v1', paths: ['/todo.txt'], destination: 'folder-1', overwrite: true },
     ]);
-    const job = await screen.findByRole('listitem', { name: 'Restore job' });
+    startedJob('restore-1', 'restore');
+    const job = await screen.findByRole('listitem', { name: 'Restore job' }, { timeout: 3000 });
     expect(within(job).getByText('To /home/u/Restored')).toBeTruthy();
   });
 
@@ -402,6 +413,9 @@ describe('the dialogs as the browser opens them', () => {
       { vaultId: 'v1', source: 'files-1', destination: '/', onExisting: 'ask' },
       { vaultId: 'v1', source: 'files-1', destination: '/', onExisting: 'skip' },
     ]);
+    startedJob('add-1', 'add');
+    const job = await screen.findByRole('listitem', { name: 'Add job' }, { timeout: 3000 });
+    expect(within(job).getByText('Into Personal')).toBeTruthy();
   });
 
   it('says in the jobs panel which folder each add puts its files into, while it runs and once it is done', async () => {
@@ -414,11 +428,11 @@ describe('the dialogs as the browser opens them', () => {
     await userEvent.keyboard('{Home}{Enter}');
     await screen.findByText(/^1 item/);
     await userEvent.click(screen.getByRole('button', { name: 'Add files…' }));
-    const job = await screen.findByRole('listitem', { name: 'Add job' });
+    startedJob('add-1', 'add');
+    const job = await screen.findByRole('listitem', { name: 'Add job' }, { timeout: 3000 });
     expect(within(job).getByText('Into Personal/Archive')).toBeTruthy();
     const report = { filesAdded: 1, foldersAdded: 0, bytesAdded: 5, problems: [], replaced: 0, skipped: 0 };
     act(() => {
-      jobEvent({ jobId: 'add-1', vaultId: 'v1', kind: 'add', type: 'started' });
       jobEvent({
         jobId: 'add-1',
         vaultId: 'v1',

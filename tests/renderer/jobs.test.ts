@@ -9,8 +9,10 @@ import {
 } from '../../src/renderer/job-figures.js';
 import { previewKind } from '../../src/shared/preview-kind.js';
 import {
+  dismissEndedJobs,
   dismissJob,
   jobEvent,
+  placeJob,
   showVault,
   useCoffer,
   vaultLocked,
@@ -107,6 +109,31 @@ describe('the jobs in the window', () => {
   it('ignores the events of another vault’s jobs', () => {
     jobEvent({ ...base, vaultId: 'other', jobId: 'z', type: 'started' });
     expect(useCoffer.getState().jobs).toEqual([]);
+  });
+
+  it('keeps where each job puts its files, noted before or after its events, until dismissed or locked', () => {
+    placeJob('v1', 'early', 'Into Personal/Reports');
+    jobEvent({ ...base, jobId: 'early', type: 'started' });
+    jobEvent({ ...base, jobId: 'late', type: 'started' });
+    jobEvent({ ...base, jobId: 'late', type: 'ended', status: 'cancelled' });
+    placeJob('v1', 'late', 'To /home/u/Restored');
+    // Noted as the job's id comes back, for a job that ended and was dismissed meanwhile: no row comes of it.
+    placeJob('v1', 'gone', 'Into Personal');
+    expect(useCoffer.getState().jobs.map((job) => job.jobId)).toEqual(['early', 'late']);
+    expect(useCoffer.getState().places).toMatchObject({
+      early: 'Into Personal/Reports',
+      late: 'To /home/u/Restored',
+    });
+    dismissEndedJobs();
+    expect(useCoffer.getState().places).not.toHaveProperty('late');
+    expect(useCoffer.getState().places).toHaveProperty('early');
+    // Another vault's job, or any once the vault locked, is not noted: the names would outlive the lock.
+    placeJob('other', 'elsewhere', 'Into Work');
+    expect(useCoffer.getState().places).not.toHaveProperty('elsewhere');
+    vaultLocked('v1');
+    expect(useCoffer.getState().places).toEqual({});
+    placeJob('v1', 'after-lock', 'Into Personal');
+    expect(useCoffer.getState().places).toEqual({});
   });
 });
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { AlreadyExistsError, CancelledError, IntegrityError } from '../errors.js';
 import type { StoredFile, VaultEntry } from '../types.js';
 import { bufferSource, fileSource, openBlob } from './blob-io.js';
-import { fsyncDirectory } from './durable.js';
+import { asIoError, fsyncDirectory } from './durable.js';
 import type { ContentRow } from './index-db.js';
 import { PACK_DIR, requireRegularFile, VAULT_READ_FLAGS } from './layout.js';
 import { walkPack } from './pack-walk.js';
@@ -63,8 +63,7 @@ export async function recoverUnreferenced(
         });
         continue;
       }
-      await makeDurable(session, file, syncedFolders);
-      recovered.push(...adopt(session, fresh, mtimeOf(session, file)));
+      recovered.push(...adopt(session, fresh, await makeDurable(session, file, syncedFolders)));
     } catch (error) {
       // Only damage to the file itself leaves it behind; anything else (a full disk, a lock, "/lost+found" being a
       // file) stops the repair, so that a --delete-unreferenced after it cannot remove data repair could not
@@ -81,33 +80,34 @@ export async function recoverUnreferenced(
  * Makes an unreferenced file durable where it is before a row names it: its bytes, and its name in each folder from
  * its own up to the vault folder (each once per repair). What a sync service or a crash left there may never have
  * been fsynced, and a row committed before it would outlive it after a power cut.
+ * @returns the file's modification time, for the recovered files' rows.
+ * @throws {@link IoError} when the file or a folder cannot be opened or fsynced.
  */
-async function makeDurable(session: Session, file: StoredFile, syncedFolders: Set<string>): Promise<void> {
+async function makeDurable(session: Session, file: StoredFile, syncedFolders: Set<string>): Promise<number> {
   const path = join(session.dir, file.path);
-  // Windows flushes a file only through a handle that may write to it; elsewhere reading is enough.
-  const access = process.platform === 'win32' ? constants.O_RDWR : constants.O_RDONLY;
-  const handle = await open(path, VAULT_READ_FLAGS | access);
   try {
-    requireRegularFile(await handle.stat(), path);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  const parts = file.path.split('/');
-  for (let depth = parts.length - 1; depth >= 0; depth--) {
-    const folder = join(session.dir, ...parts.slice(0, depth));
-    if (syncedFolders.has(folder)) continue;
-    await fsyncDirectory(folder);
-    syncedFolders.add(folder);
-  }
-}
-
-function mtimeOf(session: Session, file: StoredFile): number {
-  const fd = openSync(join(session.dir, file.path), VAULT_READ_FLAGS);
-  try {
-    return fstatSync(fd).mtimeMs;
-  } finally {
-    closeSync(fd);
+    // Windows flushes a file only through a handle that may write to it; elsewhere reading is enough.
+    const access = process.platform === 'win32' ? constants.O_RDWR : constants.O_RDONLY;
+    const handle = await open(path, VAULT_READ_FLAGS | access);
+    let mtime: number;
+    try {
+      const stats = await handle.stat();
+      requireRegularFile(stats, path);
+      await handle.sync();
+      mtime = stats.mtimeMs;
+    } finally {
+      await handle.close();
+    }
+    const parts = file.path.split('/');
+    for (let depth = parts.length - 1; depth >= 0; depth--) {
+      const folder = join(session.dir, ...parts.slice(0, depth));
+      if (syncedFolders.has(folder)) continue;
+      await fsyncDirectory(folder);
+      syncedFolders.add(folder);
+    }
+    return mtime;
+  } catch (error) {
+    throw asIoError(error, `Could not make ${file.path} durable before bringing it back`);
   }
 }
 

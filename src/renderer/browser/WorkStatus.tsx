@@ -1,5 +1,6 @@
 import { LoaderCircle } from 'lucide-react';
 
+import { WAITING_FOR_ANOTHER_JOB } from '../job-figures.js';
 import { useCoffer } from '../store.js';
 
 /** A change under way that takes long enough to need saying (a large delete), and the jobs it waits to end. */
@@ -30,7 +31,7 @@ export function WorkStatus({ work }: { work: WorkUnderWay | null }) {
       {work !== null && (
         <>
           <LoaderCircle size={14} aria-hidden="true" className="spin" />{' '}
-          {waits ? `${work.words} · waiting for another job on this vault to end…` : `${work.words}…`}
+          {waits ? `${work.words} · ${WAITING_FOR_ANOTHER_JOB}` : `${work.words}…`}
         </>
       )}
     </span>

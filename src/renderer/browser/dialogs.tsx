@@ -143,14 +143,19 @@ export function MoveDialog({
   const holders = new Set(entries.map((entry) => parentOf(entry.path)));
   const [here] = holders.size === 1 ? holders : [];
   const [destination, setDestination] = useState<string | null>(null);
+  const shownName = (folder: FolderTree): string => (folder.path === '/' ? vaultName : folder.name);
   const nameCounts = new Map<string, number>();
-  for (const { folder } of folders) nameCounts.set(folder.name, (nameCounts.get(folder.name) ?? 0) + 1);
+  for (const { folder } of folders)
+    nameCounts.set(shownName(folder), (nameCounts.get(shownName(folder)) ?? 0) + 1);
   // Indents show sighted users where a folder is; a name shared by two folders is told apart by where each is.
-  const spokenName = (folder: FolderTree): string | undefined =>
-    folder.path !== '/' && (nameCounts.get(folder.name) ?? 0) > 1
-      ? `${folder.name}, in ${folderLabel(vaultName, parentOf(folder.path))}` +
-        (folder.path === here ? ' (already here)' : '')
-      : undefined;
+  const spokenName = (folder: FolderTree): string | undefined => {
+    if ((nameCounts.get(shownName(folder)) ?? 0) < 2) return undefined;
+    const where =
+      folder.path === '/'
+        ? `${vaultName} (the top of the vault)`
+        : `${folder.name}, in ${folderLabel(vaultName, parentOf(folder.path))}`;
+    return folder.path === here ? `${where} (already here)` : where;
+  };
   return (
     <Frame title={`Move ${describeItems(entries)} to…`} onCancel={onCancel}>
       <ListBox
@@ -173,12 +178,12 @@ export function MoveDialog({
         {({ folder, depth }) => (
           <ListBoxItem
             id={folder.path}
-            textValue={folder.path === '/' ? vaultName : folder.name}
+            textValue={shownName(folder)}
             aria-label={spokenName(folder)}
             className="chooser-item"
             style={{ paddingLeft: 12 + depth * 16 }}
           >
-            {folder.path === '/' ? vaultName : folder.name}
+            {shownName(folder)}
             {folder.path === here && (
               <>
                 {' '}

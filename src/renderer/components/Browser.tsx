@@ -298,8 +298,10 @@ export function Browser({ vault }: { vault: VaultSummary }) {
   };
 
   const capabilities = useCapabilities();
-  /** Starts adding what `source` names, or asks what to do if names it brings are taken. */
-  /** Asks for an add (`onExisting` 'ask' first: the names already there, if any, come back as a question). */
+  /**
+   * Starts adding what `source` names; with `onExisting` 'ask' (the first time), asks what to do instead when names
+   * it brings are taken.
+   */
   const startAdd = async (
     source: string,
     destination: string,
@@ -307,11 +309,7 @@ export function Browser({ vault }: { vault: VaultSummary }) {
   ): Promise<void> => {
     const started = await call('job.add', { vaultId, source, destination, onExisting });
     if ('taken' in started) setDialog({ kind: 'existing', source, destination, ...started.taken });
-    else
-      placeJob(
-        { vaultId, jobId: started.jobId, kind: 'add' },
-        `Into ${folderLabel(vault.name, destination)}`,
-      );
+    else placeJob(vaultId, started.jobId, `Into ${folderLabel(vault.name, destination)}`);
   };
 
   const addAnyway = (source: string, destination: string, onExisting: ExistingChoice): Promise<void> =>
@@ -443,7 +441,7 @@ export function Browser({ vault }: { vault: VaultSummary }) {
         destination: destination.handle,
         overwrite,
       });
-      placeJob({ vaultId, jobId, kind: 'restore' }, `To ${destination.label}`);
+      placeJob(vaultId, jobId, `To ${destination.label}`);
     });
 
   const openWith = useOpenWithApp(vaultId, setError);

@@ -4,7 +4,7 @@ import '../panels.css';
 
 import { ApiError, call, describeError } from '../api.js';
 import { formatSize } from '../format.js';
-import { formatTimeLeft, jobFigures, jobsShown } from '../job-figures.js';
+import { formatTimeLeft, jobFigures, jobsShown, WAITING_FOR_ANOTHER_JOB } from '../job-figures.js';
 import { plural } from '../../shared/plural.js';
 import { dismissEndedJobs, dismissJob, useCoffer, type JobView } from '../store.js';
 import { ErrorText } from './ErrorText.js';
@@ -36,7 +36,7 @@ async function cancelJob(jobId: string): Promise<string | null> {
 function runningText(job: JobView, now: number): string {
   const { progress } = job;
   // Before its turn, rather than a verb for work not begun: a second add waits for the first.
-  if (job.waiting === true) return `${NOUNS[job.kind]} · waiting for another job on this vault to end…`;
+  if (job.waiting === true) return `${NOUNS[job.kind]} · ${WAITING_FOR_ANOTHER_JOB}`;
   if (progress === undefined) return `${VERBS[job.kind]}…`;
   const parts = [
     `${progress.filesDone.toLocaleString()} of ${plural(progress.filesTotal, 'file')}`,
@@ -76,6 +76,7 @@ const JobRow = memo(function JobRow({
   onEmptied?: (() => void) | undefined;
 }) {
   const running = job.status === 'running';
+  const place = useCoffer((state) => state.places[job.jobId]);
   const label = `${NOUNS[job.kind]} job`;
   const [cancelRefused, setCancelRefused] = useState<string | null>(null);
   return (
@@ -124,11 +125,7 @@ const JobRow = memo(function JobRow({
           </>
         )}
       </div>
-      {job.place !== undefined && (
-        <span className="job-place" title={job.place}>
-          {job.place}
-        </span>
-      )}
+      {place !== undefined && <span className="job-place">{place}</span>}
       {running && <ErrorText message={cancelRefused} />}
       {running && (
         <progress

@@ -145,7 +145,7 @@ test('flow 6: restoring onto an existing file skips it or replaces it, as chosen
   };
 
   await restore(/Skip it/);
-  await expect(page.getByText('Restored 0 files.')).toBeVisible();
+  await expect(page.getByText('Restored 0 files; kept 1 file already there.')).toBeVisible();
   expect(sha256(await readFile(target))).toBe(sha256(onDisk));
 
   await restore(/Replace it/);

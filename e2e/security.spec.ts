@@ -124,7 +124,7 @@ test('an added passphrase unlocks; once removed it does not; the one in use cann
   const { page } = coffer;
   await createVault(coffer);
   await openSecurity(page, 'Passphrases');
-  await expect(page.getByRole('row', { name: /Passphrase 1/u })).toContainText('Unlocked this window');
+  await expect(page.getByRole('row', { name: /Passphrase 1/u })).toContainText('Used for this unlock');
   await page.getByRole('button', { name: 'Add a passphrase…' }).click();
   await fillPassphraseForm(page, PASSPHRASE, EXTRA_PASSPHRASE, 'Add a passphrase');
   await expect(page.getByRole('status').filter({ hasText: 'Passphrase added.' })).toBeVisible();
@@ -135,7 +135,7 @@ test('an added passphrase unlocks; once removed it does not; the one in use cann
   expect(await unlockWith(page, EXTRA_PASSPHRASE)).toBeNull();
   await openSecurity(page, 'Passphrases');
   // Unlocked with the second now: the first can go, the second cannot (said before trying).
-  await expect(page.getByRole('row', { name: /Passphrase 2/u })).toContainText('Unlocked this window');
+  await expect(page.getByRole('row', { name: /Passphrase 2/u })).toContainText('Used for this unlock');
   await expect(page.getByRole('button', { name: 'Remove passphrase 2…' })).toHaveCount(0);
   await page.keyboard.press('Escape');
 

@@ -113,7 +113,7 @@ test('create: the strength meter, the time of each key-strength preset and the c
   await expect(
     page.getByText(/^Unlocking will take about \d+(\.\d)? (s|min) on this computer/),
   ).toBeVisible();
-  await expect(page.getByLabel("Hide each file's exact size")).toBeChecked();
+  await expect(page.getByLabel('Hide each file’s exact size')).toBeChecked();
 });
 
 test('create: the form holds still while the strength check and the key-strength figures arrive', async ({
@@ -149,7 +149,7 @@ test("create: sizes are padded unless unticked, and the vault's details say whic
     return shown;
   };
   await createVault(coffer, 'Padded');
-  expect(await paddingShown()).toBe("On: each file's size shows only roughly (to within about 12 %)");
+  expect(await paddingShown()).toBe('On: each file’s size shows only roughly (to within about 12 %)');
   await page.getByRole('button', { name: 'Lock vault' }).click();
   await page.getByRole('button', { name: 'Choose another vault' }).click();
   await createVault(coffer, 'Exact sizes', { padSizes: false });

@@ -39,7 +39,7 @@ export async function fillCreateForm(
   await page.getByLabel('Passphrase', { exact: true }).fill(PASSPHRASE);
   await page.getByLabel('Repeat passphrase').fill(repeat);
   await page.getByLabel('Key strength').selectOption(kdf);
-  await page.getByLabel("Hide each file's exact size").setChecked(padSizes);
+  await page.getByLabel('Hide each file’s exact size').setChecked(padSizes);
 }
 
 /**

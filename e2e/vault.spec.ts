@@ -65,3 +65,14 @@ test('adds a dropped file, lists it with its size, and restores the same bytes',
   await expect(page.getByText('Restored 1 file.')).toBeVisible();
   expect(await sha256OfFile(join(coffer.restoreDir, 'report.pdf'))).toBe(sha256(bytes));
 });
+
+test('Ctrl+L with a dialog open locks, and the unlock screen takes the keyboard in the passphrase field', async ({
+  coffer,
+}) => {
+  const { page } = coffer;
+  await createVault(coffer);
+  await page.getByRole('button', { name: 'Settings' }).click();
+  await expect(page.getByRole('dialog', { name: 'Settings' })).toBeVisible();
+  await page.keyboard.press('Control+l');
+  await expect(page.getByLabel('Passphrase', { exact: true })).toBeFocused();
+});

@@ -135,6 +135,14 @@ export function setSelection(selection: ReadonlySet<string>): void {
   useCoffer.setState({ selection });
 }
 
+/**
+ * Whether a problem a job reported is what the person chose rather than something gone wrong: a restore that was
+ * not to replace files reports each file already at the destination, which it left as it was.
+ */
+export function keptByChoice(kind: JobKind, problem: Problem): boolean {
+  return kind === 'restore' && problem.code === 'ALREADY_EXISTS';
+}
+
 function summarize(event: Extract<JobEvent, { type: 'ended' }>): string {
   if (event.status === 'cancelled') return `Stopped. ${leftByStoppedJob(event.kind, 'it')}`;
   if (event.status === 'failed') return event.message;
@@ -149,10 +157,19 @@ function summarize(event: Extract<JobEvent, { type: 'ended' }>): string {
         '.'
       );
     }
-    case 'restore':
-      return `Restored ${plural(result.report.filesRestored, 'file')}.`;
+    case 'restore': {
+      const kept = result.report.problems.filter((problem) => keptByChoice('restore', problem)).length;
+      return (
+        `Restored ${plural(result.report.filesRestored, 'file')}` +
+        (kept > 0 ? `; kept ${plural(kept, 'file')} already there` : '') +
+        '.'
+      );
+    }
     case 'verify':
-      return result.report.ok ? 'The vault is intact.' : 'The vault has problems.';
+      // As Vault details words its report.
+      return result.report.ok
+        ? `No damage found in ${plural(result.report.filesChecked, 'file')}.`
+        : 'Damage found.';
     case 'reencrypt':
       return result.report.removedKeyIds.length > 0
         ? `Re-encrypted ${plural(result.report.filesReencrypted, 'file')} under key ${result.report.keyId}; older keys removed.`

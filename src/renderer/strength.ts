@@ -15,7 +15,11 @@ export interface Strength {
 }
 
 const estimator = new ZxcvbnFactory({
-  translations,
+  // zxcvbn's words for a passphrase holding the vault's name are a web form's; these say it for this window.
+  translations: {
+    ...translations,
+    warnings: { ...translations.warnings, userInputs: 'Avoid the vault’s name and words about you.' },
+  },
   graphs: adjacencyGraphs,
   dictionary: { ...commonWords, ...englishWords },
 });

@@ -450,3 +450,41 @@ describe('what unlocking found', () => {
     expect(screen.queryByRole('alert')).toBeNull();
   });
 });
+
+describe('an empty folder from the keyboard', () => {
+  it('keeps the keyboard: opened with Enter it takes the focus, and Backspace or Alt+Up goes back up', async () => {
+    await browse(ROOT, { 'entries.list': ({ path }) => (path === '/Reports' ? [] : ROOT) });
+    const user = userEvent.setup();
+    screen.getByRole('grid', { name: 'Files' }).focus();
+    await user.keyboard('{Home}{Enter}');
+    const empty = await screen.findByRole('group', { name: 'Empty folder' });
+    expect(document.activeElement).toBe(empty);
+    expect(empty.textContent).toBe('This folder is empty.Drop files here or use “Add files…”.');
+    await user.keyboard('{Backspace}');
+    await waitFor(() => {
+      expect(document.activeElement).toBe(screen.getByRole('grid', { name: 'Files' }));
+    });
+    expect(row('Reports').getAttribute('aria-selected')).toBe('true');
+    await user.keyboard('{Enter}');
+    await screen.findByRole('group', { name: 'Empty folder' });
+    await user.keyboard('{Alt>}{ArrowUp}{/Alt}');
+    await screen.findByRole('grid', { name: 'Files' });
+  });
+
+  it('opens the folder’s menu on Shift+F10', async () => {
+    await browse([]);
+    screen.getByRole('group', { name: 'Empty folder' }).focus();
+    await userEvent.keyboard('{Shift>}{F10}{/Shift}');
+    expect(await screen.findByRole('menuitem', { name: 'New folder' })).toBeTruthy();
+  });
+});
+
+describe('landmarks', () => {
+  it('puts the folders and the files in the main region, headed by the vault’s name', async () => {
+    await browse(ROOT);
+    const main = screen.getByRole('main');
+    expect(within(main).getByRole('heading', { level: 1 }).textContent).toBe(VAULT.name);
+    expect(within(main).getByRole('navigation', { name: 'Folders' })).toBeTruthy();
+    expect(within(main).getByRole('grid', { name: 'Files' })).toBeTruthy();
+  });
+});

@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 import './dom.js';
 
-import { act, render, screen, within } from '@testing-library/react';
+import { act, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
 
@@ -166,6 +166,23 @@ describe('Move to…', () => {
     ]);
   });
 
+  it('starts with the keyboard in the list, which says how to move', async () => {
+    const confirm = renderMoveDialog([file('/notes.txt')]);
+    const list = screen.getByRole('listbox', { name: 'Destination folder' });
+    await waitFor(() => {
+      expect(list.contains(document.activeElement)).toBe(true);
+    });
+    expect(list.getAttribute('aria-describedby')).toBe(
+      screen.getByText('Choose a folder, then “Move here” (or press Enter).').id,
+    );
+    // Nothing is chosen for the person; the arrows choose (the top, where the file is already, is passed over).
+    expect(screen.getByRole('button', { name: 'Move here' }).hasAttribute('disabled')).toBe(true);
+    await userEvent.keyboard('{ArrowDown}');
+    expect(document.activeElement).toBe(screen.getByRole('option', { name: 'Archive' }));
+    await userEvent.keyboard('{Enter}');
+    expect(confirm).toHaveBeenCalledWith('/Archive');
+  });
+
   it('moves only once a folder is chosen, into the folder chosen', async () => {
     const confirm = renderMoveDialog([file('/notes.txt')]);
     const dialog = screen.getByRole('dialog', { name: 'Move “notes.txt” to…' });
@@ -234,9 +251,7 @@ describe('the names-already-there question of an add', () => {
       />,
     );
     const dialog = screen.getByRole('alertdialog', { name: '“report.pdf” already exists' });
-    expect(within(dialog).getByText(/what you are adding meets:$/).textContent).toBe(
-      'In Reports, what you are adding meets:',
-    );
+    expect(within(dialog).getByText(/^Already in /).textContent).toBe('Already in Reports:');
     expect(items(within(dialog).getByRole('list'))).toEqual(['/Reports/report.pdf']);
     // Keep both is the default: it loses nothing.
     expect(document.activeElement).toBe(within(dialog).getByRole('button', { name: 'Keep both' }));
@@ -405,9 +420,7 @@ describe('the dialogs as the browser opens them', () => {
     });
     await userEvent.click(screen.getByRole('button', { name: 'Add files…' }));
     const dialog = await screen.findByRole('alertdialog', { name: '“notes.txt” already exists' });
-    expect(within(dialog).getByText(/what you are adding meets:$/).textContent).toBe(
-      'In Personal, what you are adding meets:',
-    );
+    expect(within(dialog).getByText(/^Already in /).textContent).toBe('Already in Personal:');
     await userEvent.click(within(dialog).getByRole('button', { name: 'Skip' }));
     expect(requests(api, 'job.add')).toEqual([
       { vaultId: 'v1', source: 'files-1', destination: '/', onExisting: 'ask' },
@@ -457,8 +470,6 @@ describe('the dialogs as the browser opens them', () => {
     await screen.findByText(/^1 item/);
     await userEvent.click(screen.getByRole('button', { name: 'Add files…' }));
     const dialog = await screen.findByRole('alertdialog', { name: '“notes.txt” already exists' });
-    expect(within(dialog).getByText(/what you are adding meets:$/).textContent).toBe(
-      'In Personal/Archive, what you are adding meets:',
-    );
+    expect(within(dialog).getByText(/^Already in /).textContent).toBe('Already in Personal/Archive:');
   });
 });

@@ -63,7 +63,7 @@ describe('creating a vault', () => {
     const api = showForm({});
     await fill({ name: '  Personal ', passphrase: 'velvet tundra quarry', repeat: 'velvet tundra quarry' });
     await userEvent.selectOptions(screen.getByRole('combobox', { name: 'Key strength' }), 'sensitive');
-    await userEvent.click(screen.getByRole('checkbox', { name: "Hide each file's exact size" }));
+    await userEvent.click(screen.getByRole('checkbox', { name: 'Hide each file’s exact size' }));
     await userEvent.click(createButton());
     await settle();
     expect(requests(api, 'dialog.pickFolder')).toEqual([{ purpose: 'create-vault' }]);
@@ -83,12 +83,28 @@ describe('creating a vault', () => {
   it('pads stored sizes and uses the standard key strength unless told otherwise', async () => {
     const api = showForm({});
     expect(
-      screen.getByRole<HTMLInputElement>('checkbox', { name: "Hide each file's exact size" }).checked,
+      screen.getByRole<HTMLInputElement>('checkbox', { name: 'Hide each file’s exact size' }).checked,
     ).toBe(true);
     await fill({ name: 'Personal', passphrase: 'velvet tundra quarry', repeat: 'velvet tundra quarry' });
     await userEvent.click(createButton());
     await settle();
     expect(requests(api, 'vault.create')).toMatchObject([{ kdf: 'moderate', contentPadding: 'padme' }]);
+  });
+
+  it('asks once before keeping a passphrase that is easy to guess: a second press creates the vault', async () => {
+    const api = showForm({});
+    await screen.findByText(/^Four or more unrelated words/);
+    await fill({ name: 'Personal', passphrase: 'password', repeat: 'password' });
+    await userEvent.click(createButton());
+    await settle();
+    expect(screen.getByRole('alert').textContent).toMatch(
+      /^This passphrase is easy to guess: .* again to use it anyway\.$/,
+    );
+    expect(document.activeElement).toBe(screen.getByLabelText('Passphrase', { selector: 'input' }));
+    expect(requests(api, 'vault.create')).toEqual([]);
+    await userEvent.click(createButton());
+    await settle();
+    expect(requests(api, 'vault.create')).toMatchObject([{ passphrase: 'password' }]);
   });
 
   it('refuses two different passphrases, saying so, and creates nothing', async () => {
@@ -97,21 +113,35 @@ describe('creating a vault', () => {
     await userEvent.click(createButton());
     await settle();
     expect(screen.getByRole('alert').textContent).toBe('The two passphrases differ. Type them again.');
+    expect(document.activeElement).toBe(screen.getByLabelText('Repeat passphrase', { selector: 'input' }));
     expect(requests(api, 'vault.create')).toEqual([]);
   });
 
-  it('says what is missing: the folder first, then a name that is more than spaces, then a passphrase', async () => {
+  it('says what is missing: the folder first, then a name that is more than spaces, then a passphrase; the keyboard goes to the field at fault, which the error describes', async () => {
     const api = showForm({});
+    const choose = screen.getByRole('button', { name: 'Choose…' });
+    const nameField = screen.getByRole('textbox', { name: 'Name' });
+    const passphraseField = screen.getByLabelText('Passphrase', { selector: 'input' });
     await userEvent.click(createButton());
-    expect(screen.getByRole('alert').textContent).toBe('Choose the folder to create the vault in.');
-    await userEvent.click(screen.getByRole('button', { name: 'Choose…' }));
+    const alert = () => screen.getByRole('alert');
+    expect(alert().textContent).toBe('Choose the folder to create the vault in.');
+    expect(document.activeElement).toBe(choose);
+    expect(choose.getAttribute('aria-describedby')).toBe(alert().id);
+    await userEvent.click(choose);
     await screen.findByText('/home/ana/Vaults');
-    await userEvent.type(screen.getByRole('textbox', { name: 'Name' }), '   ');
+    await userEvent.type(nameField, '   ');
     await userEvent.click(createButton());
-    expect(screen.getByRole('alert').textContent).toBe('Give the vault a name.');
-    await userEvent.type(screen.getByRole('textbox', { name: 'Name' }), 'Personal');
+    expect(alert().textContent).toBe('Give the vault a name.');
+    expect(document.activeElement).toBe(nameField);
+    expect(nameField.getAttribute('aria-invalid')).toBe('true');
+    expect(nameField.getAttribute('aria-describedby')).toBe(alert().id);
+    await userEvent.type(nameField, 'Personal');
     await userEvent.click(createButton());
-    expect(screen.getByRole('alert').textContent).toBe('Choose a passphrase.');
+    expect(alert().textContent).toBe('Choose a passphrase.');
+    expect(document.activeElement).toBe(passphraseField);
+    expect(passphraseField.getAttribute('aria-invalid')).toBe('true');
+    expect(passphraseField.getAttribute('aria-describedby')?.split(' ')).toContain(alert().id);
+    expect(nameField.hasAttribute('aria-invalid')).toBe(false);
     await settle();
     expect(requests(api, 'vault.create')).toEqual([]);
   });
@@ -139,19 +169,25 @@ describe('creating a vault', () => {
 
   it('locks the form while the vault is being created', async () => {
     let finish: (vault: VaultSummary) => void = () => undefined;
-    showForm({ 'vault.create': () => new Promise<VaultSummary>((resolve) => (finish = resolve)) });
+    const api = showForm({
+      'vault.create': () => new Promise<VaultSummary>((resolve) => (finish = resolve)),
+    });
     await fill({ name: 'Personal', passphrase: 'velvet tundra quarry', repeat: 'velvet tundra quarry' });
     await userEvent.click(createButton());
     expect(createButton().textContent).toBe('Creating…');
+    // Marked, not disabled, so the keyboard that pressed it stays on it; pressing again sends nothing more.
+    expect(createButton().getAttribute('aria-disabled')).toBe('true');
+    expect(document.activeElement).toBe(createButton());
+    await userEvent.click(createButton());
+    expect(requests(api, 'vault.create')).toHaveLength(1);
     for (const control of [
-      createButton(),
       screen.getByRole('button', { name: 'Cancel' }),
       screen.getByRole('button', { name: 'Choose…' }),
       screen.getByRole('textbox', { name: 'Name' }),
       screen.getByLabelText('Passphrase'),
       screen.getByLabelText('Repeat passphrase'),
       screen.getByRole('combobox', { name: 'Key strength' }),
-      screen.getByRole('checkbox', { name: "Hide each file's exact size" }),
+      screen.getByRole('checkbox', { name: 'Hide each file’s exact size' }),
     ])
       expect(control.hasAttribute('disabled'), control.outerHTML).toBe(true);
     await act(async () => {
@@ -241,6 +277,8 @@ describe('the passphrase strength', () => {
     await userEvent.type(screen.getByRole('textbox', { name: 'Name' }), 'velvet tundra quarry');
     await userEvent.type(screen.getByLabelText('Passphrase'), 'velvet tundra quarry');
     expect(screen.getByText('Very weak')).toBeTruthy();
+    // In this window's words, not a web form's ("personal or page related data").
+    expect(screen.getByText(/^Avoid the vault’s name and words about you\./)).toBeTruthy();
   });
 
   it('describes the passphrase field with the rating, so a screen reader hears it there', async () => {

@@ -9,7 +9,7 @@ import { JobsPanel } from '../../src/renderer/components/JobsPanel.js';
 import { clearVaultContents, jobEvent, showVault } from '../../src/renderer/store.js';
 import type { JobEvent, JobKind, Problem, Progress } from '../../src/shared/contract.js';
 import { fakeApi, Refusal, type FakeApi } from './fake-api.js';
-import { VAULT } from './fixtures.js';
+import { requests, VAULT } from './fixtures.js';
 
 /** How long a job runs before the panel shows it (job-figures' SHOW_RUNNING_AFTER_MS, as a user waits it). */
 const SHOWN_AFTER_MS = 400;
@@ -81,6 +81,26 @@ describe('the jobs panel', () => {
     const add = row('Add job');
     expect(within(add).getByRole('status').textContent).toBe('Adding…');
     expect(within(add).getByRole('button', { name: 'Cancel' })).toBeTruthy();
+  });
+
+  it('keeps the keyboard on the button that cancelled a job, which then dismisses it; the figures wait for the outcome', async () => {
+    render(<JobsPanel />);
+    emit('j1', 'add', { type: 'started' });
+    wait(SHOWN_AFTER_MS);
+    const add = row('Add job');
+    // Busy while it runs: a screen reader hears the outcome, not each of its many figures.
+    expect(within(add).getByRole('status').getAttribute('aria-busy')).toBe('true');
+    const cancel = within(add).getByRole('button', { name: 'Cancel' });
+    cancel.focus();
+    press(cancel);
+    await act(async () => {
+      await Promise.resolve();
+    });
+    expect(requests(api, 'job.cancel')).toEqual([{ jobId: 'j1' }]);
+    emit('j1', 'add', { type: 'ended', status: 'cancelled' });
+    const dismiss = within(add).getByRole('button', { name: 'Dismiss add job' });
+    expect(document.activeElement).toBe(dismiss);
+    expect(within(add).getByRole('status').getAttribute('aria-busy')).toBe('false');
   });
 
   it('says a job waits for another on the vault rather than that it works, until its turn comes', () => {
@@ -192,26 +212,32 @@ describe('the jobs panel', () => {
   it('lists each problem with its path and the engine’s words for what happened and what to do', () => {
     render(<JobsPanel />);
     emit('j1', 'restore', { type: 'started' });
-    problem('j1', 'restore', {
-      path: '/photos/beach.jpg',
-      code: 'INTEGRITY',
-      message: 'Its contents are damaged. Restore it from a backup of the vault folder.',
-    });
-    problem('j1', 'restore', {
-      path: '/notes.txt',
-      code: 'ALREADY_EXISTS',
-      message: 'A file of that name is already in the destination. Restore with "Replace" to overwrite it.',
-    });
+    const reported = [
+      {
+        path: '/photos/beach.jpg',
+        code: 'INTEGRITY',
+        message: 'Its contents are damaged. Restore it from a backup of the vault folder.',
+      },
+      {
+        path: '/notes.txt',
+        code: 'ALREADY_EXISTS',
+        message: 'A file of that name is already in the destination. Restore with "Replace" to overwrite it.',
+      },
+    ] as const;
+    for (const each of reported) problem('j1', 'restore', each);
     emit('j1', 'restore', {
       type: 'ended',
       status: 'done',
       result: {
         kind: 'restore',
-        report: { filesRestored: 5, foldersRestored: 1, bytesRestored: 500, problems: [] },
+        report: { filesRestored: 5, foldersRestored: 1, bytesRestored: 500, problems: reported },
       },
     });
     const restore = row('Restore job');
-    expect(within(restore).getByRole('status').textContent).toBe('Restored 5 files. 2 problems:');
+    // A file left as it was, as the restore was told, is said as kept, not counted among the problems.
+    expect(within(restore).getByRole('status').textContent).toBe(
+      'Restored 5 files; kept 1 file already there. 1 problem:',
+    );
     const problems = within(restore).getByRole('list', { name: 'Restore job problems' });
     expect(
       within(problems)

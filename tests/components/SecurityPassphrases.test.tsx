@@ -83,7 +83,7 @@ describe('the ways into the vault', () => {
       [
         'Passphrase 1',
         'Strong (1 GiB) — slower to unlock',
-        'Unlocked this windowCannot be removed while this window uses it',
+        'Used for this unlockCannot be removed while this window uses it',
       ],
       ['Passphrase 2', 'Standard (256 MiB) — recommended', 'Remove passphrase 2…'],
       ['Recovery key', 'No key derivation', 'Remove recovery key…'],
@@ -96,7 +96,7 @@ describe('the ways into the vault', () => {
       [
         'Passphrase 1',
         'Standard (256 MiB) — recommended',
-        'Unlocked this windowThe only way in: cannot be removed',
+        'Used for this unlockThe only way in: cannot be removed',
       ],
     ]);
     expect(screen.queryByRole('button', { name: /^Remove/ })).toBeNull();

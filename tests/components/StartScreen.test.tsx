@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 import './dom.js';
 
-import { render, screen, within } from '@testing-library/react';
+import { render, screen, within, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { beforeEach, describe, expect, it } from 'vitest';
 
@@ -165,7 +165,17 @@ describe('the start screen', () => {
     await screen.findByRole('list', { name: 'Recent vaults' });
     await userEvent.click(screen.getByRole('button', { name: 'Create vault…' }));
     expect(screen.getByRole('heading', { name: 'Create a vault' })).toBeTruthy();
+    // The form takes the keyboard at its first control (the button pressed went with the screen).
+    await waitFor(() => {
+      expect(document.activeElement).toBe(screen.getByRole('button', { name: 'Choose…' }));
+    });
     await userEvent.click(screen.getByRole('button', { name: 'Cancel' }));
     expect(await screen.findByRole('list', { name: 'Recent vaults' })).toBeTruthy();
+    // Back on the start screen the keyboard is at its top, not nowhere: Tab goes to the first recent vault.
+    await waitFor(() => {
+      expect(document.activeElement).toBe(screen.getByRole('region', { name: 'Coffer' }));
+    });
+    await userEvent.tab();
+    expect(document.activeElement).toBe(screen.getByRole('button', { name: /^Personal/ }));
   });
 });

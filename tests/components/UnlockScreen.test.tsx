@@ -275,7 +275,7 @@ describe('unlocking with the recovery key', () => {
     await useRecoveryKey('ABCD-EFGH');
     expect((await screen.findByRole('alert')).textContent).toBe(
       'This recovery key does not open this vault: it may be an older one (making a new key revokes the old) or ' +
-        "another vault's.",
+        'another vault’s.',
     );
     expect(document.activeElement).toBe(screen.getByLabelText('Recovery key'));
   });

@@ -114,7 +114,7 @@ describe('the vault details', () => {
         'Key derivation',
         `Argon2id, 3 passes, 256 MiB memory; Argon2id, 4 passes, ${(1024).toLocaleString()} MiB memory`,
       ],
-      ['Size padding', "On: each file's size shows only roughly (to within about 12 %)"],
+      ['Size padding', 'On: each file’s size shows only roughly (to within about 12 %)'],
       ['Key ids', '1, 2'],
     ]);
   });

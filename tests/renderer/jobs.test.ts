@@ -71,7 +71,7 @@ describe('the jobs in the window', () => {
     });
     const [check] = useCoffer.getState().jobs;
     expect(check?.verifyReport).toEqual(report);
-    expect(check?.summary).toBe('The vault has problems.');
+    expect(check?.summary).toBe('Damage found.');
     vaultLocked('v1');
     expect(useCoffer.getState().jobs).toEqual([]);
   });

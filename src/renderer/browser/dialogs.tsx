@@ -1,5 +1,5 @@
 /** The browser's modal dialogs (React Aria: focus kept inside, Esc cancels, focus back where it was after). */
-import { useState, type ReactNode } from 'react';
+import { useId, useState, type ReactNode } from 'react';
 import {
   Button,
   Dialog,
@@ -143,6 +143,7 @@ export function MoveDialog({
   const holders = new Set(entries.map((entry) => parentOf(entry.path)));
   const [here] = holders.size === 1 ? holders : [];
   const [destination, setDestination] = useState<string | null>(null);
+  const hintId = `${useId()}-hint`;
   const shownName = (folder: FolderTree): string => (folder.path === '/' ? vaultName : folder.name);
   const nameCounts = new Map<string, number>();
   for (const { folder } of folders)
@@ -158,8 +159,14 @@ export function MoveDialog({
   };
   return (
     <Frame title={`Move ${describeItems(entries)} to…`} onCancel={onCancel}>
+      <p className="muted" id={hintId}>
+        Choose a folder, then “Move here” (or press Enter).
+      </p>
       <ListBox
         aria-label="Destination folder"
+        aria-describedby={hintId}
+        // The keyboard starts in the list, where the arrows choose (nothing is chosen for the person).
+        autoFocus
         className="chooser-list"
         selectionMode="single"
         // As in a file manager's folder chooser: a click or the arrows choose, Enter or a double-click moves there.
@@ -234,7 +241,7 @@ export function ExistingNamesDialog({
   return (
     <Frame title={title} onCancel={onCancel} role="alertdialog">
       <p>
-        In <span className="location">{folderLabel}</span>, what you are adding meets:
+        Already in <span className="location">{folderLabel}</span>:
       </p>
       <ul className="dialog-list">
         {paths.map((path) => (

@@ -46,6 +46,7 @@ import {
   sortEntries,
   type SortOrder,
 } from '../browser/entries.js';
+import { EmptyFolder } from '../browser/EmptyFolder.js';
 import { FileTable } from '../browser/FileTable.js';
 import { FolderTree } from '../browser/FolderTree.js';
 import { WorkStatus, workThatRunsAlone, type WorkUnderWay } from '../browser/WorkStatus.js';
@@ -84,7 +85,7 @@ type DialogState =
  * the jobs panel went with its last job.
  */
 function focusFileTable(): void {
-  document.querySelector<HTMLElement>('.file-grid')?.focus();
+  document.querySelector<HTMLElement>('.file-grid, .empty-folder')?.focus();
 }
 
 /**
@@ -624,7 +625,9 @@ export function Browser({ vault }: { vault: VaultSummary }) {
         </div>
       </header>
       <ErrorText message={error} />
-      <div className="browser-main">
+      <main className="browser-main">
+        {/* The vault's name heads the page for screen readers; the path shows it to everyone. */}
+        <h1 className="visually-hidden">{vault.name}</h1>
         {tree && (
           <FolderTree
             tree={tree}
@@ -678,15 +681,16 @@ export function Browser({ vault }: { vault: VaultSummary }) {
               </div>
             )
           ) : (
-            <div className="empty">
-              <FolderInput size={40} aria-hidden="true" className="muted" />
-              <p>This folder is empty.</p>
-              <p className="muted">Drop files here or use Add files.</p>
-            </div>
+            <EmptyFolder
+              onUp={goUp}
+              onMenu={(x, y) => {
+                setMenu({ x, y });
+              }}
+            />
           )}
           {dragging && <div className="drop-label">Add to {here}</div>}
         </section>
-      </div>
+      </main>
       <footer className="status-bar">
         <span role="status" aria-label="Status">
           {searching

@@ -1,13 +1,36 @@
 import { FolderOpen, ShieldAlert } from 'lucide-react';
-import { useId, useState, type SyntheticEvent } from 'react';
+import { useId, useRef, useState, type SyntheticEvent } from 'react';
 
 import type { PickedHandle } from '../../shared/contract.js';
 import { call, describeError } from '../api.js';
+import { useFocusWhenNowhere } from '../focus.js';
 import { showVault } from '../store.js';
 import { ErrorText } from './ErrorText.js';
 import { KdfPresetField, type KdfPresetName } from './KdfPresetField.js';
 import { NewPassphraseFields } from './NewPassphraseFields.js';
 import { TextField } from './TextField.js';
+
+/** zxcvbn's scores of 0 and 1: guessed within about 10^6 tries, which an offline attack makes in moments. */
+const WEAK_SCORE = 1;
+const WEAK_WORDS =
+  'This passphrase is easy to guess: anyone with a copy of the vault folder can try guesses offline, as fast as ' +
+  'their computer allows. Add more words, or press “Create vault” again to use it anyway.';
+
+/** A field of the form that an error can be about. */
+type Field = 'folder' | 'name' | 'passphrase' | 'repeat';
+
+/** What the form still lacks, with the field to mend first; null when it may be sent. */
+function missing(form: { folder: PickedHandle | null; name: string; passphrase: string; repeat: string }): {
+  field: Field;
+  words: string;
+} | null {
+  if (form.folder === null) return { field: 'folder', words: 'Choose the folder to create the vault in.' };
+  if (form.name.trim() === '') return { field: 'name', words: 'Give the vault a name.' };
+  if (form.passphrase === '') return { field: 'passphrase', words: 'Choose a passphrase.' };
+  if (form.passphrase !== form.repeat)
+    return { field: 'repeat', words: 'The two passphrases differ. Type them again.' };
+  return null;
+}
 
 /**
  * The create-vault form: where, its name, the passphrase twice and how hard the passphrase is to guess, the key
@@ -22,12 +45,27 @@ export function CreateVault({ onCancel }: { onCancel: () => void }) {
   const [padSizes, setPadSizes] = useState(true);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  /** The field the error is about (null: the error is the back end's). */
+  const [fault, setFault] = useState<Field | null>(null);
+  /** How hard the passphrase is to guess, and the weak one the person chose to keep after being told. */
+  const [score, setScore] = useState<number | null>(null);
+  const [weakKept, setWeakKept] = useState<string | null>(null);
   const ids = useId();
   const warningId = `${ids}-warning`;
   const paddingHintId = `${ids}-padding-hint`;
+  const errorId = `${ids}-error`;
+  const fields = {
+    folder: useRef<HTMLButtonElement>(null),
+    name: useRef<HTMLInputElement>(null),
+    passphrase: useRef<HTMLInputElement>(null),
+    repeat: useRef<HTMLInputElement>(null),
+  };
+  useFocusWhenNowhere(fields.folder);
+  const describedIf = (field: Field) => (fault === field ? errorId : undefined);
 
   const chooseFolder = async (): Promise<void> => {
     setError(null);
+    setFault(null);
     try {
       const picked = await call('dialog.pickFolder', { purpose: 'create-vault' });
       if (picked !== null) setFolder(picked);
@@ -38,22 +76,26 @@ export function CreateVault({ onCancel }: { onCancel: () => void }) {
 
   const submit = async (event: SyntheticEvent): Promise<void> => {
     event.preventDefault();
-    const problem =
-      folder === null
-        ? 'Choose the folder to create the vault in.'
-        : name.trim() === ''
-          ? 'Give the vault a name.'
-          : passphrase === ''
-            ? 'Choose a passphrase.'
-            : passphrase !== repeat
-              ? 'The two passphrases differ. Type them again.'
-              : null;
+    if (busy) return;
+    const problem = missing({ folder, name, passphrase, repeat });
     if (problem !== null || folder === null) {
-      setError(problem);
+      setError(problem?.words ?? null);
+      setFault(problem?.field ?? null);
+      // The keyboard goes where the mending is; the field names the error it is invalid for.
+      if (problem !== null) fields[problem.field].current?.focus();
+      return;
+    }
+    // Told once, then kept if the person presses again with the same passphrase.
+    if (score !== null && score <= WEAK_SCORE && weakKept !== passphrase) {
+      setError(WEAK_WORDS);
+      setFault('passphrase');
+      setWeakKept(passphrase);
+      fields.passphrase.current?.focus();
       return;
     }
     setBusy(true);
     setError(null);
+    setFault(null);
     try {
       const vault = await call('vault.create', {
         folder: folder.handle,
@@ -88,7 +130,13 @@ export function CreateVault({ onCancel }: { onCancel: () => void }) {
             <span className={folder ? 'folder-label' : 'folder-label muted'} aria-labelledby="folder-label">
               {folder ? folder.label : 'No folder chosen'}
             </span>
-            <button type="button" onClick={() => void chooseFolder()} disabled={busy}>
+            <button
+              type="button"
+              ref={fields.folder}
+              onClick={() => void chooseFolder()}
+              disabled={busy}
+              aria-describedby={describedIf('folder')}
+            >
               <FolderOpen size={16} aria-hidden="true" />
               Choose…
             </button>
@@ -98,9 +146,12 @@ export function CreateVault({ onCancel }: { onCancel: () => void }) {
           label="Name"
           value={name}
           onValue={setName}
-          placeholder="Personal"
+          placeholder="e.g. Personal"
           autoComplete="off"
           disabled={busy}
+          inputRef={fields.name}
+          aria-invalid={fault === 'name' ? true : undefined}
+          aria-describedby={describedIf('name')}
         />
         <NewPassphraseFields
           label="Passphrase"
@@ -110,6 +161,10 @@ export function CreateVault({ onCancel }: { onCancel: () => void }) {
           onRepeat={setRepeat}
           userInputs={[name]}
           disabled={busy}
+          fault={fault === 'passphrase' || fault === 'repeat' ? { field: fault, errorId } : undefined}
+          passphraseRef={fields.passphrase}
+          repeatRef={fields.repeat}
+          onScore={setScore}
         />
         <KdfPresetField value={kdf} onValue={setKdf} disabled={busy} />
         <div className="field">
@@ -123,11 +178,11 @@ export function CreateVault({ onCancel }: { onCancel: () => void }) {
                 setPadSizes(event.target.checked);
               }}
             />
-            Hide each file&apos;s exact size
+            Hide each file’s exact size
           </label>
           <p className="hint muted" id={paddingHintId}>
             Stored files are padded, so the vault folder shows their sizes only roughly (to within about 12
-            %). This takes about 1.3 % more space on a typical mix of files. Chosen once, for the vault&apos;s
+            %). This takes about 1.3 % more space on a typical mix of files. Chosen once, for the vault’s
             life.
           </p>
         </div>
@@ -138,12 +193,13 @@ export function CreateVault({ onCancel }: { onCancel: () => void }) {
             this vault without it. Write it down and keep it somewhere safe.
           </span>
         </p>
-        <ErrorText message={error} />
+        <ErrorText message={error} id={errorId} />
         <div className="actions">
           <button type="button" onClick={onCancel} disabled={busy}>
             Cancel
           </button>
-          <button type="submit" className="primary" disabled={busy} aria-describedby={warningId}>
+          {/* aria-disabled, not disabled, while busy: a disabled button drops the keyboard's focus to the page. */}
+          <button type="submit" className="primary" aria-disabled={busy} aria-describedby={warningId}>
             {busy ? 'Creating…' : 'Create vault'}
           </button>
         </div>

@@ -1,4 +1,4 @@
-import { TriangleAlert, X } from 'lucide-react';
+import { Info, TriangleAlert, X } from 'lucide-react';
 import { memo, useEffect, useReducer, useState } from 'react';
 import '../panels.css';
 
@@ -6,7 +6,7 @@ import { ApiError, call, describeError } from '../api.js';
 import { formatSize } from '../format.js';
 import { formatTimeLeft, jobFigures, jobsShown, WAITING_FOR_ANOTHER_JOB } from '../job-figures.js';
 import { plural } from '../../shared/plural.js';
-import { dismissEndedJobs, dismissJob, useCoffer, type JobView } from '../store.js';
+import { dismissEndedJobs, dismissJob, keptByChoice, useCoffer, type JobView } from '../store.js';
 import { ErrorText } from './ErrorText.js';
 
 const VERBS = {
@@ -78,52 +78,45 @@ const JobRow = memo(function JobRow({
   const running = job.status === 'running';
   const place = useCoffer((state) => state.places[job.jobId]);
   const label = `${NOUNS[job.kind]} job`;
+  const troubles = job.problems.filter((problem) => !keptByChoice(job.kind, problem)).length;
   const [cancelRefused, setCancelRefused] = useState<string | null>(null);
   return (
     <li className={`job job-${job.status}`} aria-label={label}>
       <div className="job-line">
-        <span className="job-text" role="status">
+        {/* Busy while it runs: its figures change many times a second, and a screen reader should hear the outcome. */}
+        <span className="job-text" role="status" aria-busy={running}>
           {running
             ? runningText(job, Date.now())
-            : `${job.summary ?? ''}${job.problems.length > 0 ? ` ${plural(job.problems.length, 'problem')}:` : ''}`}
+            : `${job.summary ?? ''}${troubles > 0 ? ` ${plural(troubles, 'problem')}:` : ''}`}
         </span>
-        {running ? (
+        {onShowInFolder && job.kind === 'restore' && job.status === 'done' && (
           <button
             type="button"
             className="small"
             onClick={() => {
-              setCancelRefused(null);
-              void cancelJob(job.jobId).then(setCancelRefused);
+              onShowInFolder(job.jobId);
             }}
           >
-            Cancel
+            Show in folder
           </button>
-        ) : (
-          <>
-            {onShowInFolder && job.kind === 'restore' && job.status === 'done' && (
-              <button
-                type="button"
-                className="small"
-                onClick={() => {
-                  onShowInFolder(job.jobId);
-                }}
-              >
-                Show in folder
-              </button>
-            )}
-            <button
-              type="button"
-              className="icon-button"
-              aria-label={`Dismiss ${label.toLowerCase()}`}
-              onClick={() => {
-                dismissJob(job.jobId);
-                keepKeyboard(onEmptied);
-              }}
-            >
-              <X size={16} aria-hidden="true" />
-            </button>
-          </>
         )}
+        {/* One button, Cancel while the job runs and Dismiss once it ended: the keyboard that pressed Cancel stays on it. */}
+        <button
+          type="button"
+          className={running ? 'small' : 'icon-button'}
+          aria-label={running ? undefined : `Dismiss ${label.toLowerCase()}`}
+          onClick={() => {
+            if (running) {
+              setCancelRefused(null);
+              void cancelJob(job.jobId).then(setCancelRefused);
+            } else {
+              dismissJob(job.jobId);
+              keepKeyboard(onEmptied);
+            }
+          }}
+        >
+          {running ? 'Cancel' : <X size={16} aria-hidden="true" />}
+        </button>
       </div>
       {place !== undefined && <span className="job-place">{place}</span>}
       {running && <ErrorText message={cancelRefused} />}
@@ -138,7 +131,11 @@ const JobRow = memo(function JobRow({
         <ul className="job-problems" aria-label={`${label} problems`}>
           {job.problems.map((problem, index) => (
             <li key={`${problem.path}-${index}`}>
-              <TriangleAlert size={14} aria-hidden="true" className="danger-icon" />
+              {keptByChoice(job.kind, problem) ? (
+                <Info size={14} aria-hidden="true" className="info-icon" />
+              ) : (
+                <TriangleAlert size={14} aria-hidden="true" className="danger-icon" />
+              )}
               <span>
                 {/* The engine's message says what happened and what to do (src/core/errors.ts). */}
                 <span className="problem-path">{problem.path}</span>: {problem.message}

@@ -1,4 +1,4 @@
-import { useId } from 'react';
+import { useId, type Ref } from 'react';
 
 import { PassphraseField } from './PassphraseField.js';
 import { PassphraseStrength } from './PassphraseStrength.js';
@@ -15,6 +15,10 @@ export function NewPassphraseFields({
   onRepeat,
   userInputs,
   disabled,
+  fault,
+  passphraseRef,
+  repeatRef,
+  onScore,
 }: {
   /** "Passphrase", "New passphrase"…; the second field is "Repeat" and this in lower case. */
   label: string;
@@ -25,8 +29,16 @@ export function NewPassphraseFields({
   /** Words the user chose nearby (the vault's name), which make a passphrase easier to guess. */
   userInputs: readonly string[];
   disabled: boolean;
+  /** The field an error is about, and the error's id, which describes it. */
+  fault?: { field: 'passphrase' | 'repeat'; errorId: string } | undefined;
+  passphraseRef?: Ref<HTMLInputElement>;
+  repeatRef?: Ref<HTMLInputElement>;
+  /** Hears how hard the passphrase is to guess (zxcvbn's 0–4; null while unknown). */
+  onScore?: (score: number | null) => void;
 }) {
   const strengthId = `${useId()}-strength`;
+  const errorOf = (field: 'passphrase' | 'repeat'): string[] =>
+    fault?.field === field ? [fault.errorId] : [];
   return (
     <>
       <PassphraseField
@@ -35,15 +47,20 @@ export function NewPassphraseFields({
         onValue={onPassphrase}
         autoComplete="new-password"
         disabled={disabled}
-        describedBy={[strengthId]}
+        inputRef={passphraseRef}
+        invalid={fault?.field === 'passphrase'}
+        describedBy={[strengthId, ...errorOf('passphrase')]}
       />
-      <PassphraseStrength id={strengthId} passphrase={passphrase} userInputs={userInputs} />
+      <PassphraseStrength id={strengthId} passphrase={passphrase} userInputs={userInputs} onScore={onScore} />
       <PassphraseField
         label={`Repeat ${label.toLowerCase()}`}
         value={repeat}
         onValue={onRepeat}
         autoComplete="new-password"
         disabled={disabled}
+        inputRef={repeatRef}
+        invalid={fault?.field === 'repeat'}
+        describedBy={errorOf('repeat')}
       />
     </>
   );

@@ -14,10 +14,13 @@ export function PassphraseStrength({
   id,
   passphrase,
   userInputs,
+  onScore,
 }: {
   id: string;
   passphrase: string;
   userInputs: readonly string[];
+  /** Hears the score (zxcvbn's 0–4) whenever it changes; null while there is none (nothing typed, no estimator). */
+  onScore?: ((score: Strength['score'] | null) => void) | undefined;
 }) {
   const [measure, setMeasure] = useState<Measure | null>(null);
   const [loadFailed, setLoadFailed] = useState(false);
@@ -37,6 +40,12 @@ export function PassphraseStrength({
     };
   }, []);
 
+  const strength = measure === null || passphrase === '' ? null : measure(passphrase, userInputs);
+  const score = strength?.score ?? null;
+  useEffect(() => {
+    onScore?.(score);
+  }, [onScore, score]);
+
   if (loadFailed)
     return (
       <p id={id} className="strength hint muted steady-hint">
@@ -49,14 +58,13 @@ export function PassphraseStrength({
         Loading the strength check…
       </p>
     );
-  if (passphrase === '')
+  if (strength === null)
     return (
       <p id={id} className="strength hint muted steady-hint">
         Four or more unrelated words make a strong passphrase that is easy to type.
       </p>
     );
 
-  const strength = measure(passphrase, userInputs);
   const advice = [strength.warning, ...strength.suggestions].filter((line): line is string => !!line);
   return (
     <div id={id} className="strength" data-score={strength.score}>

@@ -1,8 +1,9 @@
 import { FolderOpen, FolderX, Plus, Vault, X } from 'lucide-react';
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 
 import type { RecentVault } from '../../shared/contract.js';
 import { ApiError, call, describeError } from '../api.js';
+import { useFocusWhenNowhere } from '../focus.js';
 import { formatDate } from '../format.js';
 import { showVault } from '../store.js';
 import { CreateVault } from './CreateVault.js';
@@ -58,6 +59,8 @@ export function StartScreen() {
   const [recent, setRecent] = useState<readonly RecentVault[]>([]);
   const [creating, setCreating] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const card = useRef<HTMLElement>(null);
+  useFocusWhenNowhere(card, creating);
 
   const refresh = useCallback(async (): Promise<void> => {
     try {
@@ -111,7 +114,8 @@ export function StartScreen() {
 
   return (
     <main className="centered">
-      <section className="card start" aria-labelledby="start-title">
+      {/* Takes the keyboard when the screen comes back (Cancel, another vault): Tab goes on from the top. */}
+      <section className="card start" aria-labelledby="start-title" ref={card} tabIndex={-1}>
         <header className="card-header">
           <Vault size={28} aria-hidden="true" className="brand-icon" />
           <div>

@@ -3,6 +3,7 @@ import { useEffect, useRef, useState, type SyntheticEvent } from 'react';
 
 import type { VaultSummary } from '../../shared/contract.js';
 import { ApiError, call, describeError } from '../api.js';
+import { useFocusWhenNowhere } from '../focus.js';
 import { formatDuration } from '../format.js';
 import { showFolder, showNotices, showVault, useCoffer } from '../store.js';
 import { stoppedByLockNotice } from '../stopped-jobs.js';
@@ -16,7 +17,7 @@ import { PassphraseField } from './PassphraseField.js';
 const WRONG_PASSPHRASE = 'Wrong passphrase. Check Caps Lock and the keyboard layout.';
 const WRONG_RECOVERY_KEY =
   'This recovery key does not open this vault: it may be an older one (making a new key revokes the old) or ' +
-  "another vault's.";
+  'another vault’s.';
 
 /** What unlocks: the passphrase, or the recovery key printed when it was made. */
 type Secret = 'passphrase' | 'recovery-key';
@@ -47,6 +48,7 @@ export function UnlockScreen({ vault }: { vault: VaultSummary }) {
   const [waitUntil, setWaitUntil] = useState(0);
   const secondsLeft = useSecondsLeft(waitUntil);
   const input = useRef<HTMLInputElement>(null);
+  useFocusWhenNowhere(input);
   const [backup, setBackup] = useState<{ handle: string; label: string } | null>(null);
   const [restored, setRestored] = useState<readonly string[]>([]);
   const stoppedByLock = stoppedByLockNotice(useCoffer((state) => state.stoppedByLock));

@@ -111,7 +111,7 @@ export function VaultDetails({ vaultId, onClose }: { vaultId: string; onClose: (
           <dt>Size padding</dt>
           <dd>
             {details.info.contentPadding === 'padme'
-              ? "On: each file's size shows only roughly (to within about 12 %)"
+              ? 'On: each file’s size shows only roughly (to within about 12 %)'
               : 'Off'}
           </dd>
           <dt>Key ids</dt>

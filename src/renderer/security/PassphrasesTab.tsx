@@ -53,7 +53,7 @@ function SlotList({ slots, onRemove }: { slots: readonly Slot[]; onRemove: (slot
               </th>
               <td>{slot.kind === 'passphrase' ? kdfPresetLabel(slot.kdf?.preset) : 'No key derivation'}</td>
               <td className="slot-actions">
-                {slot.unlockedWith === true && <span className="badge">Unlocked this window</span>}
+                {slot.unlockedWith === true && <span className="badge">Used for this unlock</span>}
                 {reason === null ? (
                   <button
                     type="button"

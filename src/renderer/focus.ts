@@ -1,0 +1,23 @@
+import { useEffect, type RefObject } from 'react';
+
+/** Whether the keyboard is nowhere: on the page itself, as when what had the focus went away. */
+export function focusIsNowhere(): boolean {
+  return document.activeElement === null || document.activeElement === document.body;
+}
+
+/**
+ * Gives the focus to `target` when a screen appears with the keyboard nowhere: on mounting, and again whenever
+ * `shown` changes (a component that swaps one screen for another). A frame later: a dialog that closed with the
+ * screen before (Settings, when Ctrl+L locks) hands the focus back in that frame, to an element that is gone, which
+ * would otherwise win over `autoFocus`.
+ */
+export function useFocusWhenNowhere(target: RefObject<HTMLElement | null>, shown?: unknown): void {
+  useEffect(() => {
+    const frame = requestAnimationFrame(() => {
+      if (focusIsNowhere()) target.current?.focus();
+    });
+    return () => {
+      cancelAnimationFrame(frame);
+    };
+  }, [target, shown]);
+}

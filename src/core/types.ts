@@ -45,6 +45,11 @@ export interface Problem {
   readonly path: string;
   readonly code: string;
   readonly message: string;
+  /**
+   * Restore only: a file was already at the destination before the restore and was left as it was, since
+   * replacing was not asked for (code `ALREADY_EXISTS`): what was chosen, not a failure. Absent otherwise.
+   */
+  readonly kept?: true;
 }
 
 /**

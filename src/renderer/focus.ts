@@ -7,9 +7,9 @@ export function focusIsNowhere(): boolean {
 
 /**
  * Gives the focus to `target` when a screen appears with the keyboard nowhere: on mounting, and again whenever
- * `shown` changes (a component that swaps one screen for another). A frame later: a dialog that closed with the
- * screen before (Settings, when Ctrl+L locks) hands the focus back in that frame, to an element that is gone, which
- * would otherwise win over `autoFocus`.
+ * `shown` changes (a component that swaps one screen for another). A frame later, because a dialog that closed with
+ * the screen before (Settings, when Ctrl+L locks) gives the focus back in that frame to the button that opened it,
+ * which is gone with its screen: the focus ends on the page, undoing the new screen's `autoFocus`.
  */
 export function useFocusWhenNowhere(target: RefObject<HTMLElement | null>, shown?: unknown): void {
   useEffect(() => {

@@ -39,6 +39,8 @@ export interface JobView {
   readonly verifyReport?: VerifyReport;
   /** Whether it waits for another job on the vault to end before it starts. */
   readonly waiting?: boolean;
+  /** When the window heard that it ended (ms since the epoch). */
+  readonly endedAt?: number;
 }
 
 export interface CofferState {
@@ -135,14 +137,6 @@ export function setSelection(selection: ReadonlySet<string>): void {
   useCoffer.setState({ selection });
 }
 
-/**
- * Whether a problem a job reported is what the person chose rather than something gone wrong: a restore that was
- * not to replace files reports each file already at the destination, which it left as it was.
- */
-export function keptByChoice(kind: JobKind, problem: Problem): boolean {
-  return kind === 'restore' && problem.code === 'ALREADY_EXISTS';
-}
-
 function summarize(event: Extract<JobEvent, { type: 'ended' }>): string {
   if (event.status === 'cancelled') return `Stopped. ${leftByStoppedJob(event.kind, 'it')}`;
   if (event.status === 'failed') return event.message;
@@ -158,7 +152,7 @@ function summarize(event: Extract<JobEvent, { type: 'ended' }>): string {
       );
     }
     case 'restore': {
-      const kept = result.report.problems.filter((problem) => keptByChoice('restore', problem)).length;
+      const kept = result.report.problems.filter((problem) => problem.kept === true).length;
       return (
         `Restored ${plural(result.report.filesRestored, 'file')}` +
         (kept > 0 ? `; kept ${plural(kept, 'file')} already there` : '') +
@@ -197,7 +191,7 @@ export function jobEvent(event: JobEvent): void {
     } else if (event.type === 'problem')
       next = { ...current, problems: [...current.problems, event.problem] };
     else if (event.type === 'ended') {
-      next = { ...current, status: event.status, summary: summarize(event) };
+      next = { ...current, status: event.status, summary: summarize(event), endedAt: Date.now() };
       if (event.status === 'done' && event.result.kind === 'verify')
         next = { ...next, verifyReport: event.result.report };
     }

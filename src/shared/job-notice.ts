@@ -30,7 +30,9 @@ function count(amount: number, noun: string): string {
 
 function describeDone(event: Extract<JobEvent, { type: 'ended'; status: 'done' }>): JobNotice {
   const { result } = event;
-  const problems = result.report.problems.length;
+  // A file a restore left as it was, not told to replace it, is what the person chose, not a problem.
+  const kept = result.report.problems.filter((problem) => problem.kept === true).length;
+  const problems = result.report.problems.length - kept;
   const tail = problems > 0 ? ` ${count(problems, 'problem')}: open Coffer to see them.` : '';
   switch (result.kind) {
     case 'add':
@@ -41,14 +43,17 @@ function describeDone(event: Extract<JobEvent, { type: 'ended'; status: 'done' }
     case 'restore':
       return {
         title: 'Coffer: restore finished',
-        body: `Restored ${count(result.report.filesRestored, 'file')}.${tail}`,
+        body:
+          `Restored ${count(result.report.filesRestored, 'file')}` +
+          (kept > 0 ? `; kept ${count(kept, 'file')} already there` : '') +
+          `.${tail}`,
       };
     case 'verify':
       return {
         title: 'Coffer: check finished',
         body: result.report.ok
           ? `No damage found in ${count(result.report.filesChecked, 'file')}.`
-          : `The vault has problems.${tail}`,
+          : `Damage found.${tail}`,
       };
     case 'reencrypt':
       return {

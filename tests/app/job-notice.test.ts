@@ -63,6 +63,19 @@ describe('the notification when a job ends', () => {
       },
     };
     expect(run(restore, 60_000, true)?.body).toBe('Restored 1 file.');
+    // A file left as it was, not told to replace it, is counted as kept; another in the way is a problem.
+    const kept = { path: '/a.txt', code: 'ALREADY_EXISTS', message: 'exists', kept: true } as const;
+    const inTheWay = { path: '/b', code: 'ALREADY_EXISTS', message: 'a file is there' } as const;
+    const withKept: JobEvent = {
+      ...restore,
+      result: {
+        kind: 'restore',
+        report: { filesRestored: 1, foldersRestored: 0, bytesRestored: 5, problems: [kept, inTheWay] },
+      },
+    };
+    expect(run(withKept, 60_000, true)?.body).toBe(
+      'Restored 1 file; kept 1 file already there. 1 problem: open Coffer to see them.',
+    );
   });
 
   it('counts from the first event the window saw, and forgets a job once it ended', () => {

@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 import './dom.js';
 
-import { act, render, screen } from '@testing-library/react';
+import { act, render, screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 
@@ -198,11 +198,36 @@ describe('creating a vault', () => {
   });
 
   it('says in words why the vault could not be created, and lets the person try again', async () => {
-    showForm({ 'vault.create': () => new Refusal('ALREADY_EXISTS', 'EEXIST: coffer.header') });
+    let refuse = (): void => undefined;
+    showForm({
+      'vault.create': () =>
+        new Promise((resolve) => {
+          refuse = () => {
+            resolve(new Refusal('ALREADY_EXISTS', 'EEXIST: coffer.header'));
+          };
+        }),
+    });
     await fill({ name: 'Personal', passphrase: 'velvet tundra quarry', repeat: 'velvet tundra quarry' });
-    await userEvent.click(createButton());
+    // Sent with Enter from the field, which is then disabled: a browser drops its focus to the page (jsdom keeps
+    // it on the disabled field, so the page is given it here, through an element that goes).
+    await userEvent.keyboard('{Enter}');
+    expect(createButton().textContent).toBe('Creating…');
+    act(() => {
+      const gone = document.body.appendChild(document.createElement('button'));
+      gone.focus();
+      gone.remove();
+    });
+    expect(document.activeElement).toBe(document.body);
+    await act(async () => {
+      refuse();
+      await Promise.resolve();
+    });
     expect((await screen.findByRole('alert')).textContent).toBe(errorSentence('ALREADY_EXISTS'));
-    expect(createButton().hasAttribute('disabled')).toBe(false);
+    // Create takes the keyboard back, to try again.
+    await waitFor(() => {
+      expect(document.activeElement).toBe(createButton());
+    });
+    expect(createButton().getAttribute('aria-disabled')).toBe('false');
     expect(screen.getByLabelText<HTMLInputElement>('Passphrase').value).toBe('velvet tundra quarry');
     expect(useCoffer.getState().vault).toBeNull();
   });

@@ -5,7 +5,7 @@ import { act, fireEvent, render, screen, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
 import { installApi, onEvent } from '../../src/renderer/api.js';
-import { JobsPanel } from '../../src/renderer/components/JobsPanel.js';
+import { DISMISS_AFTER_END_MS, JobsPanel } from '../../src/renderer/components/JobsPanel.js';
 import { clearVaultContents, jobEvent, showVault } from '../../src/renderer/store.js';
 import type { JobEvent, JobKind, Problem, Progress } from '../../src/shared/contract.js';
 import { fakeApi, Refusal, type FakeApi } from './fake-api.js';
@@ -101,6 +101,12 @@ describe('the jobs panel', () => {
     const dismiss = within(add).getByRole('button', { name: 'Dismiss add job' });
     expect(document.activeElement).toBe(dismiss);
     expect(within(add).getByRole('status').getAttribute('aria-busy')).toBe('false');
+    // A second press meant for Cancel (a double click, a held Enter) does not take the outcome away unread.
+    press(dismiss);
+    expect(row('Add job')).toBe(add);
+    wait(DISMISS_AFTER_END_MS);
+    press(dismiss);
+    expect(screen.queryByRole('listitem', { name: 'Add job' })).toBeNull();
   });
 
   it('says a job waits for another on the vault rather than that it works, until its turn comes', () => {
@@ -222,6 +228,12 @@ describe('the jobs panel', () => {
         path: '/notes.txt',
         code: 'ALREADY_EXISTS',
         message: 'A file of that name is already in the destination. Restore with "Replace" to overwrite it.',
+        kept: true,
+      },
+      {
+        path: '/drafts',
+        code: 'ALREADY_EXISTS',
+        message: 'A file is where the folder would go, so the folder was not restored.',
       },
     ] as const;
     for (const each of reported) problem('j1', 'restore', each);
@@ -235,8 +247,9 @@ describe('the jobs panel', () => {
     });
     const restore = row('Restore job');
     // A file left as it was, as the restore was told, is said as kept, not counted among the problems.
+    // Another file in the way (a folder's place taken) is a problem all the same.
     expect(within(restore).getByRole('status').textContent).toBe(
-      'Restored 5 files; kept 1 file already there. 1 problem:',
+      'Restored 5 files; kept 1 file already there. 2 problems:',
     );
     const problems = within(restore).getByRole('list', { name: 'Restore job problems' });
     expect(
@@ -245,7 +258,8 @@ describe('the jobs panel', () => {
         .map((item) => item.textContent),
     ).toEqual([
       '/photos/beach.jpg: Its contents are damaged. Restore it from a backup of the vault folder.',
-      '/notes.txt: A file of that name is already in the destination. Restore with "Replace" to overwrite it.',
+      'Kept: /notes.txt: A file of that name is already in the destination. Restore with "Replace" to overwrite it.',
+      '/drafts: A file is where the folder would go, so the folder was not restored.',
     ]);
     // Rendered without onShowInFolder: a host that cannot show files offers no button that would fail.
     expect(within(restore).queryByRole('button', { name: 'Show in folder' })).toBeNull();

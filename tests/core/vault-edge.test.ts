@@ -567,6 +567,8 @@ describe('restoring onto existing files', () => {
     const refused = await vault.restore(['/doc.txt'], dest);
     expect(refused.filesRestored).toBe(0);
     expect(names(refused.problems)).toEqual([{ path: '/doc.txt', code: 'ALREADY_EXISTS' }]);
+    // What was asked for, not a failure: the window says it was kept.
+    expect(refused.problems[0]?.kept).toBe(true);
     expect(refused.problems[0]?.message).toMatch(/already exists/i);
     expect(refused.problems[0]?.message).toMatch(
       /To replace it, restore again and choose to replace existing files/,
@@ -594,6 +596,8 @@ describe('restoring onto existing files', () => {
     expect(report.problems[0]?.message).toMatch(
       /is a folder, so the file was not restored there\. Move or rename/,
     );
+    // Not restored, and not by choice: a problem, not a file kept.
+    expect(report.problems[0]?.kept).toBeUndefined();
     expect(await readFile(join(dest, 'doc.txt', 'mine.txt'), 'utf8')).toBe('kept');
   });
 
@@ -609,6 +613,7 @@ describe('restoring onto existing files', () => {
 
     const report = await vault.restore(['/docs'], dest);
     expect(names(report.problems)).toEqual([{ path: '/docs', code: 'ALREADY_EXISTS' }]);
+    expect(report.problems[0]?.kept).toBeUndefined();
     expect(report.problems[0]?.message).toMatch(/is a symbolic link, so folder "\/docs" was not restored/);
     expect(report.problems[0]?.message).not.toMatch(/is a file/);
     expect(await readdir(elsewhere)).toEqual(['mine.txt']);
@@ -636,6 +641,8 @@ describe('restoring onto existing files', () => {
         },
       });
       expect(names(report.problems)).toEqual([{ path: '/docs/b.txt', code: 'ALREADY_EXISTS' }]);
+      // Its own file never came out: a problem, whatever was chosen, not a file kept.
+      expect(report.problems[0]?.kept).toBeUndefined();
       expect(report.filesRestored).toBe(1);
       expect(await readFile(alias, 'utf8')).toBe('already here');
       expectSameBytes(await readFile(join(dest, 'docs', 'a.bin')), bytes(SMALL_FILE_LIMIT + 1, 1), 'a.bin');

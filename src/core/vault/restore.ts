@@ -297,15 +297,15 @@ class RestoreJob {
       return true;
     }
     if (found && this.#options.overwrite !== true) {
-      this.#problem(vaultPath, notReplaced(target));
+      this.#problem(vaultPath, notReplaced(target), { kept: true });
       return true;
     }
     return false;
   }
 
-  #problem(path: string, error: unknown): void {
+  #problem(path: string, error: unknown, kept?: { kept: true }): void {
     if (!(error instanceof CofferError)) throw error;
-    this.#problems.push({ path, code: error.code, message: error.message });
+    this.#problems.push({ path, code: error.code, message: error.message, ...kept });
   }
 
   /**

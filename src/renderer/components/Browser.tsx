@@ -51,6 +51,7 @@ import { FileTable } from '../browser/FileTable.js';
 import { FolderTree } from '../browser/FolderTree.js';
 import { WorkStatus, workThatRunsAlone, type WorkUnderWay } from '../browser/WorkStatus.js';
 import { crumbs, formatSize, nameOf, parentOf } from '../format.js';
+import { focusIsNowhere } from '../focus.js';
 import { lockVault, useLockShortcut } from '../lock.js';
 import { useCapabilities } from '../host.js';
 import { useOpenWithApp } from '../open-with.js';
@@ -204,7 +205,7 @@ export function Browser({ vault }: { vault: VaultSummary }) {
   useEffect(() => {
     if (dialog !== null) return;
     const frame = requestAnimationFrame(() => {
-      if (document.activeElement === document.body) focusFileTable();
+      if (focusIsNowhere()) focusFileTable();
     });
     return () => {
       cancelAnimationFrame(frame);

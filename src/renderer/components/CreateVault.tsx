@@ -1,16 +1,16 @@
 import { FolderOpen, ShieldAlert } from 'lucide-react';
-import { useId, useRef, useState, type SyntheticEvent } from 'react';
+import { useEffect, useId, useRef, useState, type SyntheticEvent } from 'react';
 
 import type { PickedHandle } from '../../shared/contract.js';
 import { call, describeError } from '../api.js';
-import { useFocusWhenNowhere } from '../focus.js';
+import { focusIsNowhere, useFocusWhenNowhere } from '../focus.js';
 import { showVault } from '../store.js';
 import { ErrorText } from './ErrorText.js';
 import { KdfPresetField, type KdfPresetName } from './KdfPresetField.js';
 import { NewPassphraseFields } from './NewPassphraseFields.js';
 import { TextField } from './TextField.js';
 
-/** zxcvbn's scores of 0 and 1: guessed within about 10^6 tries, which an offline attack makes in moments. */
+/** zxcvbn's scores of 0 and 1: guessed within about a million tries, few enough for an offline attack. */
 const WEAK_SCORE = 1;
 const WEAK_WORDS =
   'This passphrase is easy to guess: anyone with a copy of the vault folder can try guesses offline, as fast as ' +
@@ -60,7 +60,13 @@ export function CreateVault({ onCancel }: { onCancel: () => void }) {
     passphrase: useRef<HTMLInputElement>(null),
     repeat: useRef<HTMLInputElement>(null),
   };
+  const submitButton = useRef<HTMLButtonElement>(null);
   useFocusWhenNowhere(fields.folder);
+  // The fields are disabled while the vault is made: one that had the keyboard drops it to the page. When the back
+  // end refused, Create takes it again, to try once more (the error is announced).
+  useEffect(() => {
+    if (!busy && error !== null && focusIsNowhere()) submitButton.current?.focus();
+  }, [busy, error]);
   const describedIf = (field: Field) => (fault === field ? errorId : undefined);
 
   const chooseFolder = async (): Promise<void> => {
@@ -199,7 +205,13 @@ export function CreateVault({ onCancel }: { onCancel: () => void }) {
             Cancel
           </button>
           {/* aria-disabled, not disabled, while busy: a disabled button drops the keyboard's focus to the page. */}
-          <button type="submit" className="primary" aria-disabled={busy} aria-describedby={warningId}>
+          <button
+            type="submit"
+            ref={submitButton}
+            className="primary"
+            aria-disabled={busy}
+            aria-describedby={warningId}
+          >
             {busy ? 'Creating…' : 'Create vault'}
           </button>
         </div>

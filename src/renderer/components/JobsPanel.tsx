@@ -1,12 +1,13 @@
 import { Info, TriangleAlert, X } from 'lucide-react';
-import { memo, useEffect, useReducer, useState } from 'react';
+import { memo, useEffect, useReducer, useRef, useState } from 'react';
 import '../panels.css';
 
 import { ApiError, call, describeError } from '../api.js';
+import { focusIsNowhere } from '../focus.js';
 import { formatSize } from '../format.js';
 import { formatTimeLeft, jobFigures, jobsShown, WAITING_FOR_ANOTHER_JOB } from '../job-figures.js';
 import { plural } from '../../shared/plural.js';
-import { dismissEndedJobs, dismissJob, keptByChoice, useCoffer, type JobView } from '../store.js';
+import { dismissEndedJobs, dismissJob, useCoffer, type JobView } from '../store.js';
 import { ErrorText } from './ErrorText.js';
 
 const VERBS = {
@@ -16,6 +17,12 @@ const VERBS = {
   reencrypt: 'Re-encrypting',
 } as const;
 const NOUNS = { add: 'Add', restore: 'Restore', verify: 'Check', reencrypt: 'Re-encrypt' } as const;
+
+/**
+ * After Cancel was pressed on a row, presses this soon after its job ended do not dismiss it: Cancel becomes
+ * Dismiss in place, and a second click or a held Enter meant for Cancel must not take away the outcome unread.
+ */
+export const DISMISS_AFTER_END_MS = 750;
 
 /** Panels with fewer ended jobs than this have no "Clear finished": each row's own Dismiss does as well. */
 const CLEAR_ENDED_FROM = 2;
@@ -58,7 +65,7 @@ function runningText(job: JobView, now: number): string {
  */
 function keepKeyboard(elsewhere: (() => void) | undefined): void {
   requestAnimationFrame(() => {
-    if (document.activeElement !== document.body) return;
+    if (!focusIsNowhere()) return;
     const next = document.querySelector<HTMLElement>('.jobs-panel button');
     if (next) next.focus();
     else elsewhere?.();
@@ -78,8 +85,10 @@ const JobRow = memo(function JobRow({
   const running = job.status === 'running';
   const place = useCoffer((state) => state.places[job.jobId]);
   const label = `${NOUNS[job.kind]} job`;
-  const troubles = job.problems.filter((problem) => !keptByChoice(job.kind, problem)).length;
+  // A file a restore left as it was, not told to replace it, is what the person chose, not a problem.
+  const troubles = job.problems.filter((problem) => problem.kept !== true).length;
   const [cancelRefused, setCancelRefused] = useState<string | null>(null);
+  const cancelPressed = useRef(false);
   return (
     <li className={`job job-${job.status}`} aria-label={label}>
       <div className="job-line">
@@ -107,9 +116,10 @@ const JobRow = memo(function JobRow({
           aria-label={running ? undefined : `Dismiss ${label.toLowerCase()}`}
           onClick={() => {
             if (running) {
+              cancelPressed.current = true;
               setCancelRefused(null);
               void cancelJob(job.jobId).then(setCancelRefused);
-            } else {
+            } else if (!cancelPressed.current || Date.now() - (job.endedAt ?? 0) >= DISMISS_AFTER_END_MS) {
               dismissJob(job.jobId);
               keepKeyboard(onEmptied);
             }
@@ -131,12 +141,13 @@ const JobRow = memo(function JobRow({
         <ul className="job-problems" aria-label={`${label} problems`}>
           {job.problems.map((problem, index) => (
             <li key={`${problem.path}-${index}`}>
-              {keptByChoice(job.kind, problem) ? (
+              {problem.kept === true ? (
                 <Info size={14} aria-hidden="true" className="info-icon" />
               ) : (
                 <TriangleAlert size={14} aria-hidden="true" className="danger-icon" />
               )}
               <span>
+                {problem.kept === true && <span className="visually-hidden">Kept: </span>}
                 {/* The engine's message says what happened and what to do (src/core/errors.ts). */}
                 <span className="problem-path">{problem.path}</span>: {problem.message}
               </span>

@@ -165,10 +165,10 @@ async function shoot(scheme: 'light' | 'dark', executablePath: string | undefine
     await save('browser-search');
     await page.getByRole('searchbox').fill('');
 
-    // Restoring the same file twice: the second job lists its problem with what to do.
+    // Restoring the same file twice: the second job says it kept the file there, and what to do to replace it.
     const restored = join(work, 'Restored');
     await mkdir(restored);
-    for (const done of ['Restored 1 file.', 'Restored 0 files. 1 problem:']) {
+    for (const done of ['Restored 1 file.', 'Restored 0 files; kept 1 file already there.']) {
       await page.getByRole('row', { name: /IMG_0412/ }).click();
       await preview.answerFolderDialogs([restored]);
       await page.getByRole('button', { name: 'Restore to…' }).click();

@@ -3,6 +3,7 @@ import { ArrowDown, ArrowUp, File, Folder } from 'lucide-react';
 import { useEffect, useRef, useState, type KeyboardEvent, type MouseEvent } from 'react';
 
 import type { VaultEntry } from '../../shared/contract.js';
+import { focusIsNowhere } from '../focus.js';
 import { formatDate, formatSize, parentOf } from '../format.js';
 import { OVERSCAN, ROW_HEIGHT } from '../virtual-rows.js';
 import { endMoveDrag, startMoveDrag, useFolderDrop, type FolderDropHandlers } from './drag.js';
@@ -68,7 +69,7 @@ export function FileTable(props: FileTableProps) {
   useEffect(() => {
     if (focused > 0) virtualizer.scrollToIndex(focused);
     // A new folder opened from the keyboard: the old grid took the focus with it, so the keyboard goes on here.
-    if (document.activeElement === null || document.activeElement === document.body) grid.current?.focus();
+    if (focusIsNowhere()) grid.current?.focus();
   }, []);
 
   // The rows changed under the focus (a rename re-sorted them, say): the focus follows the selection.

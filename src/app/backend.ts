@@ -366,7 +366,7 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
       return jobs.start(
         entry.vaultId,
         'add',
-        async ({ signal, onProgress, onWaiting }) => {
+        async ({ signal, onProgress, onWaiting, onFinished }) => {
           // A cancel lets the bytes go at once: the add may be waiting for some that have not come (a page that
           // stopped sending), and would otherwise notice the cancel only when they come or time out.
           signal.addEventListener(
@@ -378,7 +378,13 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
           );
           return {
             kind: 'add',
-            report: await vault.addStreams(files, destination, { signal, onProgress, onWaiting, onExisting }),
+            report: await vault.addStreams(files, destination, {
+              signal,
+              onProgress,
+              onWaiting,
+              onExisting,
+              onAdded: onFinished,
+            }),
           };
         },
         () => {
@@ -386,13 +392,14 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
         },
       );
     }
-    return jobs.start(entry.vaultId, 'add', async ({ signal, onProgress, onWaiting }) => ({
+    return jobs.start(entry.vaultId, 'add', async ({ signal, onProgress, onWaiting, onFinished }) => ({
       kind: 'add',
       report: await vault.add(pathsOnDisk(target), destination, {
         signal,
         onProgress,
         onWaiting,
         onExisting,
+        onAdded: onFinished,
       }),
     }));
   };
@@ -574,11 +581,12 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
       const jobId: string = jobs.start(
         entry.vaultId,
         'restore',
-        async ({ signal, onProgress, onWaiting }) => {
+        async ({ signal, onProgress, onWaiting, onFinished }) => {
           const report = await entry.vault.restore(request.paths, destination, {
             signal,
             onProgress,
             onWaiting,
+            onRestored: onFinished,
             overwrite: request.overwrite,
             stateDir: restoreStateDir,
           });

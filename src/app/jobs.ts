@@ -1,12 +1,19 @@
 import { randomBytes } from 'node:crypto';
 
 import { CancelledError, InvalidArgumentError } from '../core/errors.js';
-import type { Progress } from '../core/types.js';
+import type { Progress, VaultEntry } from '../core/types.js';
 import type { JobEvent, JobKind, JobReport, JobSummary } from '../shared/contract.js';
 import { errorResult } from './result.js';
 
 /** At most this many progress events a second per job (the contract promises about 20). */
 const PROGRESS_EVENTS_PER_SECOND = 20;
+
+/**
+ * An add tells that rows were committed at most this often, the first time this long after its first commit: the
+ * window shows the folder again on each, which for a large folder is a listing, the folder tree and the vault's
+ * size on disk.
+ */
+export const COMMITTED_EVENT_EVERY_MS = 1000;
 
 /**
  * A wait shorter than this is not told: a re-encryption takes a turn per batch, and a preview's read beside it
@@ -20,11 +27,17 @@ export interface JobContext {
   readonly onProgress: (progress: Progress) => void;
   /** The engine's word that the job waits for another on its vault to end (true), or that its turn came. */
   readonly onWaiting: (waiting: boolean) => void;
+  /**
+   * The engine's word that an entry is in place for good (an add's committed row, a restore's published file):
+   * the files among them are counted, for a stopped add or restore to say how many got in.
+   */
+  readonly onFinished: (entry: Pick<VaultEntry, 'type'>) => void;
 }
 
 /**
- * Passes what a job reports on at most once per interval: the first at once, the latest of later ones at the end
- * of their interval (a burst of a thousand progress reports becomes one or two events, never a stale one).
+ * Passes what a job reports on at most once per interval: the first at once (or, `holdFirst`, an interval after it
+ * came), the latest of later ones at the end of their interval (a burst of a thousand progress reports becomes one
+ * or two events, never a stale one).
  */
 export class EventCoalescer<T> {
   readonly #send: (value: T) => void;
@@ -33,21 +46,35 @@ export class EventCoalescer<T> {
   #lastSentAt = Number.NEGATIVE_INFINITY;
   #pending: T | undefined;
   #timer: ReturnType<typeof setTimeout> | undefined;
+  readonly #holdFirst: boolean;
 
-  constructor(send: (value: T) => void, options: { intervalMs?: number; now?: () => number } = {}) {
+  constructor(
+    send: (value: T) => void,
+    options: { intervalMs?: number; now?: () => number; holdFirst?: boolean } = {},
+  ) {
     this.#send = send;
     this.#intervalMs = options.intervalMs ?? 1000 / PROGRESS_EVENTS_PER_SECOND;
     this.#now = options.now ?? (() => performance.now());
+    this.#holdFirst = options.holdFirst ?? false;
   }
 
   push(value: T): void {
     this.#pending = value;
+    // Held, the first waits as if one had been sent as it came.
+    if (this.#holdFirst && this.#lastSentAt === Number.NEGATIVE_INFINITY) this.#lastSentAt = this.#now();
     const wait = this.#lastSentAt + this.#intervalMs - this.#now();
     if (wait <= 0) this.flush();
     else
       this.#timer ??= setTimeout(() => {
         this.flush();
       }, wait);
+  }
+
+  /** Drops what is pending, unsent (the job ended, and its end says more). */
+  discard(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#pending = undefined;
   }
 
   /** Sends what is pending now (the job ended, or its interval passed). */
@@ -96,6 +123,14 @@ export class JobRegistry {
     const controller = new AbortController();
     const base = { jobId, vaultId, kind };
     const summary: RunningJob['summary'] = { ...base };
+    let filesFinished = 0;
+    const committed = new EventCoalescer<number>(
+      (files) => {
+        this.#emit({ ...base, type: 'committed', filesFinished: files });
+      },
+      // Held: an add that ends within a second of committing says it once, by its end.
+      { ...this.#coalescing, intervalMs: COMMITTED_EVENT_EVERY_MS, holdFirst: true },
+    );
     /** Tells that the job waits, once it has waited {@link WAIT_TOLD_AFTER_MS}. */
     let waitTold: ReturnType<typeof setTimeout> | undefined;
     const progress = new EventCoalescer<Progress>((latest) => {
@@ -122,6 +157,10 @@ export class JobRegistry {
           this.#emit({ ...base, type: 'waiting', waiting: false });
         }
       },
+      onFinished: (entry) => {
+        if (entry.type === 'file') filesFinished++;
+        if (kind === 'add') committed.push(filesFinished);
+      },
     };
     this.#emit({ ...base, type: 'started' });
     const ended = (async () => {
@@ -137,12 +176,18 @@ export class JobRegistry {
       } catch (error) {
         progress.flush();
         if (error instanceof CancelledError || controller.signal.aborted) {
-          event = { ...base, type: 'ended', status: 'cancelled' };
+          event = {
+            ...base,
+            type: 'ended',
+            status: 'cancelled',
+            ...(kind === 'add' || kind === 'restore' ? { filesFinished } : {}),
+          };
         } else {
           const { code, message } = errorResult(error);
           event = { ...base, type: 'ended', status: 'failed', code, message };
         }
       } finally {
+        committed.discard();
         clearTimeout(waitTold);
         this.#jobs.delete(jobId);
         cleanup?.();

@@ -1,4 +1,5 @@
 import type { JobKind } from '../shared/contract.js';
+import { plural } from '../shared/plural.js';
 
 /*
  * What a job stopped part-way leaves, in words: for its own row in the jobs panel, and for the unlock screen after
@@ -38,8 +39,30 @@ const STOPPED: Readonly<
 };
 
 /** What a stopped job of `kind` left and what to do, `who` naming the job ("it", "the adds"). */
-export function leftByStoppedJob(kind: JobKind, who: string): string {
+function leftByStoppedJob(kind: JobKind, who: string): string {
   return STOPPED[kind].after(who);
+}
+
+const those = (count: number): string => (count === 1 ? 'it is' : 'those are');
+
+/**
+ * A stopped job's row, in words. An add or a restore that says how many files it had finished names them: they are
+ * in place for good, and the user needs to know where to pick up. Without a count (another kind) the words say what
+ * such a job leaves.
+ */
+export function stoppedJobSummary(kind: JobKind, filesFinished?: number): string {
+  if (filesFinished !== undefined && kind === 'add')
+    return filesFinished === 0
+      ? 'Stopped before any file was added; nothing half-added is in the vault.'
+      : `Stopped after adding ${plural(filesFinished, 'file')}: ${those(filesFinished)} in the vault, and ` +
+          'nothing half-added is. To add the rest, add the same files again and choose Skip for the names ' +
+          'already there.';
+  if (filesFinished !== undefined && kind === 'restore')
+    return filesFinished === 0
+      ? 'Stopped before any file was restored; nothing half-written is in the folder.'
+      : `Stopped after restoring ${plural(filesFinished, 'file')}: ${those(filesFinished)} in the folder you ` +
+          'chose, and nothing half-written is. To restore the rest, restore again and skip the files already there.';
+  return `Stopped. ${leftByStoppedJob(kind, 'it')}`;
 }
 
 /**

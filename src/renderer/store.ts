@@ -15,7 +15,7 @@ import type {
   VerifyReport,
 } from '../shared/contract.js';
 import { plural } from '../shared/plural.js';
-import { leftByStoppedJob } from './stopped-jobs.js';
+import { stoppedJobSummary } from './stopped-jobs.js';
 
 export interface JobView {
   readonly jobId: string;
@@ -63,6 +63,11 @@ export interface CofferState {
    * browser watches to show a changed folder again, so that a job's progress re-renders only the jobs panel.
    */
   readonly jobsEnded: number;
+  /**
+   * How many times a running add told that rows it added were committed since the vault was unlocked: the browser
+   * shows the folder again on each, so files appear as they go in, not only when the add ends.
+   */
+  readonly addsCommitted: number;
   /** What unlocking found that the user must know (damage, a vault gone back to an older copy); until dismissed. */
   readonly notices: readonly string[];
   /**
@@ -74,7 +79,15 @@ export interface CofferState {
 
 const EMPTY: Pick<
   CofferState,
-  'folder' | 'entries' | 'listed' | 'selection' | 'jobs' | 'places' | 'jobsEnded' | 'notices'
+  | 'folder'
+  | 'entries'
+  | 'listed'
+  | 'selection'
+  | 'jobs'
+  | 'places'
+  | 'jobsEnded'
+  | 'addsCommitted'
+  | 'notices'
 > = {
   folder: '/',
   entries: [],
@@ -83,6 +96,7 @@ const EMPTY: Pick<
   jobs: [],
   places: {},
   jobsEnded: 0,
+  addsCommitted: 0,
   notices: [],
 };
 
@@ -138,7 +152,7 @@ export function setSelection(selection: ReadonlySet<string>): void {
 }
 
 function summarize(event: Extract<JobEvent, { type: 'ended' }>): string {
-  if (event.status === 'cancelled') return `Stopped. ${leftByStoppedJob(event.kind, 'it')}`;
+  if (event.status === 'cancelled') return stoppedJobSummary(event.kind, event.filesFinished);
   if (event.status === 'failed') return event.message;
   const { result } = event;
   switch (result.kind) {
@@ -174,6 +188,11 @@ function summarize(event: Extract<JobEvent, { type: 'ended' }>): string {
 /** Folds one job event into the job list. */
 export function jobEvent(event: JobEvent): void {
   if (event.vaultId !== useCoffer.getState().vault?.vaultId) return;
+  if (event.type === 'committed') {
+    // Not the job's row: its figures come with its progress.
+    useCoffer.setState(({ addsCommitted }) => ({ addsCommitted: addsCommitted + 1 }));
+    return;
+  }
   useCoffer.setState(({ jobs, jobsEnded }) => {
     const current: JobView = jobs.find((job) => job.jobId === event.jobId) ?? {
       jobId: event.jobId,

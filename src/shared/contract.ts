@@ -452,6 +452,9 @@ interface JobEventBase {
  * come over another connection): keep them by `jobId` until it is known. At any point before 'ended', 'waiting'
  * (true) says the job has waited a quarter of a second for another on its vault to end (a shorter wait is not
  * told), and (false) that its turn came; a re-encryption takes a turn per batch, so it may wait more than once.
+ * An add also sends 'committed' when rows it added are in the vault for good, with how many files it has added so
+ * far: a second after such a commit at the earliest, at most once a second, and never once it has ended (the end
+ * says more).
  */
 export type JobEvent = JobEventBase &
   (
@@ -459,8 +462,17 @@ export type JobEvent = JobEventBase &
     | { readonly type: 'waiting'; readonly waiting: boolean }
     | { readonly type: 'progress'; readonly progress: Progress }
     | { readonly type: 'problem'; readonly problem: Problem }
+    | { readonly type: 'committed'; readonly filesFinished: number }
     | { readonly type: 'ended'; readonly status: 'done'; readonly result: JobReport }
-    | { readonly type: 'ended'; readonly status: 'cancelled' }
+    | {
+        readonly type: 'ended';
+        readonly status: 'cancelled';
+        /**
+         * An add or a restore: how many files it had put in place for good before it stopped (committed to the
+         * vault, or published at the destination); absent for the other kinds.
+         */
+        readonly filesFinished?: number;
+      }
     | {
         readonly type: 'ended';
         readonly status: 'failed';

@@ -1,9 +1,14 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
-import { EventCoalescer, JobRegistry, WAIT_TOLD_AFTER_MS } from '../../src/app/jobs.js';
+import {
+  COMMITTED_EVENT_EVERY_MS,
+  EventCoalescer,
+  JobRegistry,
+  WAIT_TOLD_AFTER_MS,
+} from '../../src/app/jobs.js';
 import { CancelledError, IoError } from '../../src/core/errors.js';
 import type { Progress } from '../../src/core/types.js';
-import type { JobEvent } from '../../src/shared/contract.js';
+import type { JobEvent, JobReport } from '../../src/shared/contract.js';
 
 const progress = (filesDone: number): Progress => ({
   filesDone,
@@ -120,6 +125,85 @@ describe('job registry', () => {
     expect(() => {
       jobs.cancel(cancelled);
     }).toThrow(/No such job/);
+  });
+
+  it('says how many files a stopped add or restore had finished (folders not counted); other kinds say none', async () => {
+    const events: JobEvent[] = [];
+    const jobs = new JobRegistry((event) => events.push(event));
+    let working = 0;
+    const finishing =
+      (types: readonly ('file' | 'folder')[]) =>
+      (context: { signal: AbortSignal; onFinished: (entry: { type: 'file' | 'folder' }) => void }) => {
+        working++;
+        for (const type of types) context.onFinished({ type });
+        return untilAborted()(context);
+      };
+    const add = jobs.start('v-1', 'add', finishing(['folder', 'file', 'file', 'folder', 'file']));
+    const restore = jobs.start('v-1', 'restore', finishing([]));
+    const check = jobs.start('v-1', 'verify', finishing(['file']));
+    await vi.waitFor(() => {
+      expect(working).toBe(3);
+    });
+    await jobs.stop('v-1');
+    expect(await ended(events, add)).toMatchObject({ status: 'cancelled', filesFinished: 3 });
+    expect(await ended(events, restore)).toMatchObject({ status: 'cancelled', filesFinished: 0 });
+    expect(await ended(events, check)).not.toHaveProperty('filesFinished');
+  });
+
+  it('tells an add’s committed files a second after its first commit, then at most once a second, never after its end', async () => {
+    vi.useFakeTimers();
+    const events: JobEvent[] = [];
+    let now = 0;
+    const jobs = new JobRegistry((event) => events.push(event), { now: () => now });
+    let finish: (type: 'file' | 'folder') => void = () => undefined;
+    let end: () => void = () => undefined;
+    const work = (context: { onFinished: (entry: { type: 'file' | 'folder' }) => void }) => {
+      finish = (type) => {
+        context.onFinished({ type });
+      };
+      return new Promise<JobReport>((resolve) => {
+        end = () => {
+          resolve({
+            kind: 'add',
+            report: { filesAdded: 4, foldersAdded: 1, bytesAdded: 0, replaced: 0, skipped: 0, problems: [] },
+          });
+        };
+      });
+    };
+    const add = jobs.start('v-1', 'add', work);
+    const committed = () =>
+      events.flatMap((event) => (event.type === 'committed' ? [event.filesFinished] : []));
+    await vi.advanceTimersByTimeAsync(0);
+    finish('folder');
+    finish('file');
+    finish('file');
+    expect(committed()).toEqual([]);
+    now = COMMITTED_EVENT_EVERY_MS;
+    await vi.advanceTimersByTimeAsync(COMMITTED_EVENT_EVERY_MS);
+    expect(committed()).toEqual([2]);
+    finish('file');
+    now += COMMITTED_EVENT_EVERY_MS;
+    await vi.advanceTimersByTimeAsync(COMMITTED_EVENT_EVERY_MS);
+    expect(committed()).toEqual([2, 3]);
+    finish('file');
+    end();
+    await vi.runAllTimersAsync();
+    // The last is told by the end, not by a 'committed' after it.
+    expect(committed()).toEqual([2, 3]);
+    expect(events.filter((event) => event.jobId === add).at(-1)).toMatchObject({
+      type: 'ended',
+      status: 'done',
+    });
+
+    // A restore's files are counted for a stop, not told as they go: nothing in the vault changed.
+    jobs.start('v-1', 'restore', work);
+    await vi.advanceTimersByTimeAsync(0);
+    finish('file');
+    now += COMMITTED_EVENT_EVERY_MS;
+    await vi.advanceTimersByTimeAsync(COMMITTED_EVENT_EVERY_MS);
+    end();
+    await vi.runAllTimersAsync();
+    expect(committed()).toEqual([2, 3]);
   });
 
   it('tells a wait for another job only once it has lasted a while, and then when the turn came', async () => {

@@ -62,6 +62,31 @@ describe('the status bar', () => {
     });
   });
 
+  it('shows the files an add committed while it runs, keeping the selection', async () => {
+    let listing = ROOT;
+    let totalBytes = 1_700;
+    await browse(ROOT, {
+      'entries.list': () => listing,
+      'vault.info': () => ({ ...VAULT, info: { ...INFO, totalBytes } }),
+    });
+    await waitFor(() => {
+      expect(status()).toBe('3 items · vault 1.7 kB');
+    });
+    await userEvent.setup().click(row('notes.txt'));
+    act(() => {
+      jobEvent({ jobId: 'j1', vaultId: VAULT.vaultId, kind: 'add', type: 'started' });
+    });
+    listing = [...ROOT, file('/scan.pdf', 3_000_000)];
+    totalBytes = 3_001_700;
+    act(() => {
+      jobEvent({ jobId: 'j1', vaultId: VAULT.vaultId, kind: 'add', type: 'committed', filesFinished: 1 });
+    });
+    await waitFor(() => {
+      expect(status()).toBe('4 items · 1 selected (1.5 kB) · vault 3.0 MB');
+    });
+    expect(cellsOf(row('scan.pdf')).slice(0, 2)).toEqual(['scan.pdf', '3.0 MB']);
+  });
+
   it('gives no size for a selection holding a folder, whose size it does not know', async () => {
     await browse(ROOT);
     await screen.findByText(/^3 items/);

@@ -97,7 +97,8 @@ describe('the jobs panel', () => {
       await Promise.resolve();
     });
     expect(requests(api, 'job.cancel')).toEqual([{ jobId: 'j1' }]);
-    emit('j1', 'add', { type: 'ended', status: 'cancelled' });
+    emit('j1', 'add', { type: 'ended', status: 'cancelled', filesFinished: 2 });
+    expect(within(add).getByRole('status').textContent).toMatch(/^Stopped after adding 2 files: those are/);
     const dismiss = within(add).getByRole('button', { name: 'Dismiss add job' });
     expect(document.activeElement).toBe(dismiss);
     expect(within(add).getByRole('status').getAttribute('aria-busy')).toBe('false');

@@ -95,6 +95,17 @@ describe('the jobs in the window', () => {
     expect(useCoffer.getState().jobsEnded).toBe(0);
   });
 
+  it('counts an add’s committed rows for the browser, leaving the job rows as they were', () => {
+    jobEvent({ ...base, jobId: 'a', type: 'started' });
+    const { jobs } = useCoffer.getState();
+    jobEvent({ ...base, jobId: 'a', type: 'committed', filesFinished: 3 });
+    jobEvent({ ...base, jobId: 'a', type: 'committed', filesFinished: 9 });
+    expect(useCoffer.getState().addsCommitted).toBe(2);
+    expect(useCoffer.getState().jobs).toBe(jobs);
+    vaultLocked('v1');
+    expect(useCoffer.getState().addsCommitted).toBe(0);
+  });
+
   it('replaces only the job an event is about, so the other rows keep their objects', () => {
     jobEvent({ ...base, jobId: 'a', type: 'started' });
     jobEvent({ ...base, jobId: 'b', type: 'started' });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { stoppedByLockNotice } from '../../src/renderer/stopped-jobs.js';
+import { stoppedByLockNotice, stoppedJobSummary } from '../../src/renderer/stopped-jobs.js';
 
 describe('what the unlock screen says of jobs a lock stopped', () => {
   it('says nothing when the lock stopped none', () => {
@@ -19,6 +19,32 @@ describe('what the unlock screen says of jobs a lock stopped', () => {
       'Locking stopped 2 adds, a check and a re-encryption before they finished. Files the adds had finished ' +
         'are in the vault and nothing half-added is: add the rest again. Run “Check all data” again from Vault ' +
         'details. Start the re-encryption again from Security: it goes on where it stopped.',
+    );
+  });
+});
+
+describe('what a stopped job’s row says', () => {
+  it('names the files a stopped add or restore had finished, and how to pick up from there', () => {
+    expect(stoppedJobSummary('add', 312)).toBe(
+      'Stopped after adding 312 files: those are in the vault, and nothing half-added is. To add the rest, add ' +
+        'the same files again and choose Skip for the names already there.',
+    );
+    expect(stoppedJobSummary('restore', 1)).toBe(
+      'Stopped after restoring 1 file: it is in the folder you chose, and nothing half-written is. To ' +
+        'restore the rest, restore again and skip the files already there.',
+    );
+  });
+
+  it('says when nothing got in, and what a stopped check or one with no count left', () => {
+    expect(stoppedJobSummary('add', 0)).toBe(
+      'Stopped before any file was added; nothing half-added is in the vault.',
+    );
+    expect(stoppedJobSummary('restore', 0)).toBe(
+      'Stopped before any file was restored; nothing half-written is in the folder.',
+    );
+    expect(stoppedJobSummary('verify')).toBe('Stopped. Run “Check all data” again from Vault details.');
+    expect(stoppedJobSummary('add')).toBe(
+      'Stopped. Files it had finished are in the vault and nothing half-added is: add the rest again.',
     );
   });
 });

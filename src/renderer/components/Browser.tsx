@@ -100,6 +100,7 @@ export function Browser({ vault }: { vault: VaultSummary }) {
   const entries = useCoffer((state) => state.entries);
   const selection = useCoffer((state) => state.selection);
   const jobsEnded = useCoffer((state) => state.jobsEnded);
+  const addsCommitted = useCoffer((state) => state.addsCommitted);
   const [error, setError] = useState<string | null>(null);
   const [tree, setTree] = useState<Tree | null>(null);
   const [vaultBytes, setVaultBytes] = useState<number | null>(null);
@@ -165,12 +166,13 @@ export function Browser({ vault }: { vault: VaultSummary }) {
     void load(folder, [], true, listed);
   }, [load]);
 
-  // A finished job may have changed the folder, or what a search finds: show them again.
+  // A finished job, or an add's rows committed while it runs, may have changed the folder, or what a search finds:
+  // show them again.
   useEffect(() => {
-    if (jobsEnded === 0) return;
+    if (jobsEnded === 0 && addsCommitted === 0) return;
     void load(useCoffer.getState().folder, [...useCoffer.getState().selection]);
     setSearchRound((round) => round + 1);
-  }, [jobsEnded, load]);
+  }, [jobsEnded, addsCommitted, load]);
 
   // Words of an earlier failure (a refused move, say) go once the person types a search: they are about something
   // else now.

@@ -485,6 +485,7 @@ describe('an empty folder from the keyboard', () => {
     const empty = await screen.findByRole('group', { name: 'Empty folder' });
     expect(document.activeElement).toBe(empty);
     expect(empty.textContent).toBe('This folder is empty.Drop files here or use “Add files…”.');
+    expect(empty.getAttribute('aria-keyshortcuts')).toBe('Backspace Alt+ArrowUp Shift+F10');
     await user.keyboard('{Backspace}');
     await waitFor(() => {
       expect(document.activeElement).toBe(screen.getByRole('grid', { name: 'Files' }));
@@ -498,6 +499,10 @@ describe('an empty folder from the keyboard', () => {
 
   it('opens the folder’s menu on Shift+F10', async () => {
     await browse([]);
+    // At the top of the vault there is no folder to go up to.
+    expect(screen.getByRole('group', { name: 'Empty folder' }).getAttribute('aria-keyshortcuts')).toBe(
+      'Shift+F10',
+    );
     screen.getByRole('group', { name: 'Empty folder' }).focus();
     await userEvent.keyboard('{Shift>}{F10}{/Shift}');
     expect(await screen.findByRole('menuitem', { name: 'New folder' })).toBeTruthy();

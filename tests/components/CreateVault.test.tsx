@@ -107,6 +107,20 @@ describe('creating a vault', () => {
     expect(requests(api, 'vault.create')).toMatchObject([{ passphrase: 'password' }]);
   });
 
+  it('takes an error about a field back once that field is edited, not when another is', async () => {
+    showForm({});
+    await fill({ name: 'Personal', passphrase: 'velvet tundra quarry', repeat: 'velvet tundra quary' });
+    await userEvent.click(createButton());
+    const repeat = screen.getByLabelText('Repeat passphrase', { selector: 'input' });
+    expect(repeat.getAttribute('aria-invalid')).toBe('true');
+    await userEvent.type(screen.getByRole('textbox', { name: 'Name' }), 's');
+    expect(screen.getByRole('alert').textContent).toBe('The two passphrases differ. Type them again.');
+    await userEvent.type(repeat, 'r');
+    expect(screen.queryByRole('alert')).toBeNull();
+    expect(repeat.hasAttribute('aria-invalid')).toBe(false);
+    expect(repeat.getAttribute('aria-describedby') ?? '').toBe('');
+  });
+
   it('refuses two different passphrases, saying so, and creates nothing', async () => {
     const api = showForm({});
     await fill({ name: 'Personal', passphrase: 'velvet tundra quarry', repeat: 'velvet tundra quary' });

@@ -250,6 +250,37 @@ describe('changing the passphrase', () => {
     expect(document.getElementById(described)?.textContent).toContain('Very weak');
   });
 
+  it('asks once before keeping a new passphrase that is easy to guess; editing it takes the warning back', async () => {
+    const page = await openSecurity(THREE_WAYS, { 'security.changePassphrase': () => ({ logProblems: [] }) });
+    await userEvent.click(button('Change passphrase…'));
+    await screen.findByText(/^Four or more unrelated words/);
+    await fillForm('old words here', 'password');
+    const submit = within(screen.getByRole('form')).getByRole('button', { name: 'Change passphrase' });
+    await userEvent.click(submit);
+    const field = screen.getByLabelText('New passphrase', { selector: 'input' });
+    expect(screen.getByRole('alert').textContent).toBe(
+      'This passphrase is easy to guess: anyone with a copy of the vault folder can try guesses offline, as fast ' +
+        'as their computer allows. Add more words, or press “Change passphrase” again to use it anyway.',
+    );
+    expect(document.activeElement).toBe(field);
+    expect(field.getAttribute('aria-invalid')).toBe('true');
+    expect(field.getAttribute('aria-describedby')).toContain(screen.getByRole('alert').id);
+    expect(requests(page.api, 'security.changePassphrase')).toEqual([]);
+
+    // Another passphrase, weak too, is told again; the warning goes as it is typed.
+    await userEvent.type(field, '1');
+    expect(screen.queryByRole('alert')).toBeNull();
+    expect(field.hasAttribute('aria-invalid')).toBe(false);
+    await userEvent.type(screen.getByLabelText('Repeat new passphrase'), '1');
+    await userEvent.click(submit);
+    expect(screen.getByRole('alert').textContent).toMatch(/^This passphrase is easy to guess/);
+    await userEvent.click(submit);
+    await settle();
+    expect(requests(page.api, 'security.changePassphrase')).toEqual([
+      { vaultId: 'v1', current: 'old words here', passphrase: 'password1', kdf: 'sensitive' },
+    ]);
+  });
+
   it('shows what the activity log could not record about the change, there and with the vault’s notices', async () => {
     const missed: Problem = { path: '', code: 'IO', message: 'The disk is full.' };
     await openSecurity(THREE_WAYS, { 'security.changePassphrase': () => ({ logProblems: [missed] }) });

@@ -685,7 +685,7 @@ export function Browser({ vault }: { vault: VaultSummary }) {
             )
           ) : (
             <EmptyFolder
-              onUp={goUp}
+              onUp={folder === '/' ? null : goUp}
               onMenu={(x, y) => {
                 setMenu({ x, y });
               }}

@@ -9,12 +9,7 @@ import { ErrorText } from './ErrorText.js';
 import { KdfPresetField, type KdfPresetName } from './KdfPresetField.js';
 import { NewPassphraseFields } from './NewPassphraseFields.js';
 import { TextField } from './TextField.js';
-
-/** zxcvbn's scores of 0 and 1: guessed within about a million tries, few enough for an offline attack. */
-const WEAK_SCORE = 1;
-const WEAK_WORDS =
-  'This passphrase is easy to guess: anyone with a copy of the vault folder can try guesses offline, as fast as ' +
-  'their computer allows. Add more words, or press “Create vault” again to use it anyway.';
+import { useWeakPassphraseAsk } from './weak-passphrase.js';
 
 /** A field of the form that an error can be about. */
 type Field = 'folder' | 'name' | 'passphrase' | 'repeat';
@@ -47,9 +42,7 @@ export function CreateVault({ onCancel }: { onCancel: () => void }) {
   const [error, setError] = useState<string | null>(null);
   /** The field the error is about (null: the error is the back end's). */
   const [fault, setFault] = useState<Field | null>(null);
-  /** How hard the passphrase is to guess, and the weak one the person chose to keep after being told. */
-  const [score, setScore] = useState<number | null>(null);
-  const [weakKept, setWeakKept] = useState<string | null>(null);
+  const weak = useWeakPassphraseAsk();
   const ids = useId();
   const warningId = `${ids}-warning`;
   const paddingHintId = `${ids}-padding-hint`;
@@ -68,6 +61,15 @@ export function CreateVault({ onCancel }: { onCancel: () => void }) {
     if (!busy && error !== null && focusIsNowhere()) submitButton.current?.focus();
   }, [busy, error]);
   const describedIf = (field: Field) => (fault === field ? errorId : undefined);
+  /** Takes a field's new value; an error about that field is then out of date, and goes. */
+  const edited =
+    (field: Field, set: (value: string) => void) =>
+    (value: string): void => {
+      set(value);
+      if (fault !== field) return;
+      setFault(null);
+      setError(null);
+    };
 
   const chooseFolder = async (): Promise<void> => {
     setError(null);
@@ -91,11 +93,10 @@ export function CreateVault({ onCancel }: { onCancel: () => void }) {
       if (problem !== null) fields[problem.field].current?.focus();
       return;
     }
-    // Told once, then kept if the person presses again with the same passphrase.
-    if (score !== null && score <= WEAK_SCORE && weakKept !== passphrase) {
-      setError(WEAK_WORDS);
+    const asked = weak.ask(passphrase, 'Create vault');
+    if (asked !== null) {
+      setError(asked);
       setFault('passphrase');
-      setWeakKept(passphrase);
       fields.passphrase.current?.focus();
       return;
     }
@@ -151,7 +152,7 @@ export function CreateVault({ onCancel }: { onCancel: () => void }) {
         <TextField
           label="Name"
           value={name}
-          onValue={setName}
+          onValue={edited('name', setName)}
           placeholder="e.g. Personal"
           autoComplete="off"
           disabled={busy}
@@ -163,14 +164,14 @@ export function CreateVault({ onCancel }: { onCancel: () => void }) {
           label="Passphrase"
           passphrase={passphrase}
           repeat={repeat}
-          onPassphrase={setPassphrase}
-          onRepeat={setRepeat}
+          onPassphrase={edited('passphrase', setPassphrase)}
+          onRepeat={edited('repeat', setRepeat)}
           userInputs={[name]}
           disabled={busy}
           fault={fault === 'passphrase' || fault === 'repeat' ? { field: fault, errorId } : undefined}
           passphraseRef={fields.passphrase}
           repeatRef={fields.repeat}
-          onScore={setScore}
+          onScore={weak.onScore}
         />
         <KdfPresetField value={kdf} onValue={setKdf} disabled={busy} />
         <div className="field">

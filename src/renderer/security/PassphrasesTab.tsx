@@ -1,5 +1,5 @@
 import { KeyRound, LifeBuoy } from 'lucide-react';
-import { useState, type SyntheticEvent } from 'react';
+import { useId, useRef, useState, type SyntheticEvent } from 'react';
 
 import type { Problem, VaultInfo } from '../../shared/contract.js';
 import { call } from '../api.js';
@@ -7,6 +7,7 @@ import { Actions, Frame } from '../browser/dialogs.js';
 import { ErrorText } from '../components/ErrorText.js';
 import { KdfPresetField, kdfPresetLabel, type KdfPresetName } from '../components/KdfPresetField.js';
 import { NewPassphraseFields } from '../components/NewPassphraseFields.js';
+import { useWeakPassphraseAsk } from '../components/weak-passphrase.js';
 import { CurrentSecretField } from './CurrentSecretField.js';
 import { HeaderBackup } from './HeaderBackup.js';
 import { slotName, whyNotRemovable, type Slot } from './slots.js';
@@ -103,6 +104,11 @@ function PassphraseForm({
   const [kdf, setKdf] = useState<KdfPresetName>(currentPreset);
   const { busy, error, setError, run } = useSecurityAction(mode, withRecoveryKey);
   const title = mode === 'change' ? 'Change passphrase' : 'Add a passphrase';
+  const weak = useWeakPassphraseAsk();
+  /** The new passphrase, when the error is about it (it is easy to guess). */
+  const [weakFault, setWeakFault] = useState(false);
+  const newPassphrase = useRef<HTMLInputElement>(null);
+  const errorId = `${useId()}-error`;
 
   const submit = async (event: SyntheticEvent): Promise<void> => {
     event.preventDefault();
@@ -116,8 +122,16 @@ function PassphraseForm({
           : passphrase !== repeat
             ? 'The two new passphrases differ. Type them again.'
             : null;
+    setWeakFault(false);
     if (problem !== null) {
       setError(problem);
+      return;
+    }
+    const asked = weak.ask(passphrase, title);
+    if (asked !== null) {
+      setError(asked);
+      setWeakFault(true);
+      newPassphrase.current?.focus();
       return;
     }
     let logProblems: readonly Problem[] = [];
@@ -158,13 +172,22 @@ function PassphraseForm({
         label="New passphrase"
         passphrase={passphrase}
         repeat={repeat}
-        onPassphrase={setPassphrase}
+        onPassphrase={(value) => {
+          setPassphrase(value);
+          // The warning was about the passphrase as it was.
+          if (!weakFault) return;
+          setWeakFault(false);
+          setError(null);
+        }}
         onRepeat={setRepeat}
         userInputs={[vaultName]}
         disabled={busy}
+        fault={weakFault ? { field: 'passphrase', errorId } : undefined}
+        passphraseRef={newPassphrase}
+        onScore={weak.onScore}
       />
       <KdfPresetField value={kdf} onValue={setKdf} disabled={busy} />
-      <ErrorText message={error} />
+      <ErrorText message={error} id={errorId} />
       <div className="actions">
         <button type="button" onClick={onCancel} disabled={busy}>
           Cancel

@@ -87,6 +87,43 @@ describe('the status bar', () => {
     expect(cellsOf(row('scan.pdf')).slice(0, 2)).toEqual(['scan.pdf', '3.0 MB']);
   });
 
+  it('shows the folder being opened when an add’s rows come meanwhile, though the older answer comes first', async () => {
+    const asked: { path: string; answer: () => void }[] = [];
+    let held = false;
+    await browse(ROOT, {
+      'entries.list': ({ path }) =>
+        held
+          ? new Promise<readonly VaultEntry[]>((resolve) => {
+              asked.push({
+                path,
+                answer: () => {
+                  resolve(list({ path }));
+                },
+              });
+            })
+          : list({ path }),
+    });
+    held = true;
+    screen.getByRole('grid', { name: 'Files' }).focus();
+    await userEvent.keyboard('{Home}{Enter}');
+    act(() => {
+      jobEvent({ jobId: 'j1', vaultId: VAULT.vaultId, kind: 'add', type: 'committed', filesFinished: 1 });
+    });
+    await waitFor(() => {
+      expect(asked.map(({ path }) => path)).toEqual(['/Reports', '/Reports']);
+    });
+    for (const { answer } of asked) {
+      answer();
+      await act(async () => {
+        await Promise.resolve();
+      });
+    }
+    await waitFor(() => {
+      expect(crumbs()).toEqual(['Personal', 'Reports']);
+    });
+    expect(status()).toMatch(/^2 items/);
+  });
+
   it('gives no size for a selection holding a folder, whose size it does not know', async () => {
     await browse(ROOT);
     await screen.findByText(/^3 items/);

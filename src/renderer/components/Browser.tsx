@@ -118,6 +118,10 @@ export function Browser({ vault }: { vault: VaultSummary }) {
   const [previewing, setPreviewing] = useState<VaultEntry | null>(null);
   const [panel, setPanel] = useState<(typeof PANELS)[number]['panel'] | null>(null);
   const dragDepth = useRef(0);
+  /** How many loads of rows, and of the tree and vault size, were started: only the latest one's answer is shown. */
+  const loaded = useRef({ rows: 0, tree: 0 });
+  /** The folder the latest load asked for, and what it selects there, until its rows are shown. */
+  const wanted = useRef<{ path: string; select: readonly string[] } | null>(null);
   const searchField = useRef<HTMLInputElement>(null);
   const searching = query.trim() !== '';
   useLogProblemNotices(vaultId, entries, jobsEnded);
@@ -139,6 +143,8 @@ export function Browser({ vault }: { vault: VaultSummary }) {
   const load = useCallback(
     (path: string, select: readonly string[] = [], changed = true, rowsShown = false): Promise<void> =>
       run(async () => {
+        const round = { rows: ++loaded.current.rows, tree: changed ? ++loaded.current.tree : 0 };
+        wanted.current = { path, select };
         const listed = rowsShown ? undefined : call('entries.list', { vaultId, path });
         // Asked together, but the rows are shown as soon as they come: the tree and the vault's size (a walk of
         // every folder, and of the vault folder on disk) must not hold back the first rows after an unlock.
@@ -148,10 +154,23 @@ export function Browser({ vault }: { vault: VaultSummary }) {
         // Awaited below, unless the rows fail first: then their failures are the same news, already shown.
         refreshing?.folders.catch(() => undefined);
         refreshing?.details.catch(() => undefined);
-        if (listed) showFolder(path, await listed);
+        const latest = (): boolean => round.rows === loaded.current.rows;
+        let rows: readonly VaultEntry[] | undefined;
+        try {
+          rows = await listed;
+        } catch (error) {
+          // A later load's answer is the one that counts, whichever comes last, failed or not.
+          if (!latest()) return;
+          wanted.current = null;
+          throw error;
+        }
+        if (!latest()) return;
+        wanted.current = null;
+        if (rows) showFolder(path, rows);
         if (select.length > 0) setSelection(new Set(select));
         if (!refreshing) return;
         const folders = await refreshing.folders;
+        if (round.tree !== loaded.current.tree) return;
         // The same object when no folder changed (most changes are to files): the sidebar is then not drawn
         // again, which for a vault of many folders took a React Aria tree about 0.2 s after each add. Its folders'
         // times are then the older ones; nothing here shows them.
@@ -167,10 +186,12 @@ export function Browser({ vault }: { vault: VaultSummary }) {
   }, [load]);
 
   // A finished job, or an add's rows committed while it runs, may have changed the folder, or what a search finds:
-  // show them again.
+  // show them again. The folder being opened, if one is: the one shown is about to go.
   useEffect(() => {
     if (jobsEnded === 0 && addsCommitted === 0) return;
-    void load(useCoffer.getState().folder, [...useCoffer.getState().selection]);
+    const { folder: shownFolder, selection: selected } = useCoffer.getState();
+    const { path, select } = wanted.current ?? { path: shownFolder, select: [...selected] };
+    void load(path, select);
     setSearchRound((round) => round + 1);
   }, [jobsEnded, addsCommitted, load]);
 

@@ -300,6 +300,20 @@ test('the toolbar fits the smallest window: every button shown with its name, th
   }
 });
 
+test('in a very wide window, a file’s size and date stay beside its name', async ({ coffer }) => {
+  const { page } = coffer;
+  await createVault(coffer);
+  await dropFiles(page, [{ name: 'notes.txt', bytes: Buffer.from('Buy bread and tulips.') }]);
+  const cells = row(page, 'notes.txt').getByRole('gridcell');
+  const left = async (index: number) => (await cells.nth(index).boundingBox())?.x ?? Infinity;
+  // At the window's opening size the name takes the room the size and date leave.
+  await page.setViewportSize({ width: 1280, height: 600 });
+  expect((await left(1)) - (await left(0))).toBeGreaterThan(700);
+  await page.setViewportSize({ width: 2560, height: 600 });
+  expect((await left(1)) - (await left(0))).toBeLessThanOrEqual(1100);
+  expect((await left(2)) - (await left(1))).toBeLessThanOrEqual(110);
+});
+
 test("in the smallest window, a folder's path has a row of its own, keeps its separators and cuts a long name with an ellipsis; the search field its words", async ({
   coffer,
 }) => {

@@ -1361,7 +1361,13 @@ function sortNodes(nodes: TreeNode[]): TreeNode[] {
 async function folderSize(dir: string): Promise<number> {
   let total = 0;
   for (const entry of await readdir(dir, { withFileTypes: true, recursive: true })) {
-    if (entry.isFile()) total += (await stat(join(entry.parentPath, entry.name))).size;
+    if (!entry.isFile()) continue;
+    try {
+      total += (await stat(join(entry.parentPath, entry.name))).size;
+    } catch (error) {
+      // Gone since the listing: a running add's temp file renamed into place, an emptied pack removed.
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
   }
   return total;
 }

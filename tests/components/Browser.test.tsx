@@ -9,7 +9,7 @@ import { jobEvent, showNotices } from '../../src/renderer/store.js';
 import type { VaultEntry } from '../../src/shared/contract.js';
 import { Refusal } from './fake-api.js';
 import { browse, drawnRows, withViewport } from './vault-browser.js';
-import { file, folder, INFO, tree, VAULT } from './fixtures.js';
+import { file, folder, INFO, settle, tree, VAULT } from './fixtures.js';
 
 withViewport();
 
@@ -553,5 +553,91 @@ describe('landmarks', () => {
     expect(within(main).getByRole('heading', { level: 1 }).textContent).toBe(VAULT.name);
     expect(within(main).getByRole('navigation', { name: 'Folders' })).toBeTruthy();
     expect(within(main).getByRole('grid', { name: 'Files' })).toBeTruthy();
+  });
+});
+
+describe('while an add brings files in', () => {
+  const committed = (filesFinished: number) => {
+    act(() => {
+      jobEvent({ jobId: 'j1', vaultId: VAULT.vaultId, kind: 'add', type: 'committed', filesFinished });
+    });
+  };
+
+  it('keeps the selection made while a refresh’s rows were on their way', async () => {
+    let answer: (() => void) | undefined;
+    let held = false;
+    await browse(ROOT, {
+      'entries.list': () =>
+        held
+          ? new Promise<readonly VaultEntry[]>((resolve) => {
+              answer = () => {
+                resolve([...ROOT, file('/scan.pdf', 9)]);
+              };
+            })
+          : ROOT,
+    });
+    const user = userEvent.setup();
+    await user.click(row('notes.txt'));
+    held = true;
+    committed(1);
+    await waitFor(() => {
+      expect(answer).toBeDefined();
+    });
+    await user.keyboard('{ArrowDown}');
+    expect(status()).toMatch(/^3 items · 1 selected \(200 B\)/);
+    await act(async () => {
+      answer?.();
+      await Promise.resolve();
+    });
+    await waitFor(() => {
+      expect(status()).toMatch(/^4 items · 1 selected \(200 B\)/);
+    });
+    expect(row('report-draft.txt').getAttribute('aria-selected')).toBe('true');
+  });
+
+  it('leaves a refusal’s words up, and a refused rename’s name in its field, through the refreshes', async () => {
+    await browse(ROOT, {
+      'entries.list': () => ROOT,
+      'entries.rename': () => new Refusal('BUSY'),
+    });
+    const user = userEvent.setup();
+    await user.click(row('notes.txt'));
+    await user.keyboard('{F2}');
+    await screen.findByRole('textbox', { name: 'New name for notes.txt' });
+    await user.keyboard('ideas{Enter}');
+    const alert = await screen.findByRole('alert');
+    expect(alert.textContent).toContain('The vault is busy with another task.');
+    committed(1);
+    committed(2);
+    await settle();
+    expect(screen.getByRole('alert').textContent).toContain('The vault is busy with another task.');
+    const field = screen.getByRole<HTMLInputElement>('textbox', { name: 'New name for notes.txt' });
+    expect(field.value).toBe('ideas.txt');
+  });
+
+  it('shows a slow search’s answer though a refresh asked again meanwhile, and says it is searching', async () => {
+    const answers: ((found: readonly VaultEntry[]) => void)[] = [];
+    await browse(ROOT, {
+      'entries.search': () =>
+        new Promise((resolve) => {
+          answers.push(resolve);
+        }),
+    });
+    await userEvent.type(searchField(), 'notes');
+    await waitFor(() => {
+      expect(answers.length).toBeGreaterThan(0);
+    });
+    const typed = answers.length;
+    expect(status()).toMatch(/^Searching…/);
+    committed(1);
+    await waitFor(() => {
+      expect(answers.length).toBe(typed + 1);
+    });
+    await act(async () => {
+      answers[typed - 1]?.([file('/notes.txt', 1500)]);
+      await Promise.resolve();
+    });
+    await screen.findByRole('grid', { name: 'Search results' });
+    expect(status()).toMatch(/^1 result/);
   });
 });

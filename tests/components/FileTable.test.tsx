@@ -1,15 +1,16 @@
 // @vitest-environment jsdom
 import './dom.js';
 
-import { screen, waitFor, within } from '@testing-library/react';
+import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 
 import { formatDate } from '../../src/renderer/format.js';
+import { jobEvent } from '../../src/renderer/store.js';
 import type { VaultEntry } from '../../src/shared/contract.js';
 import { Refusal } from './fake-api.js';
 import { browse, drawnRows, withViewport } from './vault-browser.js';
-import { file, folder } from './fixtures.js';
+import { file, folder, VAULT } from './fixtures.js';
 
 withViewport();
 
@@ -426,5 +427,66 @@ describe('search results in the table', () => {
       screen.getByText('Search looks at the names of every file and folder in this vault.'),
     ).toBeTruthy();
     expect(screen.queryByRole('grid')).toBeNull();
+  });
+});
+
+describe('while an add brings files in', () => {
+  /** a00.txt … : files that sort above THIRTY's. */
+  const above = (count: number) =>
+    Array.from({ length: count }, (_, i) => file(`/a${String(i).padStart(2, '0')}.txt`));
+
+  /** Browses `rows`; `arrive(more)` lists `more` above them, as an add's committed rows do, and waits for them. */
+  async function browseWhileAdding(rows: readonly VaultEntry[]) {
+    let listed = rows;
+    const browsed = await browse(rows, { 'entries.list': () => listed });
+    await screen.findByText(`${rows.length} items`, { exact: false });
+    let told = 0;
+    const arrive = async (more: readonly VaultEntry[]) => {
+      listed = [...more, ...rows];
+      act(() => {
+        jobEvent({
+          jobId: 'j1',
+          vaultId: VAULT.vaultId,
+          kind: 'add',
+          type: 'committed',
+          filesFinished: ++told,
+        });
+      });
+      await screen.findByText(`${listed.length} items`, { exact: false });
+    };
+    return { ...browsed, arrive };
+  }
+
+  it('keeps the focus and the anchor of a Shift selection on their files as rows come in above them', async () => {
+    const { arrive } = await browseWhileAdding(THIRTY);
+    grid().focus();
+    await userEvent.keyboard('{ArrowDown}{ArrowDown}{Shift>}{ArrowDown}{/Shift}');
+    expect(selectedNames()).toEqual(['f02.txt', 'f03.txt']);
+    await arrive(above(3));
+    expect(focusedName()).toBe('f03.txt');
+    await userEvent.keyboard('{Shift>}{ArrowDown}{/Shift}');
+    expect(selectedNames()).toEqual(['f02.txt', 'f03.txt', 'f04.txt']);
+    // Moved without selecting (Ctrl), the focus stays where it was put too.
+    await userEvent.keyboard('{Control>}{ArrowDown}{ArrowDown}{/Control}');
+    await arrive(above(5));
+    expect(focusedName()).toBe('f06.txt');
+    await userEvent.keyboard('[Space]');
+    expect(selectedNames()).toEqual(['f06.txt']);
+  });
+
+  it('keeps a name being typed in place though the rows coming in push its row out of view', async () => {
+    const { arrive } = await browseWhileAdding(THIRTY);
+    await userEvent.click(row('f02.txt'));
+    await userEvent.keyboard('{F2}');
+    const field = await screen.findByRole<HTMLInputElement>('textbox', { name: 'New name for f02.txt' });
+    await waitFor(() => {
+      expect(document.activeElement).toBe(field);
+    });
+    await userEvent.keyboard('plan');
+    await arrive(above(40));
+    expect(screen.getByRole<HTMLInputElement>('textbox', { name: 'New name for f02.txt' })).toBe(field);
+    expect(document.activeElement).toBe(field);
+    await userEvent.keyboard('-b');
+    expect(field.value).toBe('plan-b.txt');
   });
 });

@@ -187,14 +187,29 @@ describe('changing the passphrase', () => {
     const page = await openSecurity(THREE_WAYS);
     await userEvent.click(button('Change passphrase…'));
     const submit = within(screen.getByRole('form')).getByRole('button', { name: 'Change passphrase' });
+    const field = (label: string) => screen.getByLabelText(label, { selector: 'input' });
+    /** The field at fault has the keyboard, is marked invalid and is described by the error. */
+    const atFault = (label: string) => {
+      expect(document.activeElement).toBe(field(label));
+      expect(field(label).getAttribute('aria-invalid')).toBe('true');
+      expect(field(label).getAttribute('aria-describedby')).toContain(screen.getByRole('alert').id);
+    };
     await userEvent.click(submit);
     expect(screen.getByRole('alert').textContent).toBe('Type the current passphrase.');
+    atFault('Current passphrase');
     await fillForm('old words here', '', '');
+    expect(field('Current passphrase').hasAttribute('aria-invalid')).toBe(false);
+    expect(screen.queryByRole('alert')).toBeNull();
     await userEvent.click(submit);
     expect(screen.getByRole('alert').textContent).toBe('Choose the new passphrase.');
+    atFault('New passphrase');
     await fillForm('', 'velvet tundra quarry', 'velvet tundra quary');
     await userEvent.click(submit);
     expect(screen.getByRole('alert').textContent).toBe('The two new passphrases differ. Type them again.');
+    atFault('Repeat new passphrase');
+    await userEvent.type(field('Repeat new passphrase'), 'r');
+    expect(field('Repeat new passphrase').hasAttribute('aria-invalid')).toBe(false);
+    expect(screen.queryByRole('alert')).toBeNull();
     expect(requests(page.api, 'security.changePassphrase')).toEqual([]);
   });
 

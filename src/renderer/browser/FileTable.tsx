@@ -1,4 +1,4 @@
-import { useVirtualizer } from '@tanstack/react-virtual';
+import { defaultRangeExtractor, useVirtualizer } from '@tanstack/react-virtual';
 import { ArrowDown, ArrowUp, File, Folder } from 'lucide-react';
 import { useEffect, useRef, useState, type KeyboardEvent, type MouseEvent } from 'react';
 
@@ -58,11 +58,20 @@ export function FileTable(props: FileTableProps) {
     ),
   );
   const anchor = useRef(focused);
+  const renamingIndex = props.renaming === null ? -1 : rows.findIndex((row) => row.path === props.renaming);
   const virtualizer = useVirtualizer({
     count: rows.length,
     getScrollElement: () => scroller.current,
     estimateSize: () => ROW_HEIGHT,
     overscan: OVERSCAN,
+    // The row being renamed stays in the DOM though rows coming in above push it out of view: drawn again, its
+    // field would start over from the old name, and the keys being typed would replace what was typed.
+    rangeExtractor: (range) => {
+      const shown = defaultRangeExtractor(range);
+      return renamingIndex < 0 || shown.includes(renamingIndex)
+        ? shown
+        : [...shown, renamingIndex].sort((a, b) => a - b);
+    },
   });
   const focusIndex = Math.min(focused, rows.length - 1);
   // Only on mount: afterwards the keyboard handler scrolls.
@@ -72,13 +81,24 @@ export function FileTable(props: FileTableProps) {
     if (focusIsNowhere()) grid.current?.focus();
   }, []);
 
-  // The rows changed under the focus (a rename re-sorted them, say): the focus follows the selection.
+  // The rows changed under the focus (files came in above it, a sort, a rename): the focus and the anchor of a
+  // Shift selection stay on their entries; one that went (a renamed entry) gives the focus to the selection.
   const shownRows = useRef(rows);
   useEffect(() => {
-    if (shownRows.current === rows) return;
+    const before = shownRows.current;
+    if (before === rows) return;
     shownRows.current = rows;
-    const current = rows[focused];
-    if (current !== undefined && selection.has(current.path)) return;
+    const now = (index: number): number => {
+      const path = before[index]?.path;
+      return path === undefined ? -1 : rows.findIndex((row) => row.path === path);
+    };
+    const anchored = now(anchor.current);
+    if (anchored >= 0) anchor.current = anchored;
+    const kept = now(focused);
+    if (kept >= 0) {
+      setFocused(kept);
+      return;
+    }
     const first = rows.findIndex((row) => selection.has(row.path));
     if (first < 0) return;
     setFocused(first);

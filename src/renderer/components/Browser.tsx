@@ -89,6 +89,12 @@ function focusFileTable(): void {
   document.querySelector<HTMLElement>('.file-grid, .empty-folder')?.focus();
 }
 
+/** What is selected now, of `rows`: a refresh keeps the selection as it is when its rows come. */
+function keptSelection(rows: readonly VaultEntry[]): string[] {
+  const { selection } = useCoffer.getState();
+  return rows.filter((row) => selection.has(row.path)).map((row) => row.path);
+}
+
 /**
  * An unlocked vault: the folder tree, breadcrumbs and search, the current folder (or the search results) as a
  * table that is also a drop target, and a status bar with the jobs. Search results, the tree and dialogs live in
@@ -121,13 +127,16 @@ export function Browser({ vault }: { vault: VaultSummary }) {
   /** How many loads of rows, and of the tree and vault size, were started: only the latest one's answer is shown. */
   const loaded = useRef({ rows: 0, tree: 0 });
   /** The folder the latest load asked for, and what it selects there, until its rows are shown. */
-  const wanted = useRef<{ path: string; select: readonly string[] } | null>(null);
+  const wanted = useRef<{ path: string; select: readonly string[] | 'kept' } | null>(null);
+  /** The words searched for, how many searches were sent, and the number of the one whose answer is shown. */
+  const searchAsked = useRef({ text: '', sent: 0, shown: 0 });
   const searchField = useRef<HTMLInputElement>(null);
   const searching = query.trim() !== '';
   useLogProblemNotices(vaultId, entries, jobsEnded);
 
-  const run = useCallback(async (action: () => Promise<unknown>): Promise<void> => {
-    setError(null);
+  /** Runs what the person asked for, showing its failure in words; earlier words go unless `keepError`. */
+  const run = useCallback(async (action: () => Promise<unknown>, keepError = false): Promise<void> => {
+    if (!keepError) setError(null);
     try {
       await action();
     } catch (cause) {
@@ -136,12 +145,18 @@ export function Browser({ vault }: { vault: VaultSummary }) {
   }, []);
 
   /**
-   * Shows `path` (selecting `select`), and unless `changed` is false refreshes the tree and the vault's size, which
-   * only a change moves (this window's own: no other program can open the vault meanwhile). With `rowsShown`, the
-   * folder's entries are already in the store (the root's come with the unlock's answer), so they are not asked for.
+   * Shows `path` (selecting `select`; 'kept': what is selected when its rows come, of those still there), and
+   * unless `changed` is false refreshes the tree and the vault's size, which only a change moves (this window's
+   * own: no other program can open the vault meanwhile). With `rowsShown`, the folder's entries are already in the
+   * store (the root's come with the unlock's answer), so they are not asked for. A `refresh` (a job's work, not
+   * the person's) leaves the words of an earlier failure, which the person may not have read yet.
    */
   const load = useCallback(
-    (path: string, select: readonly string[] = [], changed = true, rowsShown = false): Promise<void> =>
+    (
+      path: string,
+      select: readonly string[] | 'kept' = [],
+      { changed = true, rowsShown = false, refresh = false } = {},
+    ): Promise<void> =>
       run(async () => {
         const round = { rows: ++loaded.current.rows, tree: changed ? ++loaded.current.tree : 0 };
         wanted.current = { path, select };
@@ -166,8 +181,9 @@ export function Browser({ vault }: { vault: VaultSummary }) {
         }
         if (!latest()) return;
         wanted.current = null;
+        const chosen = select === 'kept' ? keptSelection(rows ?? []) : select;
         if (rows) showFolder(path, rows);
-        if (select.length > 0) setSelection(new Set(select));
+        if (chosen.length > 0) setSelection(new Set(chosen));
         if (!refreshing) return;
         const folders = await refreshing.folders;
         if (round.tree !== loaded.current.tree) return;
@@ -176,22 +192,22 @@ export function Browser({ vault }: { vault: VaultSummary }) {
         // times are then the older ones; nothing here shows them.
         setTree((before) => (before !== null && sameFolders(before, folders) ? before : folders));
         setVaultBytes((await refreshing.details).info.totalBytes ?? null);
-      }),
+      }, refresh),
     [run, vaultId],
   );
 
   useEffect(() => {
     const { folder, listed } = useCoffer.getState();
-    void load(folder, [], true, listed);
+    void load(folder, [], { rowsShown: listed });
   }, [load]);
 
   // A finished job, or an add's rows committed while it runs, may have changed the folder, or what a search finds:
   // show them again. The folder being opened, if one is: the one shown is about to go.
   useEffect(() => {
     if (jobsEnded === 0 && addsCommitted === 0) return;
-    const { folder: shownFolder, selection: selected } = useCoffer.getState();
-    const { path, select } = wanted.current ?? { path: shownFolder, select: [...selected] };
-    void load(path, select);
+    const shownFolder = useCoffer.getState().folder;
+    const { path, select } = wanted.current ?? { path: shownFolder, select: 'kept' as const };
+    void load(path, select, { refresh: true });
     setSearchRound((round) => round + 1);
   }, [jobsEnded, addsCommitted, load]);
 
@@ -201,25 +217,34 @@ export function Browser({ vault }: { vault: VaultSummary }) {
     setError(null);
   }, [query]);
 
-  // Search as you type; an answer to an older query is dropped.
+  // Search as you type: only the latest answer for the words in the field is shown. An answer to older words is
+  // dropped; one still on its way when a change asks again is not (during an add that is each second, and a slow
+  // search would otherwise never be answered).
   useEffect(() => {
     const text = query.trim();
+    const asked = searchAsked.current;
+    if (asked.text !== text) {
+      asked.text = text;
+      asked.shown = asked.sent;
+    }
     if (text === '') {
       setResults(null);
       return;
     }
-    let current = true;
+    const number = ++asked.sent;
+    const latest = (): boolean => {
+      if (asked.text !== text || number <= asked.shown) return false;
+      asked.shown = number;
+      return true;
+    };
     call('entries.search', { vaultId, query: text, limit: SEARCH_LIMIT }).then(
       (found) => {
-        if (current) setResults(found);
+        if (latest()) setResults(found);
       },
       (cause: unknown) => {
-        if (current) setError(describeError(cause));
+        if (latest()) setError(describeError(cause));
       },
     );
-    return () => {
-      current = false;
-    };
   }, [query, vaultId, searchRound]);
 
   // A dialog gives the focus back to what had it when it opened; from the context menu that was a menu item, gone
@@ -256,7 +281,7 @@ export function Browser({ vault }: { vault: VaultSummary }) {
   /** Goes to a folder; `changed` when something was changed there (the tree and the vault's size then too). */
   const open = (path: string, select: readonly string[] = [], changed = false): Promise<void> => {
     setQuery('');
-    return load(path, select, changed);
+    return load(path, select, { changed });
   };
   /** A folder is shown; a file is previewed (decrypted in memory only), as Enter or a double-click opens it. */
   const openEntry = (entry: VaultEntry): void => {
@@ -386,7 +411,8 @@ export function Browser({ vault }: { vault: VaultSummary }) {
         renamed = await call('entries.rename', { vaultId, path: entry.path, newName });
       } catch (error) {
         // As a file manager does: a refused name stays in its field, to be mended rather than typed again.
-        if (error instanceof ApiError && (error.code === 'ALREADY_EXISTS' || error.code === 'INVALID_NAME')) {
+        // A vault busy with an add refuses it too: the name waits in its field until the add is done.
+        if (error instanceof ApiError && ['ALREADY_EXISTS', 'INVALID_NAME', 'BUSY'].includes(error.code)) {
           setRenaming({ path: entry.path, draft: newName });
         }
         const clash =
@@ -718,10 +744,11 @@ export function Browser({ vault }: { vault: VaultSummary }) {
       <footer className="status-bar">
         <span role="status" aria-label="Status">
           {searching
-            ? results !== null &&
-              (results.length >= SEARCH_LIMIT
+            ? results === null
+              ? 'Searching…'
+              : results.length >= SEARCH_LIMIT
                 ? `First ${plural(results.length, 'result')}`
-                : plural(results.length, 'result'))
+                : plural(results.length, 'result')
             : plural(entries.length, 'item')}
           {selected.length > 0 && ` · ${selected.length.toLocaleString()} selected`}
           {/* A folder's size is not known without walking it: a sum that left it out would read as its size. */}

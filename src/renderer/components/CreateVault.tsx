@@ -6,6 +6,7 @@ import { call, describeError } from '../api.js';
 import { focusIsNowhere, useFocusWhenNowhere } from '../focus.js';
 import { showVault } from '../store.js';
 import { ErrorText } from './ErrorText.js';
+import { useFieldFault } from './field-fault.js';
 import { KdfPresetField, type KdfPresetName } from './KdfPresetField.js';
 import { NewPassphraseFields } from './NewPassphraseFields.js';
 import { TextField } from './TextField.js';
@@ -41,7 +42,9 @@ export function CreateVault({ onCancel }: { onCancel: () => void }) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   /** The field the error is about (null: the error is the back end's). */
-  const [fault, setFault] = useState<Field | null>(null);
+  const { fault, setFault, edited } = useFieldFault<Field>(() => {
+    setError(null);
+  });
   const weak = useWeakPassphraseAsk();
   const ids = useId();
   const warningId = `${ids}-warning`;
@@ -61,15 +64,6 @@ export function CreateVault({ onCancel }: { onCancel: () => void }) {
     if (!busy && error !== null && focusIsNowhere()) submitButton.current?.focus();
   }, [busy, error]);
   const describedIf = (field: Field) => (fault === field ? errorId : undefined);
-  /** Takes a field's new value; an error about that field is then out of date, and goes. */
-  const edited =
-    (field: Field, set: (value: string) => void) =>
-    (value: string): void => {
-      set(value);
-      if (fault !== field) return;
-      setFault(null);
-      setError(null);
-    };
 
   const chooseFolder = async (): Promise<void> => {
     setError(null);

@@ -1,3 +1,5 @@
+import type { Ref } from 'react';
+
 import { PassphraseField } from '../components/PassphraseField.js';
 
 /**
@@ -10,11 +12,16 @@ export function CurrentSecretField({
   value,
   onValue,
   disabled,
+  inputRef,
+  errorId,
 }: {
   withRecoveryKey: boolean;
   value: string;
   onValue: (value: string) => void;
   disabled: boolean;
+  inputRef?: Ref<HTMLInputElement>;
+  /** The error this field is at fault for: it is then marked invalid and described by it. */
+  errorId?: string | undefined;
 }) {
   return (
     <PassphraseField
@@ -23,6 +30,9 @@ export function CurrentSecretField({
       onValue={onValue}
       autoComplete="current-password"
       disabled={disabled}
+      inputRef={inputRef}
+      invalid={errorId !== undefined}
+      describedBy={errorId === undefined ? [] : [errorId]}
     />
   );
 }

@@ -7,6 +7,7 @@ import { Actions, Frame } from '../browser/dialogs.js';
 import { ErrorText } from '../components/ErrorText.js';
 import { KdfPresetField, kdfPresetLabel, type KdfPresetName } from '../components/KdfPresetField.js';
 import { NewPassphraseFields } from '../components/NewPassphraseFields.js';
+import { useFieldFault } from '../components/field-fault.js';
 import { useWeakPassphraseAsk } from '../components/weak-passphrase.js';
 import { CurrentSecretField } from './CurrentSecretField.js';
 import { HeaderBackup } from './HeaderBackup.js';
@@ -77,6 +78,9 @@ function SlotList({ slots, onRemove }: { slots: readonly Slot[]; onRemove: (slot
   );
 }
 
+/** A field of the change or add form that an error can be about. */
+type Field = 'current' | 'passphrase' | 'repeat';
+
 /**
  * Changing the passphrase this window used, or adding another: the current secret, the new passphrase twice with
  * its strength, its key strength. The typed secrets are cleared from this form once sent.
@@ -105,35 +109,39 @@ function PassphraseForm({
   const { busy, error, setError, run } = useSecurityAction(mode, withRecoveryKey);
   const title = mode === 'change' ? 'Change passphrase' : 'Add a passphrase';
   const weak = useWeakPassphraseAsk();
-  /** The new passphrase, when the error is about it (it is easy to guess). */
-  const [weakFault, setWeakFault] = useState(false);
-  const newPassphrase = useRef<HTMLInputElement>(null);
+  /** The field the error is about, which takes the keyboard (null: the error is the back end's). */
+  const { fault, setFault, edited } = useFieldFault<Field>(() => {
+    setError(null);
+  });
+  const fields = {
+    current: useRef<HTMLInputElement>(null),
+    passphrase: useRef<HTMLInputElement>(null),
+    repeat: useRef<HTMLInputElement>(null),
+  };
   const errorId = `${useId()}-error`;
 
   const submit = async (event: SyntheticEvent): Promise<void> => {
     event.preventDefault();
-    const problem =
+    const problem: { field: Field; words: string | null } | null =
       current === ''
-        ? withRecoveryKey
-          ? 'Type the recovery key you unlocked with.'
-          : 'Type the current passphrase.'
+        ? {
+            field: 'current',
+            words: withRecoveryKey
+              ? 'Type the recovery key you unlocked with.'
+              : 'Type the current passphrase.',
+          }
         : passphrase === ''
-          ? 'Choose the new passphrase.'
+          ? { field: 'passphrase', words: 'Choose the new passphrase.' }
           : passphrase !== repeat
-            ? 'The two new passphrases differ. Type them again.'
-            : null;
-    setWeakFault(false);
-    if (problem !== null) {
-      setError(problem);
+            ? { field: 'repeat', words: 'The two new passphrases differ. Type them again.' }
+            : { field: 'passphrase', words: weak.ask(passphrase, title) };
+    if (problem.words !== null) {
+      setError(problem.words);
+      setFault(problem.field);
+      fields[problem.field].current?.focus();
       return;
     }
-    const asked = weak.ask(passphrase, title);
-    if (asked !== null) {
-      setError(asked);
-      setWeakFault(true);
-      newPassphrase.current?.focus();
-      return;
-    }
+    setFault(null);
     let logProblems: readonly Problem[] = [];
     const worked = await run(async () => {
       ({ logProblems } =
@@ -165,25 +173,22 @@ function PassphraseForm({
       <CurrentSecretField
         withRecoveryKey={withRecoveryKey}
         value={current}
-        onValue={setCurrent}
+        onValue={edited('current', setCurrent)}
         disabled={busy}
+        inputRef={fields.current}
+        errorId={fault === 'current' ? errorId : undefined}
       />
       <NewPassphraseFields
         label="New passphrase"
         passphrase={passphrase}
         repeat={repeat}
-        onPassphrase={(value) => {
-          setPassphrase(value);
-          // The warning was about the passphrase as it was.
-          if (!weakFault) return;
-          setWeakFault(false);
-          setError(null);
-        }}
-        onRepeat={setRepeat}
+        onPassphrase={edited('passphrase', setPassphrase)}
+        onRepeat={edited('repeat', setRepeat)}
         userInputs={[vaultName]}
         disabled={busy}
-        fault={weakFault ? { field: 'passphrase', errorId } : undefined}
-        passphraseRef={newPassphrase}
+        fault={fault === 'passphrase' || fault === 'repeat' ? { field: fault, errorId } : undefined}
+        passphraseRef={fields.passphrase}
+        repeatRef={fields.repeat}
         onScore={weak.onScore}
       />
       <KdfPresetField value={kdf} onValue={setKdf} disabled={busy} />

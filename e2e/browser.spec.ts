@@ -309,9 +309,9 @@ test('in a very wide window, a file’s size and date stay beside its name', asy
   // At the window's opening size the name takes the room the size and date leave.
   await page.setViewportSize({ width: 1280, height: 600 });
   expect((await left(1)) - (await left(0))).toBeGreaterThan(700);
+  // Twice as wide, the size is no further from the name than the name's column is wide at most.
   await page.setViewportSize({ width: 2560, height: 600 });
   expect((await left(1)) - (await left(0))).toBeLessThanOrEqual(1100);
-  expect((await left(2)) - (await left(1))).toBeLessThanOrEqual(110);
 });
 
 test("in the smallest window, a folder's path has a row of its own, keeps its separators and cuts a long name with an ellipsis; the search field its words", async ({

@@ -73,7 +73,7 @@ test('flow 7: cancelling a large add midway leaves only whole files, and "Check 
   await job.getByRole('button', { name: 'Cancel' }).click();
   const stopped = job.getByRole('status');
   await expect(stopped).toHaveText(
-    /^Stopped after adding \d+ files?: (it is|those are) in the vault, and nothing half-added is\. To add the rest, add the same files again and choose Skip for the names already there\.$/,
+    /^Stopped after adding \d+ files?: (it is|those are) in the vault, and nothing half-added is\. Add the rest again\.$/,
   );
   // As many files as it says got in are listed (the status bar counts them: the table draws only those in view),
   // each whole; nothing else is.

@@ -47,6 +47,7 @@ export class EventCoalescer<T> {
   #pending: T | undefined;
   #timer: ReturnType<typeof setTimeout> | undefined;
   readonly #holdFirst: boolean;
+  #discarded = false;
 
   constructor(
     send: (value: T) => void,
@@ -59,6 +60,7 @@ export class EventCoalescer<T> {
   }
 
   push(value: T): void {
+    if (this.#discarded) return;
     this.#pending = value;
     // Held, the first waits as if one had been sent as it came.
     if (this.#holdFirst && this.#lastSentAt === Number.NEGATIVE_INFINITY) this.#lastSentAt = this.#now();
@@ -70,8 +72,9 @@ export class EventCoalescer<T> {
       }, wait);
   }
 
-  /** Drops what is pending, unsent (the job ended, and its end says more). */
+  /** Drops what is pending, unsent, and whatever is pushed later (the job ended, and its end says more). */
   discard(): void {
+    this.#discarded = true;
     clearTimeout(this.#timer);
     this.#timer = undefined;
     this.#pending = undefined;
@@ -98,7 +101,8 @@ interface RunningJob {
 
 /**
  * The jobs running in the back end: one AbortController each, events in the contract's order ('started',
- * 'progress', 'problem' per problem of the report, exactly one 'ended'; 'waiting' at any point before the end).
+ * 'progress', 'problem' per problem of the report, exactly one 'ended'; 'waiting' at any point before the end, and
+ * for an add 'committed').
  */
 export class JobRegistry {
   readonly #jobs = new Map<string, RunningJob>();
@@ -175,16 +179,13 @@ export class JobRegistry {
         event = { ...base, type: 'ended', status: 'done', result };
       } catch (error) {
         progress.flush();
+        // What an add or a restore stopped part-way had put in place stays: the window says how much.
+        const finished = kind === 'add' || kind === 'restore' ? { filesFinished } : {};
         if (error instanceof CancelledError || controller.signal.aborted) {
-          event = {
-            ...base,
-            type: 'ended',
-            status: 'cancelled',
-            ...(kind === 'add' || kind === 'restore' ? { filesFinished } : {}),
-          };
+          event = { ...base, type: 'ended', status: 'cancelled', ...finished };
         } else {
           const { code, message } = errorResult(error);
-          event = { ...base, type: 'ended', status: 'failed', code, message };
+          event = { ...base, type: 'ended', status: 'failed', code, message, ...finished };
         }
       } finally {
         committed.discard();

@@ -51,18 +51,31 @@ const those = (count: number): string => (count === 1 ? 'it is' : 'those are');
  * such a job leaves.
  */
 export function stoppedJobSummary(kind: JobKind, filesFinished?: number): string {
+  // No advice on how to answer the name question when adding the rest again: that depends on what was answered
+  // before (Replace and Keep both each call for their own).
   if (filesFinished !== undefined && kind === 'add')
     return filesFinished === 0
       ? 'Stopped before any file was added; nothing half-added is in the vault.'
       : `Stopped after adding ${plural(filesFinished, 'file')}: ${those(filesFinished)} in the vault, and ` +
-          'nothing half-added is. To add the rest, add the same files again and choose Skip for the names ' +
-          'already there.';
+          'nothing half-added is. Add the rest again.';
   if (filesFinished !== undefined && kind === 'restore')
     return filesFinished === 0
       ? 'Stopped before any file was restored; nothing half-written is in the folder.'
       : `Stopped after restoring ${plural(filesFinished, 'file')}: ${those(filesFinished)} in the folder you ` +
-          'chose, and nothing half-written is. To restore the rest, restore again and skip the files already there.';
+          'chose, and nothing half-written is. Restore the rest again.';
   return `Stopped. ${leftByStoppedJob(kind, 'it')}`;
+}
+
+/**
+ * A failed job's row: the failure's words, then, for an add or a restore that had put files in place before it
+ * failed (a full disk, say), that those are whole and stay.
+ */
+export function failedJobSummary(kind: JobKind, message: string, filesFinished?: number): string {
+  if (filesFinished === undefined || filesFinished === 0) return message;
+  const files = plural(filesFinished, 'file');
+  return kind === 'add'
+    ? `${message} The ${files} added before it stopped ${filesFinished === 1 ? 'is' : 'are'} in the vault, whole.`
+    : `${message} The ${files} restored before it stopped ${filesFinished === 1 ? 'is' : 'are'} in the folder you chose, whole.`;
 }
 
 /**

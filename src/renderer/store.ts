@@ -15,7 +15,7 @@ import type {
   VerifyReport,
 } from '../shared/contract.js';
 import { plural } from '../shared/plural.js';
-import { stoppedJobSummary } from './stopped-jobs.js';
+import { failedJobSummary, stoppedJobSummary } from './stopped-jobs.js';
 
 export interface JobView {
   readonly jobId: string;
@@ -153,7 +153,7 @@ export function setSelection(selection: ReadonlySet<string>): void {
 
 function summarize(event: Extract<JobEvent, { type: 'ended' }>): string {
   if (event.status === 'cancelled') return stoppedJobSummary(event.kind, event.filesFinished);
-  if (event.status === 'failed') return event.message;
+  if (event.status === 'failed') return failedJobSummary(event.kind, event.message, event.filesFinished);
   const { result } = event;
   switch (result.kind) {
     case 'add': {

@@ -452,9 +452,9 @@ interface JobEventBase {
  * come over another connection): keep them by `jobId` until it is known. At any point before 'ended', 'waiting'
  * (true) says the job has waited a quarter of a second for another on its vault to end (a shorter wait is not
  * told), and (false) that its turn came; a re-encryption takes a turn per batch, so it may wait more than once.
- * An add also sends 'committed' when rows it added are in the vault for good, with how many files it has added so
- * far: a second after such a commit at the earliest, at most once a second, and never once it has ended (the end
- * says more).
+ * An add also sends 'committed' when rows it added are in the vault for good, with how many files this add has
+ * committed so far: the first a second after its first commit, then at most once a second, and never once it has
+ * ended (the end says more).
  */
 export type JobEvent = JobEventBase &
   (
@@ -478,6 +478,8 @@ export type JobEvent = JobEventBase &
         readonly status: 'failed';
         readonly code: ResultErrorCode;
         readonly message: string;
+        /** As for 'cancelled': the files an add or a restore had put in place before it failed. */
+        readonly filesFinished?: number;
       }
   );
 

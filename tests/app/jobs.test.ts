@@ -33,18 +33,24 @@ const untilAborted =
       });
     });
 
+/** A coalescer of progress every 50 ms on a clock the test sets, with fake timers; what it sent, by files done. */
+function coalescerOnTestClock() {
+  vi.useFakeTimers();
+  const clock = { now: 0 };
+  const sent: number[] = [];
+  const coalescer = new EventCoalescer<Progress>((p) => sent.push(p.filesDone), {
+    intervalMs: 50,
+    now: () => clock.now,
+  });
+  return { clock, sent, coalescer };
+}
+
 describe('progress coalescing', () => {
   it('sends the first at once, then at most one per interval, always the latest, and the last on flush', () => {
-    vi.useFakeTimers();
-    let now = 0;
-    const sent: number[] = [];
-    const coalescer = new EventCoalescer<Progress>((p) => sent.push(p.filesDone), {
-      intervalMs: 50,
-      now: () => now,
-    });
+    const { clock, sent, coalescer } = coalescerOnTestClock();
     for (let i = 1; i <= 1000; i++) coalescer.push(progress(i));
     expect(sent).toEqual([1]);
-    now = 50;
+    clock.now = 50;
     vi.advanceTimersByTime(50);
     expect(sent).toEqual([1, 1000]);
     for (let i = 1001; i <= 1010; i++) coalescer.push(progress(i));
@@ -52,9 +58,21 @@ describe('progress coalescing', () => {
     coalescer.flush();
     expect(sent).toEqual([1, 1000, 1010]);
     // Nothing pending: the timer that was set sends nothing more.
-    now = 200;
+    clock.now = 200;
     vi.advanceTimersByTime(200);
     expect(sent).toEqual([1, 1000, 1010]);
+  });
+
+  it('sends nothing once discarded: neither what was pending nor what is pushed later', () => {
+    const { clock, sent, coalescer } = coalescerOnTestClock();
+    coalescer.push(progress(1));
+    coalescer.push(progress(2));
+    coalescer.discard();
+    clock.now = 100;
+    coalescer.push(progress(3));
+    coalescer.flush();
+    vi.advanceTimersByTime(100);
+    expect(sent).toEqual([1]);
   });
 
   it('turns a burst of a job into a handful of events, ending with the final progress', async () => {
@@ -118,6 +136,7 @@ describe('job registry', () => {
       status: 'failed',
       code: 'IO',
       message: 'Could not write: the disk is full.',
+      filesFinished: 0,
     });
     expect(await ended(events, cancelled)).toMatchObject({ status: 'cancelled' });
     expect(cleaned.sort()).toEqual(['cancelled', 'failing']);

@@ -81,10 +81,74 @@ describe('the status bar', () => {
     act(() => {
       jobEvent({ jobId: 'j1', vaultId: VAULT.vaultId, kind: 'add', type: 'committed', filesFinished: 1 });
     });
+    // The vault's size (a walk of the vault folder on disk) waits for the add's end.
+    await waitFor(() => {
+      expect(status()).toBe('4 items · 1 selected (1.5 kB) · vault 1.7 kB');
+    });
+    expect(cellsOf(row('scan.pdf')).slice(0, 2)).toEqual(['scan.pdf', '3.0 MB']);
+    // While it runs, a screen reader is not read the changing figures each second.
+    const bar = screen.getByRole('status', { name: 'Status' });
+    expect(bar.getAttribute('aria-busy')).toBe('true');
+    act(() => {
+      jobEvent({ jobId: 'j1', vaultId: VAULT.vaultId, kind: 'add', type: 'ended', status: 'cancelled' });
+    });
     await waitFor(() => {
       expect(status()).toBe('4 items · 1 selected (1.5 kB) · vault 3.0 MB');
     });
-    expect(cellsOf(row('scan.pdf')).slice(0, 2)).toEqual(['scan.pdf', '3.0 MB']);
+    expect(bar.getAttribute('aria-busy')).toBe('false');
+  });
+
+  it('shows the rows of the latest load and the tree of the latest that asked for one, whichever answer comes last', async () => {
+    const held: (() => void)[] = [];
+    let holding = false;
+    const hold = <T,>(answer: () => T): T | Promise<T> =>
+      holding
+        ? new Promise<T>((resolve) => {
+            held.push(() => {
+              resolve(answer());
+            });
+          })
+        : answer();
+    let rootRows = ROOT;
+    let folders = tree('/', [tree('/Reports')]);
+    await browse(ROOT, {
+      'entries.list': ({ path }) => hold(() => (path === '/' ? rootRows : list({ path }))),
+      'entries.tree': () => hold(() => folders),
+    });
+    holding = true;
+    // An add ends (a refresh asks for the root's rows and the tree), then the person opens Reports.
+    rootRows = [...ROOT, folder('/Scans')];
+    folders = tree('/', [tree('/Reports'), tree('/Scans')]);
+    act(() => {
+      jobEvent({ jobId: 'j1', vaultId: VAULT.vaultId, kind: 'add', type: 'ended', status: 'cancelled' });
+    });
+    await waitFor(() => {
+      expect(held.length).toBeGreaterThanOrEqual(2);
+    });
+    const refresh = held.splice(0);
+    screen.getByRole('grid', { name: 'Files' }).focus();
+    await userEvent.keyboard('{Home}{Enter}');
+    await waitFor(() => {
+      expect(held.length).toBe(1);
+    });
+    // Reports' rows come first, the refresh's root rows and tree last.
+    await act(async () => {
+      held[0]?.();
+      await Promise.resolve();
+    });
+    for (const answer of refresh) {
+      await act(async () => {
+        answer();
+        await Promise.resolve();
+      });
+    }
+    await waitFor(() => {
+      expect(
+        within(screen.getByRole('treegrid', { name: 'Folders' })).getByRole('row', { name: 'Scans' }),
+      ).toBeTruthy();
+    });
+    expect(crumbs()).toEqual(['Personal', 'Reports']);
+    expect(status()).toMatch(/^2 items/);
   });
 
   it('shows the folder being opened when an add’s rows come meanwhile, though the older answer comes first', async () => {
@@ -603,7 +667,10 @@ describe('while an add brings files in', () => {
     const user = userEvent.setup();
     await user.click(row('notes.txt'));
     await user.keyboard('{F2}');
-    await screen.findByRole('textbox', { name: 'New name for notes.txt' });
+    const editing = await screen.findByRole('textbox', { name: 'New name for notes.txt' });
+    await waitFor(() => {
+      expect(document.activeElement).toBe(editing);
+    });
     await user.keyboard('ideas{Enter}');
     const alert = await screen.findByRole('alert');
     expect(alert.textContent).toContain('The vault is busy with another task.');

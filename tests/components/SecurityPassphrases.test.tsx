@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 import './dom.js';
 
-import { render, screen, within } from '@testing-library/react';
+import { render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 
@@ -225,8 +225,15 @@ describe('changing the passphrase', () => {
         'passphrase again (check Caps Lock and the keyboard layout).',
     );
     // A failed secret is typed again, never kept; the new passphrase need not be.
-    expect(screen.getByLabelText<HTMLInputElement>('Current passphrase').value).toBe('');
+    const current = screen.getByLabelText<HTMLInputElement>('Current passphrase');
+    expect(current.value).toBe('');
     expect(screen.getByLabelText<HTMLInputElement>('New passphrase').value).toBe('velvet tundra quarry');
+    // The field to type it in again has the keyboard, marked invalid and described by the words.
+    await waitFor(() => {
+      expect(document.activeElement).toBe(current);
+    });
+    expect(current.getAttribute('aria-invalid')).toBe('true');
+    expect(current.getAttribute('aria-describedby')).toContain(screen.getByRole('alert').id);
   });
 
   it('says it is deriving the key, and lets nothing be changed meanwhile', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { stoppedByLockNotice, stoppedJobSummary } from '../../src/renderer/stopped-jobs.js';
+import { failedJobSummary, stoppedByLockNotice, stoppedJobSummary } from '../../src/renderer/stopped-jobs.js';
 
 describe('what the unlock screen says of jobs a lock stopped', () => {
   it('says nothing when the lock stopped none', () => {
@@ -24,14 +24,13 @@ describe('what the unlock screen says of jobs a lock stopped', () => {
 });
 
 describe('what a stopped job’s row says', () => {
-  it('names the files a stopped add or restore had finished, and how to pick up from there', () => {
+  it('names the files a stopped add or restore had finished, which stay', () => {
     expect(stoppedJobSummary('add', 312)).toBe(
-      'Stopped after adding 312 files: those are in the vault, and nothing half-added is. To add the rest, add ' +
-        'the same files again and choose Skip for the names already there.',
+      'Stopped after adding 312 files: those are in the vault, and nothing half-added is. Add the rest again.',
     );
     expect(stoppedJobSummary('restore', 1)).toBe(
-      'Stopped after restoring 1 file: it is in the folder you chose, and nothing half-written is. To ' +
-        'restore the rest, restore again and skip the files already there.',
+      'Stopped after restoring 1 file: it is in the folder you chose, and nothing half-written is. Restore the ' +
+        'rest again.',
     );
   });
 
@@ -46,5 +45,23 @@ describe('what a stopped job’s row says', () => {
     expect(stoppedJobSummary('add')).toBe(
       'Stopped. Files it had finished are in the vault and nothing half-added is: add the rest again.',
     );
+  });
+});
+
+describe('what a failed job’s row says', () => {
+  const full = 'Coffer could not write: the disk is full.';
+
+  it('adds to the failure’s words how many files an add or a restore had put in place, which stay', () => {
+    expect(failedJobSummary('add', full, 3)).toBe(
+      `${full} The 3 files added before it stopped are in the vault, whole.`,
+    );
+    expect(failedJobSummary('restore', full, 1)).toBe(
+      `${full} The 1 file restored before it stopped is in the folder you chose, whole.`,
+    );
+  });
+
+  it('says only the failure when nothing got in, or for a job that puts no files in place', () => {
+    expect(failedJobSummary('add', full, 0)).toBe(full);
+    expect(failedJobSummary('verify', full)).toBe(full);
   });
 });

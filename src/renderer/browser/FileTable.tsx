@@ -58,22 +58,21 @@ export function FileTable(props: FileTableProps) {
     ),
   );
   const anchor = useRef(focused);
+  const focusIndex = Math.min(focused, rows.length - 1);
   const renamingIndex = props.renaming === null ? -1 : rows.findIndex((row) => row.path === props.renaming);
   const virtualizer = useVirtualizer({
     count: rows.length,
     getScrollElement: () => scroller.current,
     estimateSize: () => ROW_HEIGHT,
     overscan: OVERSCAN,
-    // The row being renamed stays in the DOM though rows coming in above push it out of view: drawn again, its
-    // field would start over from the old name, and the keys being typed would replace what was typed.
+    // The focused row and the one being renamed stay in the DOM though rows coming in above push them out of
+    // view: the grid's aria-activedescendant must name a row that is there, and a rename field drawn again would
+    // start over from the old name, the keys being typed replacing what was typed.
     rangeExtractor: (range) => {
-      const shown = defaultRangeExtractor(range);
-      return renamingIndex < 0 || shown.includes(renamingIndex)
-        ? shown
-        : [...shown, renamingIndex].sort((a, b) => a - b);
+      const kept = [focusIndex, renamingIndex].filter((index) => index >= 0);
+      return [...new Set([...defaultRangeExtractor(range), ...kept])].sort((a, b) => a - b);
     },
   });
-  const focusIndex = Math.min(focused, rows.length - 1);
   // Only on mount: afterwards the keyboard handler scrolls.
   useEffect(() => {
     if (focused > 0) virtualizer.scrollToIndex(focused);
@@ -94,7 +93,7 @@ export function FileTable(props: FileTableProps) {
     };
     const anchored = now(anchor.current);
     if (anchored >= 0) anchor.current = anchored;
-    const kept = now(focused);
+    const kept = now(Math.min(focused, before.length - 1));
     if (kept >= 0) {
       setFocused(kept);
       return;

@@ -107,6 +107,9 @@ export function Browser({ vault }: { vault: VaultSummary }) {
   const selection = useCoffer((state) => state.selection);
   const jobsEnded = useCoffer((state) => state.jobsEnded);
   const addsCommitted = useCoffer((state) => state.addsCommitted);
+  const adding = useCoffer((state) =>
+    state.jobs.some((job) => job.kind === 'add' && job.status === 'running'),
+  );
   const [error, setError] = useState<string | null>(null);
   const [tree, setTree] = useState<Tree | null>(null);
   const [vaultBytes, setVaultBytes] = useState<number | null>(null);
@@ -128,6 +131,8 @@ export function Browser({ vault }: { vault: VaultSummary }) {
   const loaded = useRef({ rows: 0, tree: 0 });
   /** The folder the latest load asked for, and what it selects there, until its rows are shown. */
   const wanted = useRef<{ path: string; select: readonly string[] | 'kept' } | null>(null);
+  /** The count of ended jobs last answered by a refresh. */
+  const endedSeen = useRef(0);
   /** The words searched for, how many searches were sent, and the number of the one whose answer is shown. */
   const searchAsked = useRef({ text: '', sent: 0, shown: 0 });
   const searchField = useRef<HTMLInputElement>(null);
@@ -146,8 +151,8 @@ export function Browser({ vault }: { vault: VaultSummary }) {
 
   /**
    * Shows `path` (selecting `select`; 'kept': what is selected when its rows come, of those still there), and
-   * unless `changed` is false refreshes the tree and the vault's size, which only a change moves (this window's
-   * own: no other program can open the vault meanwhile). With `rowsShown`, the folder's entries are already in the
+   * unless `changed` is false refreshes the tree and (unless `sized` is false) the vault's size, which only a
+   * change moves (this window's own: no other program can open the vault meanwhile). With `rowsShown`, the folder's entries are already in the
    * store (the root's come with the unlock's answer), so they are not asked for. A `refresh` (a job's work, not
    * the person's) leaves the words of an earlier failure, which the person may not have read yet.
    */
@@ -155,7 +160,7 @@ export function Browser({ vault }: { vault: VaultSummary }) {
     (
       path: string,
       select: readonly string[] | 'kept' = [],
-      { changed = true, rowsShown = false, refresh = false } = {},
+      { changed = true, sized = true, rowsShown = false, refresh = false } = {},
     ): Promise<void> =>
       run(async () => {
         const round = { rows: ++loaded.current.rows, tree: changed ? ++loaded.current.tree : 0 };
@@ -164,26 +169,32 @@ export function Browser({ vault }: { vault: VaultSummary }) {
         // Asked together, but the rows are shown as soon as they come: the tree and the vault's size (a walk of
         // every folder, and of the vault folder on disk) must not hold back the first rows after an unlock.
         const refreshing = changed
-          ? { folders: call('entries.tree', { vaultId }), details: call('vault.info', { vaultId }) }
+          ? {
+              folders: call('entries.tree', { vaultId }),
+              details: sized ? call('vault.info', { vaultId }) : undefined,
+            }
           : undefined;
         // Awaited below, unless the rows fail first: then their failures are the same news, already shown.
         refreshing?.folders.catch(() => undefined);
-        refreshing?.details.catch(() => undefined);
-        const latest = (): boolean => round.rows === loaded.current.rows;
+        refreshing?.details?.catch(() => undefined);
         let rows: readonly VaultEntry[] | undefined;
         try {
           rows = await listed;
         } catch (error) {
           // A later load's answer is the one that counts, whichever comes last, failed or not.
-          if (!latest()) return;
-          wanted.current = null;
-          throw error;
+          if (round.rows === loaded.current.rows) {
+            wanted.current = null;
+            throw error;
+          }
         }
-        if (!latest()) return;
-        wanted.current = null;
-        const chosen = select === 'kept' ? keptSelection(rows ?? []) : select;
-        if (rows) showFolder(path, rows);
-        if (chosen.length > 0) setSelection(new Set(chosen));
+        if (round.rows === loaded.current.rows) {
+          wanted.current = null;
+          const chosen = select === 'kept' ? keptSelection(rows ?? []) : select;
+          if (rows) showFolder(path, rows);
+          if (chosen.length > 0) setSelection(new Set(chosen));
+        }
+        // The tree and the size too come from the latest load that asked for them, which a later load of rows
+        // alone (a folder opened) does not replace.
         if (!refreshing) return;
         const folders = await refreshing.folders;
         if (round.tree !== loaded.current.tree) return;
@@ -191,7 +202,9 @@ export function Browser({ vault }: { vault: VaultSummary }) {
         // again, which for a vault of many folders took a React Aria tree about 0.2 s after each add. Its folders'
         // times are then the older ones; nothing here shows them.
         setTree((before) => (before !== null && sameFolders(before, folders) ? before : folders));
-        setVaultBytes((await refreshing.details).info.totalBytes ?? null);
+        if (!refreshing.details) return;
+        const { info } = await refreshing.details;
+        if (round.tree === loaded.current.tree) setVaultBytes(info.totalBytes ?? null);
       }, refresh),
     [run, vaultId],
   );
@@ -205,9 +218,13 @@ export function Browser({ vault }: { vault: VaultSummary }) {
   // show them again. The folder being opened, if one is: the one shown is about to go.
   useEffect(() => {
     if (jobsEnded === 0 && addsCommitted === 0) return;
+    // A job's end refreshes the vault's size too; an add's rows while it runs do not: the size is a walk of the
+    // vault folder on disk, too much for each second of a long add.
+    const ended = jobsEnded !== endedSeen.current;
+    endedSeen.current = jobsEnded;
     const shownFolder = useCoffer.getState().folder;
     const { path, select } = wanted.current ?? { path: shownFolder, select: 'kept' as const };
-    void load(path, select, { refresh: true });
+    void load(path, select, { refresh: true, sized: ended });
     setSearchRound((round) => round + 1);
   }, [jobsEnded, addsCommitted, load]);
 
@@ -242,7 +259,10 @@ export function Browser({ vault }: { vault: VaultSummary }) {
         if (latest()) setResults(found);
       },
       (cause: unknown) => {
-        if (latest()) setError(describeError(cause));
+        if (!latest()) return;
+        setError(describeError(cause));
+        // Not "Searching…" beside the words saying it failed.
+        setResults([]);
       },
     );
   }, [query, vaultId, searchRound]);
@@ -742,7 +762,8 @@ export function Browser({ vault }: { vault: VaultSummary }) {
         </section>
       </main>
       <footer className="status-bar">
-        <span role="status" aria-label="Status">
+        {/* Busy while an add runs: its rows come each second, and a screen reader would read the figures each time. */}
+        <span role="status" aria-label="Status" aria-busy={adding}>
           {searching
             ? results === null
               ? 'Searching…'

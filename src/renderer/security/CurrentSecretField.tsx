@@ -19,6 +19,7 @@ export function CurrentSecretField({
   value: string;
   onValue: (value: string) => void;
   disabled: boolean;
+  /** The field itself, for the form to give it the keyboard. */
   inputRef?: Ref<HTMLInputElement>;
   /** The error this field is at fault for: it is then marked invalid and described by it. */
   errorId?: string | undefined;

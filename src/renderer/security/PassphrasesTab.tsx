@@ -1,5 +1,5 @@
 import { KeyRound, LifeBuoy } from 'lucide-react';
-import { useId, useRef, useState, type SyntheticEvent } from 'react';
+import { useEffect, useId, useRef, useState, type SyntheticEvent } from 'react';
 
 import type { Problem, VaultInfo } from '../../shared/contract.js';
 import { call } from '../api.js';
@@ -119,10 +119,15 @@ function PassphraseForm({
     repeat: useRef<HTMLInputElement>(null),
   };
   const errorId = `${useId()}-error`;
+  // The fields are disabled while the back end works: a refused current secret takes the keyboard once they are
+  // enabled again.
+  useEffect(() => {
+    if (!busy && fault === 'current') fields.current.current?.focus();
+  }, [busy, fault]);
 
   const submit = async (event: SyntheticEvent): Promise<void> => {
     event.preventDefault();
-    const problem: { field: Field; words: string | null } | null =
+    const problem: { field: Field; words: string | null } =
       current === ''
         ? {
             field: 'current',
@@ -143,12 +148,19 @@ function PassphraseForm({
     }
     setFault(null);
     let logProblems: readonly Problem[] = [];
-    const worked = await run(async () => {
-      ({ logProblems } =
-        mode === 'change'
-          ? await call('security.changePassphrase', { vaultId, current, passphrase, kdf })
-          : await call('security.addPassphrase', { vaultId, current, passphrase, kdf }));
-    });
+    const worked = await run(
+      async () => {
+        ({ logProblems } =
+          mode === 'change'
+            ? await call('security.changePassphrase', { vaultId, current, passphrase, kdf })
+            : await call('security.addPassphrase', { vaultId, current, passphrase, kdf }));
+      },
+      (code) => {
+        // The secret typed first was not the one this window unlocked with (or a recovery key with a typo).
+        if (code === 'WRONG_PASSPHRASE' || (withRecoveryKey && code === 'INVALID_ARGUMENT'))
+          setFault('current');
+      },
+    );
     // Cleared whatever happened: a failed try is typed again, never kept.
     setCurrent('');
     if (!worked) return;

@@ -34,7 +34,8 @@ test('flow 12: 100,000 entries: unlock shows the root, the table keeps a few doz
   // Scroll with the wheel to the middle, and with the keyboard to the end.
   await grid.getByTestId('grid-body').hover();
   await page.mouse.wheel(0, 34 * 5000);
-  await expect(row(page, 'file-000000.txt')).toHaveCount(0);
+  // The rows scrolled past leave the DOM, but for the one the keyboard is on (the grid's active descendant).
+  await expect(row(page, 'file-000001.txt')).toHaveCount(0);
   await expect(
     grid
       .getByRole('row')

@@ -98,6 +98,43 @@ describe('the status bar', () => {
     expect(bar.getAttribute('aria-busy')).toBe('false');
   });
 
+  it('shows the vault’s size a job’s end asked for, though an add’s rows were refreshed after it', async () => {
+    let answer: (() => void) | undefined;
+    let totalBytes = 1_700;
+    await browse(ROOT, {
+      'vault.info': () =>
+        totalBytes === 1_700
+          ? { ...VAULT, info: { ...INFO, totalBytes } }
+          : new Promise((resolve) => {
+              answer = () => {
+                resolve({ ...VAULT, info: { ...INFO, totalBytes } });
+              };
+            }),
+    });
+    await waitFor(() => {
+      expect(status()).toBe('3 items · vault 1.7 kB');
+    });
+    totalBytes = 5_000;
+    act(() => {
+      jobEvent({ jobId: 'j0', vaultId: VAULT.vaultId, kind: 'add', type: 'ended', status: 'cancelled' });
+    });
+    await waitFor(() => {
+      expect(answer).toBeDefined();
+    });
+    // Another add's rows, refreshed while the size is on its way: rows and tree, not the size.
+    act(() => {
+      jobEvent({ jobId: 'j1', vaultId: VAULT.vaultId, kind: 'add', type: 'committed', filesFinished: 1 });
+    });
+    await settle();
+    await act(async () => {
+      answer?.();
+      await Promise.resolve();
+    });
+    await waitFor(() => {
+      expect(status()).toBe('3 items · vault 5.0 kB');
+    });
+  });
+
   it('shows the rows of the latest load and the tree of the latest that asked for one, whichever answer comes last', async () => {
     const held: (() => void)[] = [];
     let holding = false;

@@ -127,8 +127,8 @@ export function Browser({ vault }: { vault: VaultSummary }) {
   const [previewing, setPreviewing] = useState<VaultEntry | null>(null);
   const [panel, setPanel] = useState<(typeof PANELS)[number]['panel'] | null>(null);
   const dragDepth = useRef(0);
-  /** How many loads of rows, and of the tree and vault size, were started: only the latest one's answer is shown. */
-  const loaded = useRef({ rows: 0, tree: 0 });
+  /** How many loads of rows, of the tree and of the vault's size were started: only the latest one's is shown. */
+  const loaded = useRef({ rows: 0, tree: 0, size: 0 });
   /** The folder the latest load asked for, and what it selects there, until its rows are shown. */
   const wanted = useRef<{ path: string; select: readonly string[] | 'kept' } | null>(null);
   /** The count of ended jobs last answered by a refresh. */
@@ -152,9 +152,10 @@ export function Browser({ vault }: { vault: VaultSummary }) {
   /**
    * Shows `path` (selecting `select`; 'kept': what is selected when its rows come, of those still there), and
    * unless `changed` is false refreshes the tree and (unless `sized` is false) the vault's size, which only a
-   * change moves (this window's own: no other program can open the vault meanwhile). With `rowsShown`, the folder's entries are already in the
-   * store (the root's come with the unlock's answer), so they are not asked for. A `refresh` (a job's work, not
-   * the person's) leaves the words of an earlier failure, which the person may not have read yet.
+   * change moves (this window's own: no other program can open the vault meanwhile). With `rowsShown`, the
+   * folder's entries are already in the store (the root's come with the unlock's answer), so they are not asked
+   * for. A `refresh` (a job's work, not the person's) leaves the words of an earlier failure, which the person may
+   * not have read yet.
    */
   const load = useCallback(
     (
@@ -163,7 +164,11 @@ export function Browser({ vault }: { vault: VaultSummary }) {
       { changed = true, sized = true, rowsShown = false, refresh = false } = {},
     ): Promise<void> =>
       run(async () => {
-        const round = { rows: ++loaded.current.rows, tree: changed ? ++loaded.current.tree : 0 };
+        const round = {
+          rows: ++loaded.current.rows,
+          tree: changed ? ++loaded.current.tree : 0,
+          size: changed && sized ? ++loaded.current.size : 0,
+        };
         wanted.current = { path, select };
         const listed = rowsShown ? undefined : call('entries.list', { vaultId, path });
         // Asked together, but the rows are shown as soon as they come: the tree and the vault's size (a walk of
@@ -193,18 +198,18 @@ export function Browser({ vault }: { vault: VaultSummary }) {
           if (rows) showFolder(path, rows);
           if (chosen.length > 0) setSelection(new Set(chosen));
         }
-        // The tree and the size too come from the latest load that asked for them, which a later load of rows
-        // alone (a folder opened) does not replace.
+        // The tree and the size too come from the latest load that asked for each, which a later load of rows
+        // alone (a folder opened), or of rows and tree (an add's rows while it runs), does not replace.
         if (!refreshing) return;
         const folders = await refreshing.folders;
-        if (round.tree !== loaded.current.tree) return;
         // The same object when no folder changed (most changes are to files): the sidebar is then not drawn
         // again, which for a vault of many folders took a React Aria tree about 0.2 s after each add. Its folders'
         // times are then the older ones; nothing here shows them.
-        setTree((before) => (before !== null && sameFolders(before, folders) ? before : folders));
+        if (round.tree === loaded.current.tree)
+          setTree((before) => (before !== null && sameFolders(before, folders) ? before : folders));
         if (!refreshing.details) return;
         const { info } = await refreshing.details;
-        if (round.tree === loaded.current.tree) setVaultBytes(info.totalBytes ?? null);
+        if (round.size === loaded.current.size) setVaultBytes(info.totalBytes ?? null);
       }, refresh),
     [run, vaultId],
   );

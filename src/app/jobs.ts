@@ -10,8 +10,7 @@ const PROGRESS_EVENTS_PER_SECOND = 20;
 
 /**
  * An add tells that rows were committed at most this often, the first time this long after its first commit: the
- * window shows the folder again on each, which for a large folder is a listing, the folder tree and the vault's
- * size on disk.
+ * window shows the folder again on each, which for a large folder is a listing and the folder tree.
  */
 export const COMMITTED_EVENT_EVERY_MS = 1000;
 

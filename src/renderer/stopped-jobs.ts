@@ -43,7 +43,30 @@ function leftByStoppedJob(kind: JobKind, who: string): string {
   return STOPPED[kind].after(who);
 }
 
-const those = (count: number): string => (count === 1 ? 'it is' : 'those are');
+/**
+ * An add's or a restore's words: what it does, where its files go (`place`; `where` when none went), what it never
+ * leaves there, and its verb to do the rest.
+ */
+const PUT_IN_PLACE = {
+  add: {
+    doing: 'adding',
+    done: 'added',
+    place: 'in the vault',
+    where: 'in the vault',
+    never: 'half-added',
+    again: 'Add',
+  },
+  restore: {
+    doing: 'restoring',
+    done: 'restored',
+    place: 'in the folder you chose',
+    where: 'in the folder',
+    never: 'half-written',
+    again: 'Restore',
+  },
+} as const;
+
+const are = (count: number): string => (count === 1 ? 'is' : 'are');
 
 /**
  * A stopped job's row, in words. An add or a restore that says how many files it had finished names them: they are
@@ -51,19 +74,17 @@ const those = (count: number): string => (count === 1 ? 'it is' : 'those are');
  * such a job leaves.
  */
 export function stoppedJobSummary(kind: JobKind, filesFinished?: number): string {
+  if (filesFinished === undefined || (kind !== 'add' && kind !== 'restore'))
+    return `Stopped. ${leftByStoppedJob(kind, 'it')}`;
+  const { doing, done, place, where, never, again } = PUT_IN_PLACE[kind];
   // No advice on how to answer the name question when adding the rest again: that depends on what was answered
   // before (Replace and Keep both each call for their own).
-  if (filesFinished !== undefined && kind === 'add')
-    return filesFinished === 0
-      ? 'Stopped before any file was added; nothing half-added is in the vault.'
-      : `Stopped after adding ${plural(filesFinished, 'file')}: ${those(filesFinished)} in the vault, and ` +
-          'nothing half-added is. Add the rest again.';
-  if (filesFinished !== undefined && kind === 'restore')
-    return filesFinished === 0
-      ? 'Stopped before any file was restored; nothing half-written is in the folder.'
-      : `Stopped after restoring ${plural(filesFinished, 'file')}: ${those(filesFinished)} in the folder you ` +
-          'chose, and nothing half-written is. Restore the rest again.';
-  return `Stopped. ${leftByStoppedJob(kind, 'it')}`;
+  if (filesFinished === 0) return `Stopped before any file was ${done}; nothing ${never} is ${where}.`;
+  const those = filesFinished === 1 ? 'it' : 'those';
+  return (
+    `Stopped after ${doing} ${plural(filesFinished, 'file')}: ${those} ${are(filesFinished)} ${place}, and ` +
+    `nothing ${never} is. ${again} the rest again.`
+  );
 }
 
 /**
@@ -71,11 +92,11 @@ export function stoppedJobSummary(kind: JobKind, filesFinished?: number): string
  * failed (a full disk, say), that those are whole and stay.
  */
 export function failedJobSummary(kind: JobKind, message: string, filesFinished?: number): string {
-  if (filesFinished === undefined || filesFinished === 0) return message;
+  if (filesFinished === undefined || filesFinished === 0 || (kind !== 'add' && kind !== 'restore'))
+    return message;
+  const { done, place } = PUT_IN_PLACE[kind];
   const files = plural(filesFinished, 'file');
-  return kind === 'add'
-    ? `${message} The ${files} added before it stopped ${filesFinished === 1 ? 'is' : 'are'} in the vault, whole.`
-    : `${message} The ${files} restored before it stopped ${filesFinished === 1 ? 'is' : 'are'} in the folder you chose, whole.`;
+  return `${message} The ${files} ${done} before it stopped ${are(filesFinished)} ${place}, whole.`;
 }
 
 /**

@@ -204,8 +204,11 @@ export class IoError extends CofferError {
 export class BusyError extends CofferError {
   readonly code = 'BUSY';
 
-  /** @param doing - What the running operation is doing ("adding files"). */
-  constructor(doing: string) {
-    super(`The vault is busy ${doing}. Try again when that has finished, or cancel it.`);
+  /**
+   * @param doing - What the running operation is doing ("adding files").
+   * @param next - What to do about it, when not to wait for it to finish or cancel it.
+   */
+  constructor(doing: string, next = 'Try again when that has finished, or cancel it.') {
+    super(`The vault is busy ${doing}. ${next}`);
   }
 }

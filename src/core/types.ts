@@ -66,7 +66,10 @@ export type OnExisting = 'fail' | 'skip' | 'keep-both' | 'replace';
 export const ON_EXISTING_CHOICES: readonly OnExisting[] = ['fail', 'skip', 'keep-both', 'replace'];
 
 export interface AddOptions extends JobOptions {
-  /** Called after each file or folder is durably committed to the vault. */
+  /**
+   * Called after each file or folder is durably committed to the vault, with its path as it is then. A create,
+   * rename or move made during the add has it commit first, so this may also be called from within that call.
+   */
   readonly onAdded?: (entry: VaultEntry) => void;
   /** What to do when a name is already taken; `fail` when not given. */
   readonly onExisting?: OnExisting;

@@ -93,25 +93,41 @@ describe('VaultActivity', () => {
     read2.end();
   });
 
-  it('refuses immediate changes while a change or rewrite runs, not while only reads do', async () => {
+  it('refuses a key rotation while a change or rewrite runs, and changes made at once only beside a rewrite', async () => {
     const activity = new VaultActivity();
     const log: string[] = [];
+    const both = (): unknown[] =>
+      [
+        () => {
+          activity.requireNoChangeRunning();
+        },
+        () => {
+          activity.requireNoRewriteRunning();
+        },
+      ].map((check) => {
+        try {
+          check();
+          return 'allowed';
+        } catch (error) {
+          return error;
+        }
+      });
     const read = operation(activity, 'read', 'restoring', log);
     await turn();
-    expect(() => {
-      activity.requireNoChangeRunning();
-    }).not.toThrow();
+    expect(both()).toEqual(['allowed', 'allowed']);
     const change = operation(activity, 'change', 'adding files', log);
     await turn();
-    expect(() => {
-      activity.requireNoChangeRunning();
-    }).toThrow(new BusyError('adding files'));
+    expect(both()).toEqual([new BusyError('adding files'), 'allowed']);
     change.end();
     read.end();
     await Promise.all([change.result, read.result]);
-    expect(() => {
-      activity.requireNoChangeRunning();
-    }).not.toThrow();
+    expect(both()).toEqual(['allowed', 'allowed']);
+    const rewrite = operation(activity, 'rewrite', 'deleting', log);
+    await turn();
+    expect(both()).toEqual([new BusyError('deleting'), new BusyError('deleting')]);
+    rewrite.end();
+    await rewrite.result;
+    expect(both()).toEqual(['allowed', 'allowed']);
   });
 
   it('stops running and waiting operations through their signals, and lets a cancelled waiter go', async () => {

@@ -1,9 +1,17 @@
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 
-import { BusyError, CancelledError, Vault, VaultLockedError, type VaultEntry } from '../../src/core/index.js';
+import {
+  BusyError,
+  CancelledError,
+  IoError,
+  Vault,
+  VaultLockedError,
+  type VaultEntry,
+} from '../../src/core/index.js';
+import { IndexDb } from '../../src/core/vault/index-db.js';
 import { nativeSodium } from '../helpers/backends.js';
 import { collect, newVault, passphrase, writeTree } from '../helpers/vault.js';
 
@@ -68,33 +76,288 @@ describe('operations called while others run', () => {
     expect((await vault.verify({ readData: true })).problems).toEqual([]);
   });
 
-  it('refuses to create, rename or move while an add runs, and allows them during a restore', async () => {
-    const { vault, root, source } = await vaultWith({ src: smallFiles(300, 4) });
+  it('creates, renames and moves while an add runs, entries it has not committed yet too, keeping every file', async () => {
+    const { vault, dir, source } = await vaultWith({ src: smallFiles(300, 4) });
     vault.mkdir('/keep');
-    const refusals: unknown[] = [];
-    await vault.add([source('src')], '/', {
-      onAdded: () => {
-        if (refusals.length > 0) return;
-        for (const change of [
-          () => vault.mkdir('/new'),
-          () => vault.rename('/keep', 'kept'),
-          () => vault.move(['/keep'], '/src'),
-        ]) {
-          try {
-            change();
-          } catch (error) {
-            refusals.push(error);
-          }
+    const reported = new Set<string>();
+    const seen: { uncommitted?: boolean; committedByTheChange?: boolean } = {};
+    // After 100 files the add is past d0 (75 files) and has put d1 in the tree; it commits nothing before its end
+    // unless asked (all of this is one batch).
+    const report = await vault.add([source('src')], '/', {
+      onAdded: (entry) => reported.add(entry.path),
+      onProgress: (progress) => {
+        if (seen.uncommitted !== undefined || progress.filesDone < 100) return;
+        seen.uncommitted = vault.stat('/src/d1').type === 'folder' && !reported.has('/src/d1');
+        vault.rename('/src/d1', 'one');
+        seen.committedByTheChange = reported.has('/src/d1');
+        vault.rename('/src/d0/f0.bin', 'zero.bin');
+        vault.mkdir('/src/d0/made/deeper');
+        vault.move(['/keep'], '/src/d2');
+      },
+    });
+    expect(seen).toEqual({ uncommitted: true, committedByTheChange: true });
+    expect(report).toMatchObject({ filesAdded: 300, problems: [] });
+    const expectTree = (opened: Vault): void => {
+      expect(filesUnder(opened, '/src')).toHaveLength(300);
+      expect(opened.list('/src').map((entry) => entry.name)).toEqual(['d0', 'd2', 'd3', 'one']);
+      // d1's files added after the rename went into it all the same.
+      expect(filesUnder(opened, '/src/one')).toHaveLength(75);
+      expect(opened.stat('/src/d0/zero.bin').size).toBe(500);
+      expect(opened.stat('/src/d0/made/deeper').type).toBe('folder');
+      expect(opened.stat('/src/d2/keep').type).toBe('folder');
+    };
+    expectTree(vault);
+    expect((await vault.verify({ readData: true })).problems).toEqual([]);
+    vault.close();
+    const reopened = await Vault.open(dir, { sodium: nativeSodium });
+    try {
+      await reopened.unlock(passphrase());
+      expectTree(reopened);
+    } finally {
+      reopened.close();
+    }
+  });
+
+  it('renames and moves files an add of dropped files holds uncommitted while it waits for the next one', async () => {
+    const { vault } = await newVault();
+    let release = (): void => undefined;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    async function* slowBytes(): AsyncGenerator<Uint8Array> {
+      await held;
+      yield Buffer.alloc(100, 3);
+    }
+    const reported: string[] = [];
+    const adding = vault.addStreams(
+      [
+        { name: 'a.txt', size: 10, mtime: 1_000, bytes: Buffer.alloc(10, 1) },
+        { name: 'b.txt', size: 20, mtime: 1_000, bytes: Buffer.alloc(20, 2) },
+        { name: 'slow.txt', size: 100, mtime: 1_000, bytes: slowBytes() },
+      ],
+      '/',
+      { onAdded: (entry) => reported.push(entry.path) },
+    );
+    await vi.waitFor(() => {
+      expect(vault.list('/').map((entry) => entry.name)).toEqual(['a.txt', 'b.txt']);
+    });
+    expect(reported).toEqual([]);
+    vault.rename('/a.txt', 'first.txt');
+    vault.mkdir('/box');
+    vault.move(['/b.txt'], '/box');
+    expect(reported).toEqual(['/a.txt', '/b.txt']);
+    release();
+    expect(await adding).toMatchObject({ filesAdded: 3, problems: [] });
+    expect(vault.listRecursive('/').map((entry) => entry.path)).toEqual([
+      '/box',
+      '/box/b.txt',
+      '/first.txt',
+      '/slow.txt',
+    ]);
+    expect(await collect(vault.read('/first.txt'))).toEqual(Buffer.alloc(10, 1));
+    expect((await vault.verify({ readData: true })).problems).toEqual([]);
+  });
+
+  it('refuses a change made at once while a cancelled add is ending, and allows it once it has', async () => {
+    const { vault, source } = await vaultWith({ src: smallFiles(300, 8) });
+    const controller = new AbortController();
+    let refusal: unknown;
+    const adding = vault.add([source('src')], '/', {
+      signal: controller.signal,
+      onProgress: (progress) => {
+        if (refusal !== undefined || progress.filesDone < 50) return;
+        controller.abort();
+        try {
+          vault.mkdir('/new');
+          refusal = 'allowed';
+        } catch (error) {
+          refusal = error;
         }
       },
     });
-    expect(refusals).toHaveLength(3);
-    for (const refusal of refusals) {
-      expect(refusal).toBeInstanceOf(BusyError);
-      expect((refusal as BusyError).message).toContain('adding files');
-    }
-    expect(vault.list('/').map((entry) => entry.name)).toEqual(['keep', 'src']);
+    await expect(adding).rejects.toBeInstanceOf(CancelledError);
+    expect(refusal).toEqual(new BusyError('ending an add', 'Try again in a moment.'));
+    vault.mkdir('/new');
+    expect(vault.listRecursive('/').map((entry) => entry.path)).toEqual(['/new']);
+    expect((await vault.verify()).problems).toEqual([]);
+  });
 
+  it('replaces none of the files renamed or moved into its names while it runs, as "replace" was not asked of them', async () => {
+    const { vault } = await newVault();
+    vault.mkdir('/inbox');
+    await vault.addStreams(
+      [
+        { name: 'precious.txt', size: 5, mtime: 1_000, bytes: Buffer.from('MINE!') },
+        { name: 'asked.txt', size: 3, mtime: 1_000, bytes: Buffer.from('old') },
+      ],
+      '/',
+    );
+    vault.move(['/asked.txt'], '/inbox');
+    let release = (): void => undefined;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    async function* slowBytes(): AsyncGenerator<Uint8Array> {
+      await held;
+      yield Buffer.from('slow');
+    }
+    const adding = vault.addStreams(
+      [
+        { name: 'first.txt', size: 3, mtime: 2_000, bytes: Buffer.from('one') },
+        { name: 'slow.txt', size: 4, mtime: 2_000, bytes: slowBytes() },
+        { name: 'report.txt', size: 3, mtime: 2_000, bytes: Buffer.from('new') },
+        { name: 'asked.txt', size: 3, mtime: 2_000, bytes: Buffer.from('new') },
+      ],
+      '/inbox',
+      { onExisting: 'replace' },
+    );
+    await vi.waitFor(() => {
+      expect(vault.list('/inbox').map((entry) => entry.name)).toContain('first.txt');
+    });
+    vault.move(['/precious.txt'], '/inbox');
+    vault.rename('/inbox/precious.txt', 'report.txt');
+    // Its destination renamed: what was in it when the add asked is still replaced.
+    vault.rename('/inbox', 'Inbox 2024');
+    release();
+    expect(await adding).toMatchObject({ filesAdded: 4, replaced: 1, problems: [] });
+    const text = async (path: string): Promise<string> => (await collect(vault.read(path))).toString();
+    expect(vault.list('/Inbox 2024').map((entry) => entry.name)).toEqual([
+      'asked.txt',
+      'first.txt',
+      'report (2).txt',
+      'report.txt',
+      'slow.txt',
+    ]);
+    expect(await text('/Inbox 2024/report.txt')).toBe('MINE!');
+    expect(await text('/Inbox 2024/report (2).txt')).toBe('new');
+    expect(await text('/Inbox 2024/asked.txt')).toBe('new');
+    expect((await vault.verify({ readData: true })).problems).toEqual([]);
+  });
+
+  it('replaces nothing in a folder moved into its way while it runs', async () => {
+    const { vault, root, source } = await vaultWith({ many: smallFiles(300, 9) });
+    await writeTree(join(root, 'docs'), { 'report.txt': 'new' });
+    // Renamed as the add reports its first progress, before it makes its own docs folder.
+    await vault.addStreams([{ name: 'report.txt', size: 5, mtime: 1_000, bytes: Buffer.from('MINE!') }], '/');
+    vault.mkdir('/old-docs');
+    vault.move(['/report.txt'], '/old-docs');
+    let moved = false;
+    const report = await vault.add([source('many'), join(root, 'docs')], '/', {
+      onExisting: 'replace',
+      onProgress: (progress) => {
+        if (moved) return;
+        expect(progress.filesDone).toBe(0);
+        vault.rename('/old-docs', 'docs');
+        moved = true;
+      },
+    });
+    expect(moved).toBe(true);
+    expect(report).toMatchObject({ filesAdded: 301, replaced: 0, problems: [] });
+    expect(vault.list('/docs').map((entry) => entry.name)).toEqual(['report (2).txt', 'report.txt']);
+    expect((await collect(vault.read('/docs/report.txt'))).toString()).toBe('MINE!');
+  });
+
+  it('an add and a restore that wait their turn get what they were given, renamed meanwhile', async () => {
+    const { vault, root, source } = await vaultWith({
+      a: smallFiles(300, 10),
+      b: { 'b.txt': Buffer.from('bee') },
+    });
+    const one = (name: string, text: string) => ({
+      name,
+      size: text.length,
+      mtime: 1_000,
+      bytes: Buffer.from(text),
+    });
+    vault.mkdir('/work');
+    vault.mkdir('/archive');
+    vault.mkdir('/scratch');
+    await vault.addStreams([one('x.txt', 'work')], '/work');
+    await vault.addStreams([one('x.txt', 'archive')], '/archive');
+    let waiting: Promise<unknown[]> | undefined;
+    await vault.add([source('a')], '/', {
+      onProgress: () => {
+        if (waiting) return;
+        // Behind this add: another add, then a delete (which nothing overtakes), then a restore.
+        waiting = Promise.all([
+          vault.add([source('b')], '/work'),
+          vault.remove(['/scratch']),
+          vault.restore(['/work/x.txt'], join(root, 'out')),
+        ]);
+        vault.rename('/work', 'old');
+        vault.rename('/archive', 'work');
+      },
+    });
+    const [added, removed, restored] = (await waiting) ?? [];
+    expect(added).toMatchObject({ filesAdded: 1 });
+    expect(removed).toBe(1);
+    expect(restored).toMatchObject({ filesRestored: 1 });
+    expect(vault.list('/old').map((entry) => entry.name)).toEqual(['b', 'x.txt']);
+    expect(vault.list('/work').map((entry) => entry.name)).toEqual(['x.txt']);
+    expect(readFileSync(join(root, 'out', 'x.txt'), 'utf8')).toBe('work');
+  });
+
+  it('fails an add whose commit a rename asked for failed, keeping only what was reported added', async () => {
+    const { vault, source } = await vaultWith({ src: smallFiles(300, 5) });
+    const reported: string[] = [];
+    let renameError: unknown;
+    let laterRefusal: unknown;
+    // Spied on, it calls through; the commit the rename asks for gets a full disk instead.
+    const transaction = vi.spyOn(IndexDb.prototype, 'transaction');
+    try {
+      const adding = vault.add([source('src')], '/', {
+        onAdded: (entry) => reported.push(entry.path),
+        onProgress: (progress) => {
+          if (renameError !== undefined || progress.filesDone < 100) return;
+          transaction.mockImplementationOnce(() => {
+            throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC', syscall: 'write' });
+          });
+          try {
+            vault.rename('/src/d1', 'one');
+          } catch (error) {
+            renameError = error;
+          }
+          // A second change after it is refused, not a commit of rows whose folders went with the failed one.
+          try {
+            vault.mkdir('/src/d2/new');
+          } catch (error) {
+            laterRefusal = error;
+          }
+        },
+      });
+      const addError = await adding.catch((error: unknown) => error);
+      expect(renameError).toBeInstanceOf(IoError);
+      expect(addError).toBe(renameError);
+      expect(laterRefusal).toEqual(new BusyError('ending an add', 'Try again in a moment.'));
+    } finally {
+      transaction.mockRestore();
+    }
+    expect(reported).toEqual([]);
+    expect(vault.list('/')).toEqual([]);
+    expect((await vault.verify({ readData: true })).problems).toEqual([]);
+  });
+
+  it('deletes what was chosen when the delete waited for an add, even renamed meanwhile', async () => {
+    const { vault, source } = await vaultWith({ src: smallFiles(300, 6) });
+    vault.mkdir('/chosen');
+    vault.mkdir('/other/inside');
+    let removing: Promise<number> | undefined;
+    await vault.add([source('src')], '/', {
+      onProgress: (progress) => {
+        if (removing || progress.filesDone < 10) return;
+        removing = vault.remove(['/chosen']);
+        vault.rename('/chosen', 'renamed');
+        vault.rename('/other', 'chosen');
+      },
+    });
+    expect(await removing).toBe(1);
+    expect(vault.list('/').map((entry) => entry.name)).toEqual(['chosen', 'src']);
+    expect(vault.list('/chosen').map((entry) => entry.name)).toEqual(['inside']);
+  });
+
+  it('allows creating, renaming and moving during a restore', async () => {
+    const { vault, root, source } = await vaultWith({ src: smallFiles(300, 7) });
+    await vault.add([source('src')]);
+    vault.mkdir('/keep');
     let renamed: VaultEntry | undefined;
     await vault.restore(['/src'], join(root, 'out'), {
       onRestored: () => {

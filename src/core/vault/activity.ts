@@ -4,7 +4,8 @@ import type { JobOptions } from '../types.js';
 /**
  * How an operation uses an unlocked vault, which decides what may run beside it:
  * - `read` (restore, read streams) reads stored blobs and packs: any number at once, also beside a change;
- * - `change` (add) writes rows and new packs but never removes one: one at a time, beside reads;
+ * - `change` (add) writes rows and new packs but never removes one: one at a time, beside reads (and beside changes
+ *   made at once, which have it commit first: see `Session.commitPendingRows`);
  * - `rewrite` (delete, verify) removes and compacts packs and rebuilds the tree: alone.
  */
 export type Access = 'read' | 'change' | 'rewrite';
@@ -111,13 +112,23 @@ export class VaultActivity {
   }
 
   /**
-   * For changes made at once (create a folder, rename, move): refused while an operation that changes the tree
-   * runs, rather than slipped in under it.
+   * For a key rotation: refused while an operation that changes the tree runs, rather than queued behind it.
    * @throws {@link BusyError} while an add, delete or verify runs.
    */
   requireNoChangeRunning(): void {
     for (const entry of this.#running) {
       if (entry.access !== 'read') throw new BusyError(entry.doing);
+    }
+  }
+
+  /**
+   * For changes made at once (create a folder, rename, move): refused while an operation that rewrites the tree
+   * runs, rather than slipped in under it. Beside an add they may run (the caller has the add commit first).
+   * @throws {@link BusyError} while a delete or verify runs.
+   */
+  requireNoRewriteRunning(): void {
+    for (const entry of this.#running) {
+      if (entry.access === 'rewrite') throw new BusyError(entry.doing);
     }
   }
 

@@ -210,6 +210,15 @@ class AddJob {
   #sealer: SmallFileSealer<QueuedSmallFile> | undefined;
   /** Packs written by this add that no committed row names yet, by hex id: removed if the add ends that way. */
   readonly #unnamedPacks = new Map<string, Buffer>();
+  /** Set once the add is ending cancelled or failed: its uncommitted rows are about to go. */
+  #stopping = false;
+  /**
+   * A commit failed (the add's own, or one a change made at once asked for): its rows, folders among them, were
+   * taken out of the tree, so nothing more goes in under them and the add fails with this at its next step.
+   */
+  #commitFailure: { readonly error: unknown } | undefined;
+  /** Entries renamed or moved by changes made at once while this add runs: never replaced (see RunningAdd). */
+  readonly #changedBeside = new Set<string>();
 
   constructor(session: Session, destination: TreeNode | null, options: AddOptions) {
     this.#session = session;
@@ -219,6 +228,20 @@ class AddJob {
   }
 
   async run(planned: (problems: Problem[]) => Promise<PlannedItem[]>): Promise<AddReport> {
+    const detach = this.#session.attachAdd({
+      commitPending: () => this.#commitOnRequest(),
+      changed: (ids) => {
+        for (const id of ids) this.#changedBeside.add(id);
+      },
+    });
+    try {
+      return await this.#run(planned);
+    } finally {
+      detach();
+    }
+  }
+
+  async #run(planned: (problems: Problem[]) => Promise<PlannedItem[]>): Promise<AddReport> {
     const items = await planned(this.#problems);
     const files = items.filter((item) => item.kind === 'file');
     this.#progress = {
@@ -243,7 +266,7 @@ class AddJob {
       : undefined;
     try {
       for (const item of items) {
-        this.#throwIfCancelled();
+        this.#throwIfStopped();
         const parent = this.#folders.get(item.parts.slice(0, -1).join('/'));
         if (parent === undefined) continue; // its folder was skipped, and reported
         if (item.kind === 'folder') this.#addFolder(item, parent);
@@ -252,6 +275,7 @@ class AddJob {
       await this.#flushSmallFiles();
       this.#commit();
     } catch (error) {
+      this.#stopping = true;
       await this.#sealer?.abandon();
       this.#discardPending();
       throw error;
@@ -278,8 +302,20 @@ class AddJob {
     await settleIntents(this.#session.dir, this.#session.db, intents).catch(() => undefined);
   }
 
-  #throwIfCancelled(): void {
+  #throwIfStopped(): void {
+    if (this.#commitFailure) throw this.#commitFailure.error;
     if (this.#options.signal?.aborted) throw new CancelledError();
+  }
+
+  /**
+   * Commits what this add holds, when a change made at once asks (see {@link Session.commitPendingRows}): between
+   * two of its steps that is what a full batch does.
+   * @returns false when the add is ending (stopping, cancelled, or a commit failed), so its uncommitted rows go.
+   */
+  #commitOnRequest(): boolean {
+    if (this.#stopping || this.#commitFailure || this.#options.signal?.aborted) return false;
+    this.#commit();
+    return true;
   }
 
   #report(change: Partial<Progress> = {}): void {
@@ -341,14 +377,18 @@ class AddJob {
     const name = item.parts[item.parts.length - 1] ?? '';
     const existing = tree.child(folderId, name);
     if (!existing) return { name };
+    const keepBoth = (): Placement => ({
+      name: freeNumberedName(name, (candidate) => tree.child(folderId, candidate) !== undefined),
+    });
     switch (this.#onExisting) {
       case 'keep-both':
-        return { name: freeNumberedName(name, (candidate) => tree.child(folderId, candidate) !== undefined) };
+        return keepBoth();
       case 'skip':
         this.#skipped++;
         return undefined;
       case 'replace':
-        if (item.kind === 'file' && existing.type === 'file') return { name, replaces: existing };
+        if (item.kind === 'file' && existing.type === 'file')
+          return this.#changedWhileAdding(existing) ? keepBoth() : { name, replaces: existing };
         break;
       case 'fail':
         break;
@@ -364,6 +404,22 @@ class AddJob {
           : `Skipped ${what}"${item.source}": "${path}" is already in the vault. Add it again choosing to keep both or to replace, or delete or rename one of them first.`,
     });
     return undefined;
+  }
+
+  /**
+   * Whether a change made at once renamed or moved `node`, or a folder holding it below this add's destination,
+   * while this add ran: then it is not where it was when the names to replace were asked about. The destination
+   * and the folders above it may move: what is in them stays where it was in relation to the add.
+   */
+  #changedWhileAdding(node: TreeNode): boolean {
+    if (this.#changedBeside.size === 0) return false;
+    const tree = this.#session.tree;
+    const destination = this.#folders.get('')?.id;
+    for (let at: TreeNode | undefined = node; at && at.id !== destination;) {
+      if (this.#changedBeside.has(at.id)) return true;
+      at = at.parent === null ? undefined : tree.get(at.parent);
+    }
+    return false;
   }
 
   /**
@@ -471,13 +527,13 @@ class AddJob {
     const { fileId, key, binding, header } = newContent(this.#session);
     const cipher = new ChunkCipher(this.#session.sodium, key, binding, header);
     await this.#sealer.add({ path: item.source, size: item.size, cipher, item, parent, fileId });
-    this.#throwIfCancelled();
+    this.#throwIfStopped();
   }
 
   async #flushSmallFiles(): Promise<void> {
     await this.#sealer?.flush();
     // Batches that came back after a cancel were dropped, so the add must not end as if complete.
-    this.#throwIfCancelled();
+    this.#throwIfStopped();
   }
 
   #acceptSmallFiles(
@@ -485,9 +541,10 @@ class AddJob {
     outcomes: readonly SealedSmallFile[],
     packId: Buffer,
   ): void {
-    // A cancelled add keeps what was committed before the cancel, and nothing that arrives after it.
-    if (this.#options.signal?.aborted) return;
     batch.forEach(({ item, parent, fileId }, index) => {
+      // A cancelled add keeps what was committed before the cancel, and nothing that arrives after it; after a
+      // failed commit nothing more goes in (its folders may be among the rows taken out).
+      if (this.#options.signal?.aborted || this.#commitFailure) return;
       const outcome = outcomes[index];
       if (!outcome?.ok) {
         const code = outcome?.code ?? 'EIO';
@@ -518,6 +575,7 @@ class AddJob {
       ? await readStreamedFile(item, item.stream)
       : await readSmallFile(item);
     if (plaintext.length > SMALL_FILE_LIMIT) throw sourceChanged(item.source);
+    this.#throwIfStopped();
     const { fileId, blob } = sealInMemory(this.#session, plaintext);
     const placed = this.#placeFile(item, parent);
     if (!placed) return;
@@ -543,12 +601,16 @@ class AddJob {
     // Closed whatever happens next: a lock or cancel while it was being opened (the keys wiped, say) would
     // otherwise leave its handle open until garbage collection.
     try {
-      this.#throwIfCancelled();
+      this.#throwIfStopped();
       fileId = await this.#storeBlob(item, opened, steps);
     } finally {
       await opened.close();
     }
     const intent: Intent = { kind: 'blob', id: fileId };
+    if (this.#commitFailure) {
+      await this.#discard([intent]);
+      this.#throwIfStopped();
+    }
     // A small file of the same name (differing in case, say) may have been accepted while this one was written.
     const placed = this.#place(item, parent);
     if (!placed) await this.#discard([intent]);
@@ -649,7 +711,9 @@ class AddJob {
       this.#released.push(released);
     } catch (error) {
       this.#unenter(batch);
-      throw asIoError(error, 'Could not update the vault index');
+      const failure = asIoError(error, 'Could not update the vault index');
+      this.#commitFailure ??= { error: failure };
+      throw failure;
     }
     this.#replaced += replaced.length;
     for (const { node } of batch) {
@@ -657,7 +721,8 @@ class AddJob {
         this.#filesAdded++;
         this.#bytesAdded += node.node.size;
       } else this.#foldersAdded++;
-      const entry: VaultEntry = this.#session.entry(node.node);
+      // As it is now: an onAdded before it may have renamed or moved it (a change made at once).
+      const entry: VaultEntry = this.#session.entry(this.#session.tree.get(node.node.id) ?? node.node);
       this.#options.onAdded?.(entry);
     }
   }

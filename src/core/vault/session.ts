@@ -10,6 +10,7 @@ import {
   IntegrityError,
   InvalidArgumentError,
   InvalidNameError,
+  NotFoundError,
   ReadOnlyVaultError,
 } from '../errors.js';
 import { checkName, parseVaultPath } from '../names.js';
@@ -74,6 +75,18 @@ function sameNodes(before: ReadonlyMap<string, TreeNode>, tree: Tree): boolean {
   return true;
 }
 
+/** What changes made at once (create a folder, rename, move) need of an add that runs beside them. */
+export interface RunningAdd {
+  /** Commits what the add holds; false when it is ending (cancelled, or failed) and its uncommitted rows go. */
+  commitPending(): boolean;
+  /**
+   * Notes entries renamed or moved while it runs: the add replaces none of them, nor anything in them. Its
+   * "replace" was the answer to the names taken when it started; a file renamed into one of its names since was
+   * not among them.
+   */
+  changed(ids: readonly string[]): void;
+}
+
 /**
  * Everything an unlocked vault holds in memory: keys, the record sealer and the decrypted tree. Shared by the
  * operation modules (add, restore, verify); never leaves the engine. Never log it: it holds key material.
@@ -94,6 +107,8 @@ export class Session {
   #commitmentDamaged = false;
   /** This unlock found a format 1.0 index and brought it to 1.1 (FORMAT.md 8.2). */
   upgradedIndex = false;
+  /** The add that runs, for changes made at once beside it (see {@link RunningAdd}). */
+  #runningAdd: RunningAdd | undefined;
 
   constructor(
     readonly dir: string,
@@ -446,6 +461,34 @@ export class Session {
     this.#checkRows(sum, counting?.into, forVerify);
   }
 
+  /**
+   * Tells changes made at once about the add that runs (adds run one at a time).
+   * @returns what ends that, once the add has stopped.
+   */
+  attachAdd(add: RunningAdd): () => void {
+    this.#runningAdd = add;
+    return () => {
+      if (this.#runningAdd === add) this.#runningAdd = undefined;
+    };
+  }
+
+  /**
+   * Has the add that runs, if any, commit the rows it has put in the tree and not committed yet, so that a change
+   * made at once (create a folder, rename, move) meets only committed rows: its new version of a row the add has
+   * yet to commit would clash with that commit, and a row under such a folder would name a parent the index might
+   * never hold if the add is then cancelled or the power fails.
+   * @returns false when the add is ending (cancelled, or failed): the change is refused until it has.
+   * @throws what the add's commit throws (an {@link IoError}; the add then ends failed with it too).
+   */
+  commitPendingRows(): boolean {
+    return this.#runningAdd?.commitPending() ?? true;
+  }
+
+  /** Tells the add that runs, if any, which entries a change made at once renamed or moved (see {@link RunningAdd}). */
+  changedBesideAdd(ids: readonly string[]): void {
+    this.#runningAdd?.changed(ids);
+  }
+
   /** @throws {@link ReadOnlyVaultError} when the vault cannot be written. */
   requireWritable(): void {
     if (this.db.readOnly) throw new ReadOnlyVaultError();
@@ -473,6 +516,24 @@ export class Session {
   /** The node at a vault path (`null` for the root). */
   resolve(path: string): TreeNode | null {
     return this.tree.resolve(parseVaultPath(path));
+  }
+
+  /**
+   * Finds what `paths` name now, for an operation that may wait for its turn: then it gets what it was given, at
+   * the paths those have by that time (renamed or moved meanwhile), not whatever has taken the old paths since.
+   * @returns what gives the paths as they are when it is called.
+   * @throws {@link NotFoundError} for a path that does not exist; so does what it returns, for what is no longer
+   * in the vault (deleted, or replaced by an add, since).
+   */
+  findAgainLater(paths: readonly string[]): () => string[] {
+    const chosen = paths.map((path) => ({ path, node: this.resolve(path) }));
+    return () =>
+      chosen.map(({ path, node }) => {
+        if (node === null) return '/';
+        const now = this.tree.get(node.id);
+        if (!now) throw new NotFoundError(`"${path}" is no longer in the vault.`);
+        return this.tree.pathOf(now);
+      });
   }
 
   /**

@@ -130,8 +130,9 @@ function refuseLackingKeys(db: IndexDb, log: ActivityLog, keyring: Keyring): voi
  * Paths are vault paths: "/" is the root, components are separated by "/".
  *
  * Operations may be called while others run: restores and reads run together and beside an add; adds run one at a
- * time; a delete or verify runs alone. One that may not run yet waits its turn (its signal still cancels it);
- * creating a folder, renaming or moving during an add, delete or verify is refused with {@link BusyError}.
+ * time; a delete or verify runs alone. One that may not run yet waits its turn (its signal still cancels it).
+ * Creating a folder, renaming and moving are done at once, between an add's steps too (the add commits what it
+ * holds first); while a delete or verify runs they are refused with {@link BusyError}.
  */
 export class Vault {
   readonly dir: string;
@@ -791,15 +792,14 @@ export class Vault {
   /**
    * Creates a folder (and any missing parents).
    * @throws {@link AlreadyExistsError} when a file has that name; {@link InvalidNameError} for a bad name.
-   * @throws {@link BusyError} while an add, delete or verify runs.
+   * @throws {@link BusyError} while a delete or verify runs, or an add is being stopped.
    */
   mkdir(path: string): VaultEntry {
-    const session = this.#unlocked();
-    session.requireWritable();
-    this.#activity.requireNoChangeRunning();
+    const session = this.#readyToChangeAtOnce();
     checkVaultFolder(this.dir);
     const parts = parseVaultPath(path);
     if (parts.length === 0) return this.stat('/');
+    this.#besideAdd(session);
     let parent: TreeNode | null = null;
     const created: ReturnType<Session['seal']>[] = [];
     for (const part of parts) {
@@ -839,27 +839,27 @@ export class Vault {
   /**
    * Renames a file or folder in place.
    * @throws {@link NotFoundError}, {@link AlreadyExistsError}, {@link InvalidNameError}.
-   * @throws {@link BusyError} while an add, delete or verify runs.
+   * @throws {@link BusyError} while a delete or verify runs, or an add is being stopped.
    */
   rename(path: string, newName: string): VaultEntry {
-    const session = this.#unlocked();
-    session.requireWritable();
-    this.#activity.requireNoChangeRunning();
+    const session = this.#readyToChangeAtOnce();
     checkVaultFolder(this.dir);
     const node = session.resolve(path);
     if (!node) throw new InvalidArgumentError('The root folder cannot be renamed.');
-    return this.#rewrite(session, node, { name: checkName(newName), parent: node.parent });
+    const name = checkName(newName);
+    this.#besideAdd(session);
+    const renamed = this.#rewrite(session, node, { name, parent: node.parent });
+    session.changedBesideAdd([node.id]);
+    return renamed;
   }
 
   /**
    * Moves files or folders into another folder, all or nothing.
    * @throws {@link NotFoundError}, {@link AlreadyExistsError}, {@link InvalidArgumentError} (a folder into itself).
-   * @throws {@link BusyError} while an add, delete or verify runs.
+   * @throws {@link BusyError} while a delete or verify runs, or an add is being stopped.
    */
   move(paths: readonly string[], destinationFolder: string): VaultEntry[] {
-    const session = this.#unlocked();
-    session.requireWritable();
-    this.#activity.requireNoChangeRunning();
+    const session = this.#readyToChangeAtOnce();
     checkVaultFolder(this.dir);
     const destination = session.resolveFolder(destinationFolder);
     const nodes = paths.map((path) => {
@@ -870,6 +870,7 @@ export class Vault {
       }
       return node;
     });
+    this.#besideAdd(session);
     const rows = nodes.map((node) => {
       const id = Buffer.from(node.id, 'hex');
       return session.seal(id, { ...node, parent: destination?.id ?? null }, session.nextVersion(id));
@@ -887,8 +888,30 @@ export class Vault {
       for (const node of previous.reverse()) session.tree.replace(node);
       throw asIoError(error, 'Could not move');
     }
+    session.changedBesideAdd(nodes.map((node) => node.id));
     this.#record({ kind: 'move', counts: { entries: rows.length } });
     return rows.map((row) => session.entry(row.node));
+  }
+
+  /**
+   * The session, for a change made at once (create a folder, rename, move): they run beside reads, and beside an
+   * add (see {@link Vault.#besideAdd}); never beside a delete or verify.
+   * @throws {@link ReadOnlyVaultError}; {@link BusyError} while a delete or verify runs.
+   */
+  #readyToChangeAtOnce(): Session {
+    const session = this.#unlocked();
+    session.requireWritable();
+    this.#activity.requireNoRewriteRunning();
+    return session;
+  }
+
+  /**
+   * Has the add that runs, if any, commit what it holds, once a change made at once has checked what it was given
+   * and is about to write (see {@link Session.commitPendingRows}).
+   * @throws {@link BusyError} while an add is ending; an {@link IoError} when the add's commit fails.
+   */
+  #besideAdd(session: Session): void {
+    if (!session.commitPendingRows()) throw new BusyError('ending an add', 'Try again in a moment.');
   }
 
   #rewrite(session: Session, node: TreeNode, change: { name: string; parent: string | null }): VaultEntry {
@@ -909,16 +932,19 @@ export class Vault {
 
   /**
    * Deletes files and folders (folders with everything in them): the index first, in one transaction, then the
-   * space is reclaimed, so a crash never leaves an entry whose contents are gone.
-   * @throws {@link NotFoundError} when a path does not exist (nothing is deleted then).
+   * space is reclaimed, so a crash never leaves an entry whose contents are gone. What is deleted is what the
+   * paths name when it is called: renamed or moved while the delete waits its turn, it is still what goes.
+   * @throws {@link NotFoundError} when a path does not exist, or what it named was replaced before the delete's turn
+   * came (nothing is deleted then).
    * @throws {@link IntegrityError} when the vault folder breaks FORMAT.md section 8.1 (nothing is deleted then).
    */
   async remove(paths: readonly string[]): Promise<number> {
     const session = this.#unlocked();
     session.requireWritable();
+    const chosen = session.findAgainLater(paths);
     return this.#activity.run('rewrite', 'deleting', undefined, async () => {
       checkVaultFolder(this.dir);
-      return this.#remove(session, paths);
+      return this.#remove(session, chosen());
     });
   }
 
@@ -965,8 +991,8 @@ export class Vault {
     destinationFolder = '/',
     options: AddOptions = {},
   ): Promise<AddReport> {
-    return this.#adding(options, (session, running) =>
-      addPaths(session, sources, destinationFolder, running),
+    return this.#adding(destinationFolder, options, (session, destination, running) =>
+      addPaths(session, sources, destination, running),
     );
   }
 
@@ -979,30 +1005,37 @@ export class Vault {
     destinationFolder = '/',
     options: AddOptions = {},
   ): Promise<AddReport> {
-    return this.#adding(options, (session, running) =>
-      addStreams(session, files, destinationFolder, running),
+    return this.#adding(destinationFolder, options, (session, destination, running) =>
+      addStreams(session, files, destination, running),
     );
   }
 
-  /** Runs an add in its turn (adds run one at a time), with the signal that a lock or close also aborts. */
+  /**
+   * Runs an add in its turn (adds run one at a time), with the signal that a lock or close also aborts, into the
+   * folder `destinationFolder` names now (renamed or moved while the add waits, still that folder).
+   */
   #adding(
+    destinationFolder: string,
     options: AddOptions,
-    add: (session: Session, options: AddOptions) => Promise<AddReport>,
+    add: (session: Session, destination: string, options: AddOptions) => Promise<AddReport>,
   ): Promise<AddReport> {
     const session = this.#unlocked();
     session.requireWritable();
     return this.#loggedJob(
       'add',
       (report) => ({ files: report.filesAdded, folders: report.foldersAdded, bytes: report.bytesAdded }),
-      (count) =>
-        this.#activity.run('change', 'adding files', options, async (signal) => {
+      (count) => {
+        const destination = session.findAgainLater([destinationFolder]);
+        return this.#activity.run('change', 'adding files', options, async (signal) => {
           checkVaultFolder(this.dir);
           const onAdded = (entry: VaultEntry): void => {
             count(entry);
             options.onAdded?.(entry);
           };
-          return add(session, { ...options, signal, onAdded });
-        }),
+          const [into = '/'] = destination();
+          return add(session, into, { ...options, signal, onAdded });
+        });
+      },
     );
   }
 
@@ -1053,9 +1086,11 @@ export class Vault {
         folders: report.foldersRestored,
         bytes: report.bytesRestored,
       }),
-      (count) =>
-        this.#activity.run('read', 'restoring', options, (signal) =>
-          restorePaths(session, paths, destinationDir, {
+      (count) => {
+        // Renamed or moved while the restore waits, what was chosen is still what is restored.
+        const chosen = session.findAgainLater(paths);
+        return this.#activity.run('read', 'restoring', options, (signal) =>
+          restorePaths(session, chosen(), destinationDir, {
             ...options,
             signal,
             onRestored: (entry, destination) => {
@@ -1063,7 +1098,8 @@ export class Vault {
               options.onRestored?.(entry, destination);
             },
           }),
-        ),
+        );
+      },
     );
   }
 

@@ -15,7 +15,11 @@ import type {
   VerifyReport,
 } from '../shared/contract.js';
 import { plural } from '../shared/plural.js';
+import { isWithin } from './browser/entries.js';
 import { failedJobSummary, stoppedJobSummary } from './stopped-jobs.js';
+
+/** Where a job puts its files: an add into a vault folder (its path, followed when it moves), a restore to a folder on disk (in words). */
+export type JobPlace = { readonly into: string } | { readonly to: string };
 
 export interface JobView {
   readonly jobId: string;
@@ -54,10 +58,10 @@ export interface CofferState {
   readonly selection: ReadonlySet<string>;
   readonly jobs: readonly JobView[];
   /**
-   * Where each job this window started puts its files, in words ("Into Personal/Reports"), by job id: noted when
-   * the job's id comes back, which may be before or after its first events.
+   * Where each job this window started puts its files, by job id: noted when the job's id comes back, which may be
+   * before or after its first events.
    */
-  readonly places: Readonly<Record<string, string>>;
+  readonly places: Readonly<Record<string, JobPlace>>;
   /**
    * How many of this vault's jobs have ended since it was unlocked (dismissing one does not lower it): what the
    * browser watches to show a changed folder again, so that a job's progress re-renders only the jobs panel.
@@ -225,9 +229,30 @@ export function jobEvent(event: JobEvent): void {
 }
 
 /** Notes where a job this window started puts its files ({@link CofferState.places}); nothing once the vault locked. */
-export function placeJob(vaultId: string, jobId: string, place: string): void {
+export function placeJob(vaultId: string, jobId: string, place: JobPlace): void {
   useCoffer.setState(({ vault, places }) =>
     vault?.vaultId === vaultId && !vault.locked ? { places: { ...places, [jobId]: place } } : {},
+  );
+}
+
+/**
+ * Follows a vault folder renamed or moved from `from` to `to` (with what is in it) in where the jobs put their files:
+ * an add goes on into its folder wherever that went.
+ */
+export function followMovedFolder(from: string, to: string): void {
+  const follows = (place: JobPlace): place is { readonly into: string } =>
+    'into' in place && isWithin(place.into, from);
+  useCoffer.setState(({ places }) =>
+    Object.values(places).some(follows)
+      ? {
+          places: Object.fromEntries(
+            Object.entries(places).map(([jobId, place]) => [
+              jobId,
+              follows(place) ? { into: to + place.into.slice(from.length) } : place,
+            ]),
+          ),
+        }
+      : {},
   );
 }
 

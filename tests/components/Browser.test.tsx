@@ -696,6 +696,41 @@ describe('while an add brings files in', () => {
     expect(row('report-draft.txt').getAttribute('aria-selected')).toBe('true');
   });
 
+  it('follows the folder an add puts its files into when that folder is renamed while the add runs', async () => {
+    await browse(ROOT, {
+      'entries.list': list,
+      'dialog.pickFiles': () => ({ handle: 'files-1', label: '1 file', count: 1 }),
+      'job.add': () => ({ jobId: 'add-1' }),
+      'entries.rename': () => folder('/Old reports'),
+    });
+    const user = userEvent.setup();
+    await user.dblClick(row('Reports'));
+    await waitFor(() => {
+      expect(crumbs()).toEqual(['Personal', 'Reports']);
+    });
+    await user.click(screen.getByRole('button', { name: 'Add files…' }));
+    act(() => {
+      jobEvent({ jobId: 'add-1', vaultId: 'v1', kind: 'add', type: 'started' });
+    });
+    const job = await screen.findByRole('listitem', { name: 'Add job' });
+    await waitFor(() => {
+      expect(within(job).getByText('Into Personal/Reports')).toBeTruthy();
+    });
+
+    await user.click(screen.getByRole('button', { name: 'Personal' }));
+    await waitFor(() => {
+      expect(status()).toMatch(/^3 items/);
+    });
+    await user.click(row('Reports'));
+    await user.keyboard('{F2}');
+    const field = await screen.findByRole('textbox', { name: 'New name for Reports' });
+    await user.clear(field);
+    await user.type(field, 'Old reports{Enter}');
+    await waitFor(() => {
+      expect(within(job).getByText('Into Personal/Old reports')).toBeTruthy();
+    });
+  });
+
   it('leaves a refusal’s words up, and a refused rename’s name in its field, through the refreshes', async () => {
     await browse(ROOT, {
       'entries.list': () => ROOT,

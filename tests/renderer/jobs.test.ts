@@ -12,6 +12,7 @@ import {
   dismissEndedJobs,
   dismissJob,
   jobEvent,
+  followMovedFolder,
   placeJob,
   showVault,
   useCoffer,
@@ -123,28 +124,50 @@ describe('the jobs in the window', () => {
   });
 
   it('keeps where each job puts its files, noted before or after its events, until dismissed or locked', () => {
-    placeJob('v1', 'early', 'Into Personal/Reports');
+    placeJob('v1', 'early', { into: '/Reports' });
     jobEvent({ ...base, jobId: 'early', type: 'started' });
     jobEvent({ ...base, jobId: 'late', type: 'started' });
     jobEvent({ ...base, jobId: 'late', type: 'ended', status: 'cancelled' });
-    placeJob('v1', 'late', 'To /home/u/Restored');
+    placeJob('v1', 'late', { to: '/home/u/Restored' });
     // Noted as the job's id comes back, for a job that ended and was dismissed meanwhile: no row comes of it.
-    placeJob('v1', 'gone', 'Into Personal');
+    placeJob('v1', 'gone', { into: '/' });
     expect(useCoffer.getState().jobs.map((job) => job.jobId)).toEqual(['early', 'late']);
     expect(useCoffer.getState().places).toMatchObject({
-      early: 'Into Personal/Reports',
-      late: 'To /home/u/Restored',
+      early: { into: '/Reports' },
+      late: { to: '/home/u/Restored' },
     });
     dismissEndedJobs();
     expect(useCoffer.getState().places).not.toHaveProperty('late');
     expect(useCoffer.getState().places).toHaveProperty('early');
     // Another vault's job, or any once the vault locked, is not noted: the names would outlive the lock.
-    placeJob('other', 'elsewhere', 'Into Work');
+    placeJob('other', 'elsewhere', { into: '/' });
     expect(useCoffer.getState().places).not.toHaveProperty('elsewhere');
     vaultLocked('v1');
     expect(useCoffer.getState().places).toEqual({});
-    placeJob('v1', 'after-lock', 'Into Personal');
+    placeJob('v1', 'after-lock', { into: '/' });
     expect(useCoffer.getState().places).toEqual({});
+  });
+
+  it('follows an add’s folder when it, or a folder holding it, is renamed or moved, and nothing else', () => {
+    placeJob('v1', 'reports', { into: '/Work/Reports' });
+    placeJob('v1', 'reports-old', { into: '/Work/Reports-old' });
+    placeJob('v1', 'top', { into: '/' });
+    placeJob('v1', 'restore', { to: '/home/u/Work' });
+    const before = useCoffer.getState().places;
+    followMovedFolder('/Elsewhere', '/Gone');
+    expect(useCoffer.getState().places).toBe(before);
+    followMovedFolder('/Work', '/Archive/Work 2024');
+    expect(useCoffer.getState().places).toEqual({
+      reports: { into: '/Archive/Work 2024/Reports' },
+      'reports-old': { into: '/Archive/Work 2024/Reports-old' },
+      top: { into: '/' },
+      restore: { to: '/home/u/Work' },
+    });
+    followMovedFolder('/Archive/Work 2024/Reports', '/Archive/Work 2024/Q4');
+    expect(useCoffer.getState().places).toMatchObject({
+      reports: { into: '/Archive/Work 2024/Q4' },
+      'reports-old': { into: '/Archive/Work 2024/Reports-old' },
+    });
   });
 });
 

@@ -56,7 +56,7 @@ import { lockVault, useLockShortcut } from '../lock.js';
 import { useCapabilities } from '../host.js';
 import { useOpenWithApp } from '../open-with.js';
 import { plural } from '../../shared/plural.js';
-import { placeJob, setSelection, showFolder, useCoffer } from '../store.js';
+import { followMovedFolder, placeJob, setSelection, showFolder, useCoffer } from '../store.js';
 import { ErrorText } from './ErrorText.js';
 import { JobsPanel } from './JobsPanel.js';
 import { PreviewDialog } from './PreviewDialog.js';
@@ -335,6 +335,10 @@ export function Browser({ vault }: { vault: VaultSummary }) {
         }
         throw error;
       }
+      movable.forEach((path, index) => {
+        const now = moved[index]?.path;
+        if (now !== undefined) followMovedFolder(path, now);
+      });
       // Moved from a search's results, the folder shown (or one above it) may have gone too: follow it there.
       let shown = folder;
       let holder = '';
@@ -384,7 +388,7 @@ export function Browser({ vault }: { vault: VaultSummary }) {
   ): Promise<void> => {
     const started = await call('job.add', { vaultId, source, destination, onExisting });
     if ('taken' in started) setDialog({ kind: 'existing', source, destination, ...started.taken });
-    else placeJob(vaultId, started.jobId, `Into ${folderLabel(vault.name, destination)}`);
+    else placeJob(vaultId, started.jobId, { into: destination });
   };
 
   const addAnyway = (source: string, destination: string, onExisting: ExistingChoice): Promise<void> =>
@@ -436,7 +440,7 @@ export function Browser({ vault }: { vault: VaultSummary }) {
         renamed = await call('entries.rename', { vaultId, path: entry.path, newName });
       } catch (error) {
         // As a file manager does: a refused name stays in its field, to be mended rather than typed again.
-        // A vault busy with an add refuses it too: the name waits in its field until the add is done.
+        // A vault busy with a delete, a check or an add being stopped refuses it too: the name waits in its field.
         if (error instanceof ApiError && ['ALREADY_EXISTS', 'INVALID_NAME', 'BUSY'].includes(error.code)) {
           setRenaming({ path: entry.path, draft: newName });
         }
@@ -448,6 +452,7 @@ export function Browser({ vault }: { vault: VaultSummary }) {
         setError(clash);
         return;
       }
+      followMovedFolder(entry.path, renamed.path);
       if (searching) setQuery('');
       await load(parentOf(renamed.path), [renamed.path]);
     });
@@ -517,7 +522,7 @@ export function Browser({ vault }: { vault: VaultSummary }) {
         destination: destination.handle,
         overwrite,
       });
-      placeJob(vaultId, jobId, `To ${destination.label}`);
+      placeJob(vaultId, jobId, { to: destination.label });
     });
 
   const openWith = useOpenWithApp(vaultId, setError);

@@ -8,6 +8,7 @@ import { formatSize } from '../format.js';
 import { formatTimeLeft, jobFigures, jobsShown, WAITING_FOR_ANOTHER_JOB } from '../job-figures.js';
 import { plural } from '../../shared/plural.js';
 import { dismissEndedJobs, dismissJob, useCoffer, type JobView } from '../store.js';
+import { folderLabel } from '../browser/entries.js';
 import { ErrorText } from './ErrorText.js';
 
 const VERBS = {
@@ -84,6 +85,7 @@ const JobRow = memo(function JobRow({
 }) {
   const running = job.status === 'running';
   const place = useCoffer((state) => state.places[job.jobId]);
+  const vaultName = useCoffer((state) => state.vault?.name ?? '');
   const label = `${NOUNS[job.kind]} job`;
   // A file a restore left as it was, not told to replace it, is what the person chose, not a problem.
   const troubles = job.problems.filter((problem) => problem.kept !== true).length;
@@ -128,7 +130,11 @@ const JobRow = memo(function JobRow({
           {running ? 'Cancel' : <X size={16} aria-hidden="true" />}
         </button>
       </div>
-      {place !== undefined && <span className="job-place">{place}</span>}
+      {place !== undefined && (
+        <span className="job-place">
+          {'into' in place ? `Into ${folderLabel(vaultName, place.into)}` : `To ${place.to}`}
+        </span>
+      )}
       {running && <ErrorText message={cancelRefused} />}
       {running && (
         <progress

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 
 import { formatSize } from '../src/renderer/format.js';
-import { createVault, dropZeroFiles, PASSPHRASE, sha256 } from './steps.js';
+import { createVault, dropZeroFiles, newFolder, PASSPHRASE, row, sha256 } from './steps.js';
 import { dropFiles } from './drop.js';
 import { expect, test } from './fixtures.js';
 
@@ -90,6 +90,65 @@ test('flow 7: cancelling a large add midway leaves only whole files, and "Check 
   const report = await checkAllData(page);
   await expect(report.getByRole('status')).toContainText('No damage found.');
   await expect(report.getByRole('list')).toHaveCount(0);
+});
+
+test('while an add runs, a new folder, a rename and a move are made at once, and the add still ends whole', async ({
+  coffer,
+}) => {
+  const { page } = coffer;
+  await createVault(coffer);
+  // Small files first: the add holds them for one pack while the large ones go in one by one (each shown once
+  // whole), so the rename below meets a file the add has not committed yet, and has it commit first.
+  const notes = Array.from({ length: 200 }, (_, index) => ({
+    name: `note-${String(index).padStart(3, '0')}.txt`,
+    bytes: Buffer.from(`note ${String(index)}`),
+  }));
+  const parts = Array.from({ length: 32 }, (_, index) => ({
+    name: `part-${String(index).padStart(2, '0')}.bin`,
+    size: 4_000_000,
+  }));
+  // The dropped bytes reach the back end at 8 MB/s until the changes are made: the add lasts the while.
+  const devtools = await page.context().newCDPSession(page);
+  const upload = (bytesPerSecond: number) =>
+    devtools.send('Network.emulateNetworkConditions', {
+      offline: false,
+      latency: 0,
+      downloadThroughput: -1,
+      uploadThroughput: bytesPerSecond,
+    });
+  await devtools.send('Network.enable');
+  await upload(8_000_000);
+  await dropFiles(page, [...notes, ...parts]);
+  const job = page.getByRole('listitem', { name: 'Add job' });
+  await expect(row(page, 'note-000.txt')).toBeVisible();
+
+  await newFolder(page, 'Sorted');
+  await row(page, 'note-000.txt').click({ button: 'right' });
+  await page.getByRole('menuitem', { name: 'Rename' }).click();
+  await page.keyboard.type('first');
+  await page.keyboard.press('Enter');
+  await expect(row(page, 'first.txt')).toBeVisible();
+  await row(page, 'first.txt').click({ button: 'right' });
+  await page.getByRole('menuitem', { name: 'Move to…' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Move “first.txt” to…' });
+  await dialog.getByRole('option', { name: 'Sorted' }).click();
+  await dialog.getByRole('button', { name: 'Move here' }).click();
+  await expect(row(page, 'first.txt')).toHaveCount(0);
+  // All of that while the add still ran: none of it waited for the add, nor was refused.
+  await expect(job.getByRole('status')).toContainText('Adding');
+  await expect(page.getByRole('alert')).toHaveCount(0);
+  await upload(-1);
+
+  const count = notes.length + parts.length;
+  await expect(page.getByText(`Added ${String(count)} files.`)).toBeVisible({ timeout: 60_000 });
+  // The moved file out, the new folder in: as many items as were dropped.
+  await expect(page.getByRole('status', { name: 'Status' })).toHaveText(
+    new RegExp(`^${String(count)} items · vault`),
+  );
+  await row(page, 'Sorted').dblclick();
+  await expect(row(page, 'first.txt')).toBeVisible();
+  const report = await checkAllData(page);
+  await expect(report.getByRole('status')).toContainText('No damage found.');
 });
 
 test('a lock during an add stops it, and the unlock screen says so without naming a file', async ({

@@ -95,6 +95,10 @@ test('flow 7: cancelling a large add midway leaves only whole files, and "Check 
 test('while an add runs, a new folder, a rename and a move are made at once, and the add still ends whole', async ({
   coffer,
 }) => {
+  test.skip(
+    coffer.preview === undefined,
+    'The test holds the dropped bytes back with DevTools network emulation; in Electron they cross by IPC',
+  );
   const { page } = coffer;
   await createVault(coffer);
   // Small files first: the add holds them for one pack while the large ones go in one by one (each shown once

@@ -236,20 +236,22 @@ export function placeJob(vaultId: string, jobId: string, place: JobPlace): void 
 }
 
 /**
- * Follows a vault folder renamed or moved from `from` to `to` (with what is in it) in where the jobs put their files:
- * an add goes on into its folder wherever that went.
+ * Follows vault folders renamed or moved (with what is in them) in where the jobs put their files: an add goes on
+ * into its folder wherever that went. Of a folder and one inside it moved together, each place follows the deepest
+ * that held it.
  */
-export function followMovedFolder(from: string, to: string): void {
-  const follows = (place: JobPlace): place is { readonly into: string } =>
-    'into' in place && isWithin(place.into, from);
+export function followMovedFolders(moves: readonly { readonly from: string; readonly to: string }[]): void {
+  const deepestFirst = [...moves].sort((a, b) => b.from.length - a.from.length);
+  const followed = (place: JobPlace): JobPlace => {
+    if (!('into' in place)) return place;
+    const move = deepestFirst.find(({ from }) => isWithin(place.into, from));
+    return move ? { into: move.to + place.into.slice(move.from.length) } : place;
+  };
   useCoffer.setState(({ places }) =>
-    Object.values(places).some(follows)
+    Object.values(places).some((place) => followed(place) !== place)
       ? {
           places: Object.fromEntries(
-            Object.entries(places).map(([jobId, place]) => [
-              jobId,
-              follows(place) ? { into: to + place.into.slice(from.length) } : place,
-            ]),
+            Object.entries(places).map(([jobId, place]) => [jobId, followed(place)]),
           ),
         }
       : {},

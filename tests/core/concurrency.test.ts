@@ -13,7 +13,7 @@ import {
 } from '../../src/core/index.js';
 import { IndexDb } from '../../src/core/vault/index-db.js';
 import { nativeSodium } from '../helpers/backends.js';
-import { collect, newVault, passphrase, writeTree } from '../helpers/vault.js';
+import { collect, leftBehind, newVault, passphrase, writeTree } from '../helpers/vault.js';
 
 // More than one pool batch (256 files to add, 128 to restore), so adds and restores take several turns of the
 // event loop.
@@ -28,6 +28,33 @@ async function vaultWith(folders: Record<string, Record<string, Buffer>>) {
   const { vault, dir, root } = await newVault();
   for (const [name, files] of Object.entries(folders)) await writeTree(join(root, name), files);
   return { vault, dir, root, source: (name: string) => join(root, name) };
+}
+
+/** A dropped file's bytes that stop after `before` until released: an add of dropped files waits there. */
+function heldBytes(
+  before: Buffer,
+  after: Buffer,
+): { bytes: AsyncGenerator<Uint8Array>; release: () => void } {
+  let release = (): void => undefined;
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  async function* bytes(): AsyncGenerator<Uint8Array> {
+    if (before.length > 0) yield before;
+    await held;
+    yield after;
+  }
+  return {
+    bytes: bytes(),
+    release: () => {
+      release();
+    },
+  };
+}
+
+/** A file dropped from a page (no path on disk), holding `text`. */
+function one(name: string, text: string) {
+  return { name, size: text.length, mtime: 1_000, bytes: Buffer.from(text) };
 }
 
 function filesUnder(vault: Vault, folder: string): string[] {
@@ -120,20 +147,13 @@ describe('operations called while others run', () => {
 
   it('renames and moves files an add of dropped files holds uncommitted while it waits for the next one', async () => {
     const { vault } = await newVault();
-    let release = (): void => undefined;
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    async function* slowBytes(): AsyncGenerator<Uint8Array> {
-      await held;
-      yield Buffer.alloc(100, 3);
-    }
+    const { bytes: slowBytes, release } = heldBytes(Buffer.alloc(0), Buffer.alloc(100, 3));
     const reported: string[] = [];
     const adding = vault.addStreams(
       [
         { name: 'a.txt', size: 10, mtime: 1_000, bytes: Buffer.alloc(10, 1) },
         { name: 'b.txt', size: 20, mtime: 1_000, bytes: Buffer.alloc(20, 2) },
-        { name: 'slow.txt', size: 100, mtime: 1_000, bytes: slowBytes() },
+        { name: 'slow.txt', size: 100, mtime: 1_000, bytes: slowBytes },
       ],
       '/',
       { onAdded: (entry) => reported.push(entry.path) },
@@ -187,24 +207,17 @@ describe('operations called while others run', () => {
     vault.mkdir('/inbox');
     await vault.addStreams(
       [
-        { name: 'precious.txt', size: 5, mtime: 1_000, bytes: Buffer.from('MINE!') },
+        { name: 'report.txt', size: 5, mtime: 1_000, bytes: Buffer.from('MINE!') },
         { name: 'asked.txt', size: 3, mtime: 1_000, bytes: Buffer.from('old') },
       ],
       '/',
     );
     vault.move(['/asked.txt'], '/inbox');
-    let release = (): void => undefined;
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    async function* slowBytes(): AsyncGenerator<Uint8Array> {
-      await held;
-      yield Buffer.from('slow');
-    }
+    const { bytes: slowBytes, release } = heldBytes(Buffer.alloc(0), Buffer.from('slow'));
     const adding = vault.addStreams(
       [
         { name: 'first.txt', size: 3, mtime: 2_000, bytes: Buffer.from('one') },
-        { name: 'slow.txt', size: 4, mtime: 2_000, bytes: slowBytes() },
+        { name: 'slow.txt', size: 4, mtime: 2_000, bytes: slowBytes },
         { name: 'report.txt', size: 3, mtime: 2_000, bytes: Buffer.from('new') },
         { name: 'asked.txt', size: 3, mtime: 2_000, bytes: Buffer.from('new') },
       ],
@@ -214,8 +227,8 @@ describe('operations called while others run', () => {
     await vi.waitFor(() => {
       expect(vault.list('/inbox').map((entry) => entry.name)).toContain('first.txt');
     });
-    vault.move(['/precious.txt'], '/inbox');
-    vault.rename('/inbox/precious.txt', 'report.txt');
+    // Moved, not renamed, into its way.
+    vault.move(['/report.txt'], '/inbox');
     // Its destination renamed: what was in it when the add asked is still replaced.
     vault.rename('/inbox', 'Inbox 2024');
     release();
@@ -262,12 +275,6 @@ describe('operations called while others run', () => {
       a: smallFiles(300, 10),
       b: { 'b.txt': Buffer.from('bee') },
     });
-    const one = (name: string, text: string) => ({
-      name,
-      size: text.length,
-      mtime: 1_000,
-      bytes: Buffer.from(text),
-    });
     vault.mkdir('/work');
     vault.mkdir('/archive');
     vault.mkdir('/scratch');
@@ -294,6 +301,111 @@ describe('operations called while others run', () => {
     expect(vault.list('/old').map((entry) => entry.name)).toEqual(['b', 'x.txt']);
     expect(vault.list('/work').map((entry) => entry.name)).toEqual(['x.txt']);
     expect(readFileSync(join(root, 'out', 'x.txt'), 'utf8')).toBe('work');
+  });
+
+  it('moves a file it has not committed yet into a folder it has not committed yet, as the first change', async () => {
+    const { vault, dir, source } = await vaultWith({ src: smallFiles(300, 11) });
+    let moved = false;
+    await vault.add([source('src')], '/', {
+      onProgress: (progress) => {
+        if (moved || progress.filesDone < 100) return;
+        vault.move(['/src/d0/f0.bin'], '/src/d1');
+        moved = true;
+      },
+    });
+    expect(moved).toBe(true);
+    expect(filesUnder(vault, '/src')).toHaveLength(300);
+    expect(vault.stat('/src/d1/f0.bin').size).toBe(500);
+    vault.close();
+    const reopened = await Vault.open(dir, { sodium: nativeSodium });
+    try {
+      await reopened.unlock(passphrase());
+      expect(reopened.stat('/src/d1/f0.bin').size).toBe(500);
+      expect((await reopened.verify({ readData: true })).problems).toEqual([]);
+    } finally {
+      reopened.close();
+    }
+  });
+
+  it('replaces nothing renamed into its way while it waited behind another add', async () => {
+    const { vault, source } = await vaultWith({ a: smallFiles(300, 12) });
+    await vault.addStreams([one('report.txt', 'asked'), one('notes.txt', 'PRECIOUS')], '/');
+    let second: Promise<unknown> | undefined;
+    await vault.add([source('a')], '/', {
+      onProgress: () => {
+        if (second) return;
+        second = vault.addStreams([one('report.txt', 'new')], '/', { onExisting: 'replace' });
+        vault.rename('/report.txt', 'report-old.txt');
+        vault.rename('/notes.txt', 'report.txt');
+      },
+    });
+    expect(await second).toMatchObject({ filesAdded: 1, replaced: 0 });
+    const text = async (path: string): Promise<string> => (await collect(vault.read(path))).toString();
+    expect(await text('/report.txt')).toBe('PRECIOUS');
+    expect(await text('/report (2).txt')).toBe('new');
+    expect(await text('/report-old.txt')).toBe('asked');
+  });
+
+  it('replaces neither what it kept beside an unasked file, nor, after its own folder was renamed, less than asked', async () => {
+    const { vault, root } = await newVault();
+    await writeTree(join(root, 'Photos'), { 'a.bin': Buffer.alloc(2 * 1024 * 1024, 1), 'z.txt': 'new z' });
+    vault.mkdir('/Photos');
+    await vault.addStreams([one('z.txt', 'old z'), one('mine.txt', 'MINE!')], '/Photos');
+    const { bytes: slowBytes, release } = heldBytes(Buffer.alloc(0), Buffer.from('slow'));
+    // Into the vault's top: "report.txt" is kept beside a file renamed into its way; the literal
+    // "report (2).txt" that follows must not replace that numbered one.
+    const adding = vault.addStreams(
+      [
+        one('first.txt', 'one'),
+        { name: 'slow.txt', size: 4, mtime: 1_000, bytes: slowBytes },
+        one('report.txt', 'new report'),
+        one('report (2).txt', 'literal'),
+      ],
+      '/',
+      { onExisting: 'replace' },
+    );
+    await vi.waitFor(() => {
+      expect(vault.list('/').map((entry) => entry.name)).toContain('first.txt');
+    });
+    vault.rename('/Photos/mine.txt', 'report.txt');
+    vault.move(['/Photos/report.txt'], '/');
+    release();
+    expect(await adding).toMatchObject({ filesAdded: 4, replaced: 0, problems: [] });
+    const text = async (path: string): Promise<string> => (await collect(vault.read(path))).toString();
+    const reports = vault
+      .list('/')
+      .filter((entry) => entry.name.startsWith('report'))
+      .map((entry) => entry.path);
+    expect(reports).toHaveLength(3);
+    expect((await Promise.all(reports.map(text))).sort()).toEqual(['MINE!', 'literal', 'new report']);
+    expect(await text('/report.txt')).toBe('MINE!');
+
+    // The add's own folder, renamed while it stores a large file: "replace" still replaces what was asked about.
+    let renamed = false;
+    const report = await vault.add([join(root, 'Photos')], '/', {
+      onExisting: 'replace',
+      onProgress: (progress) => {
+        if (renamed || progress.bytesDone === 0) return;
+        vault.rename('/Photos', 'Pictures');
+        renamed = true;
+      },
+    });
+    expect(renamed).toBe(true);
+    expect(report).toMatchObject({ filesAdded: 2, replaced: 1, problems: [] });
+    expect(vault.list('/Pictures').map((entry) => entry.name)).toEqual(['a.bin', 'z.txt']);
+    expect(await text('/Pictures/z.txt')).toBe('new z');
+  });
+
+  it('reports each committed row under its path as it is then, renamed by an earlier onAdded', async () => {
+    const { vault } = await newVault();
+    const reported: string[] = [];
+    await vault.addStreams([one('a.txt', 'x'), one('b.txt', 'x')], '/', {
+      onAdded: (entry) => {
+        reported.push(entry.path);
+        if (entry.path === '/a.txt') vault.rename('/b.txt', 'bee.txt');
+      },
+    });
+    expect(reported).toEqual(['/a.txt', '/bee.txt']);
   });
 
   it('fails an add whose commit a rename asked for failed, keeping only what was reported added', async () => {
@@ -334,6 +446,35 @@ describe('operations called while others run', () => {
     expect(reported).toEqual([]);
     expect(vault.list('/')).toEqual([]);
     expect((await vault.verify({ readData: true })).problems).toEqual([]);
+  });
+
+  it('stores no large file it was writing when a commit a change asked for failed meanwhile', async () => {
+    const { vault, dir } = await newVault();
+    const size = 3 * 1024 * 1024;
+    const { bytes: slowBytes, release } = heldBytes(Buffer.alloc(size / 2, 7), Buffer.alloc(size / 2, 7));
+    const adding = vault
+      .addStreams([one('a.txt', 'alpha'), { name: 'big.bin', size, mtime: 1_000, bytes: slowBytes }], '/')
+      .catch((error: unknown) => error);
+    await vi.waitFor(() => {
+      expect(vault.list('/').map((entry) => entry.name)).toEqual(['a.txt']);
+    });
+    const transaction = vi.spyOn(IndexDb.prototype, 'transaction').mockImplementationOnce(() => {
+      throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC', syscall: 'write' });
+    });
+    let renameError: unknown;
+    try {
+      vault.rename('/a.txt', 'first.txt');
+    } catch (error) {
+      renameError = error;
+    } finally {
+      transaction.mockRestore();
+    }
+    release();
+    expect(renameError).toBeInstanceOf(IoError);
+    expect(await adding).toBe(renameError);
+    expect(vault.list('/')).toEqual([]);
+    vault.close();
+    expect(leftBehind(dir)).toEqual({ files: [], intents: 0 });
   });
 
   it('deletes what was chosen when the delete waited for an add, even renamed meanwhile', async () => {

@@ -12,7 +12,7 @@ import {
   dismissEndedJobs,
   dismissJob,
   jobEvent,
-  followMovedFolder,
+  followMovedFolders,
   placeJob,
   showVault,
   useCoffer,
@@ -154,19 +154,28 @@ describe('the jobs in the window', () => {
     placeJob('v1', 'top', { into: '/' });
     placeJob('v1', 'restore', { to: '/home/u/Work' });
     const before = useCoffer.getState().places;
-    followMovedFolder('/Elsewhere', '/Gone');
+    followMovedFolders([{ from: '/Elsewhere', to: '/Gone' }]);
     expect(useCoffer.getState().places).toBe(before);
-    followMovedFolder('/Work', '/Archive/Work 2024');
+    followMovedFolders([{ from: '/Work', to: '/Archive/Work 2024' }]);
     expect(useCoffer.getState().places).toEqual({
       reports: { into: '/Archive/Work 2024/Reports' },
       'reports-old': { into: '/Archive/Work 2024/Reports-old' },
       top: { into: '/' },
       restore: { to: '/home/u/Work' },
     });
-    followMovedFolder('/Archive/Work 2024/Reports', '/Archive/Work 2024/Q4');
+    followMovedFolders([{ from: '/Archive/Work 2024/Reports', to: '/Archive/Work 2024/Q4' }]);
     expect(useCoffer.getState().places).toMatchObject({
       reports: { into: '/Archive/Work 2024/Q4' },
       'reports-old': { into: '/Archive/Work 2024/Reports-old' },
+    });
+    // A folder and one inside it moved together (chosen from search results): each place follows the deepest.
+    followMovedFolders([
+      { from: '/Archive', to: '/Old/Archive' },
+      { from: '/Archive/Work 2024/Q4', to: '/Old/Q4' },
+    ]);
+    expect(useCoffer.getState().places).toMatchObject({
+      reports: { into: '/Old/Q4' },
+      'reports-old': { into: '/Old/Archive/Work 2024/Reports-old' },
     });
   });
 });

@@ -112,7 +112,8 @@ export class VaultActivity {
   }
 
   /**
-   * For a key rotation: refused while an operation that changes the tree runs, rather than queued behind it.
+   * For a key rotation or re-encryption: refused while an operation that changes the tree runs, rather than queued
+   * behind it.
    * @throws {@link BusyError} while an add, delete or verify runs.
    */
   requireNoChangeRunning(): void {

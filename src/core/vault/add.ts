@@ -183,6 +183,8 @@ interface PendingRow {
 interface Placement {
   readonly name: string;
   readonly replaces?: TreeNode;
+  /** Numbered beside a file that "replace" did not cover (see AddJob's #cameIntoItsWay). */
+  readonly besideUnasked?: boolean;
 }
 
 /** Adds files and folders; see {@link Vault.add}. */
@@ -217,23 +219,27 @@ class AddJob {
    * taken out of the tree, so nothing more goes in under them and the add fails with this at its next step.
    */
   #commitFailure: { readonly error: unknown } | undefined;
-  /** Entries renamed or moved by changes made at once while this add runs: never replaced (see RunningAdd). */
-  readonly #changedBeside = new Set<string>();
+  /** The session's change count when the add was called (see {@link AddJob.#cameIntoItsWay}). */
+  readonly #calledAt: number;
+  /**
+   * Each folder this add took as its own (made, or merged into), by id: whether it had come into the add's way
+   * (renamed or moved after the add was called) before the add took it. Changes after that do not count: the add
+   * follows its folders by id, and what it finds in them stays where it was in relation to the add.
+   */
+  readonly #adopted = new Map<string, boolean>();
+  /** Rows this add placed under a numbered name beside a file it was not to replace: never replaced either. */
+  readonly #keptBeside = new Set<string>();
 
-  constructor(session: Session, destination: TreeNode | null, options: AddOptions) {
+  constructor(session: Session, destination: TreeNode | null, options: AddOptions, calledAt: number) {
     this.#session = session;
     this.#options = options;
+    this.#calledAt = calledAt;
     this.#onExisting = options.onExisting ?? 'fail';
     this.#folders.set('', destination);
   }
 
   async run(planned: (problems: Problem[]) => Promise<PlannedItem[]>): Promise<AddReport> {
-    const detach = this.#session.attachAdd({
-      commitPending: () => this.#commitOnRequest(),
-      changed: (ids) => {
-        for (const id of ids) this.#changedBeside.add(id);
-      },
-    });
+    const detach = this.#session.attachAdd({ commitPending: () => this.#commitOnRequest() });
     try {
       return await this.#run(planned);
     } finally {
@@ -329,6 +335,7 @@ class AddJob {
     // A folder onto a folder merges, as file managers do: what is in it meets the choice one by one.
     if (existing?.type === 'folder') {
       this.#folders.set(item.parts.join('/'), existing);
+      this.#adopted.set(existing.id, this.#session.changedSince(existing.id, this.#calledAt));
       return;
     }
     const placed = this.#place(item, parent);
@@ -343,6 +350,7 @@ class AddJob {
     session.tree.insert(row.node);
     this.#pending.push({ node: row });
     this.#folders.set(item.parts.join('/'), row.node);
+    this.#adopted.set(row.node.id, false);
   }
 
   async #addFile(item: PlannedItem, parent: TreeNode | null): Promise<void> {
@@ -377,8 +385,9 @@ class AddJob {
     const name = item.parts[item.parts.length - 1] ?? '';
     const existing = tree.child(folderId, name);
     if (!existing) return { name };
-    const keepBoth = (): Placement => ({
+    const keepBoth = (besideUnasked = false): Placement => ({
       name: freeNumberedName(name, (candidate) => tree.child(folderId, candidate) !== undefined),
+      ...(besideUnasked ? { besideUnasked } : {}),
     });
     switch (this.#onExisting) {
       case 'keep-both':
@@ -388,7 +397,7 @@ class AddJob {
         return undefined;
       case 'replace':
         if (item.kind === 'file' && existing.type === 'file')
-          return this.#changedWhileAdding(existing) ? keepBoth() : { name, replaces: existing };
+          return this.#cameIntoItsWay(existing) ? keepBoth(true) : { name, replaces: existing };
         break;
       case 'fail':
         break;
@@ -407,16 +416,17 @@ class AddJob {
   }
 
   /**
-   * Whether a change made at once renamed or moved `node`, or a folder holding it below this add's destination,
-   * while this add ran: then it is not where it was when the names to replace were asked about. The destination
-   * and the folders above it may move: what is in them stays where it was in relation to the add.
+   * Whether `node` came into this add's way after the add was called, so that "replace", the answer to the names
+   * taken then, does not cover it: renamed or moved since (it, or a folder holding it before this add took that
+   * folder as its own), or a row this add itself placed beside such a file. The destination and the folders above
+   * it may move: what is in them stays where it was in relation to the add.
    */
-  #changedWhileAdding(node: TreeNode): boolean {
-    if (this.#changedBeside.size === 0) return false;
+  #cameIntoItsWay(node: TreeNode): boolean {
+    if (this.#keptBeside.has(node.id)) return true;
     const tree = this.#session.tree;
     const destination = this.#folders.get('')?.id;
     for (let at: TreeNode | undefined = node; at && at.id !== destination;) {
-      if (this.#changedBeside.has(at.id)) return true;
+      if (this.#adopted.get(at.id) ?? this.#session.changedSince(at.id, this.#calledAt)) return true;
       at = at.parent === null ? undefined : tree.get(at.parent);
     }
     return false;
@@ -431,6 +441,7 @@ class AddJob {
     const { replaces } = placed;
     if (replaces) this.#session.tree.remove(replaces.id);
     this.#session.tree.insert(row.node);
+    if (placed.besideUnasked) this.#keptBeside.add(row.node.id);
     if (!replaces) return undefined;
     const uncommitted = this.#pending.findIndex((pending) => pending.node.node.id === replaces.id);
     if (uncommitted < 0) return replaces;
@@ -929,10 +940,11 @@ export async function addPaths(
   sources: readonly string[],
   destinationFolder: string,
   options: AddOptions,
+  calledAt = session.changeCount,
 ): Promise<AddReport> {
   const destination = session.resolveFolder(destinationFolder);
   await refuseAddingVault(session.dir, sources);
-  return new AddJob(session, destination, options).run((problems) => plan(sources, problems));
+  return new AddJob(session, destination, options, calledAt).run((problems) => plan(sources, problems));
 }
 
 /**
@@ -947,6 +959,7 @@ export async function addStreams(
   files: readonly StreamedFile[],
   destinationFolder: string,
   options: AddOptions,
+  calledAt = session.changeCount,
 ): Promise<AddReport> {
   const destination = session.resolveFolder(destinationFolder);
   const planStreams = (problems: Problem[]): PlannedItem[] =>
@@ -960,5 +973,7 @@ export async function addStreams(
         return [];
       }
     });
-  return new AddJob(session, destination, options).run((problems) => Promise.resolve(planStreams(problems)));
+  return new AddJob(session, destination, options, calledAt).run((problems) =>
+    Promise.resolve(planStreams(problems)),
+  );
 }

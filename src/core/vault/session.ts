@@ -79,12 +79,6 @@ function sameNodes(before: ReadonlyMap<string, TreeNode>, tree: Tree): boolean {
 export interface RunningAdd {
   /** Commits what the add holds; false when it is ending (cancelled, or failed) and its uncommitted rows go. */
   commitPending(): boolean;
-  /**
-   * Notes entries renamed or moved while it runs: the add replaces none of them, nor anything in them. Its
-   * "replace" was the answer to the names taken when it started; a file renamed into one of its names since was
-   * not among them.
-   */
-  changed(ids: readonly string[]): void;
 }
 
 /**
@@ -109,6 +103,10 @@ export class Session {
   upgradedIndex = false;
   /** The add that runs, for changes made at once beside it (see {@link RunningAdd}). */
   #runningAdd: RunningAdd | undefined;
+  /** How many renames and moves this session has made (see {@link Session.changeCount}). */
+  #changes = 0;
+  /** The count at each entry's latest rename or move, by id. */
+  readonly #changedAt = new Map<string, number>();
 
   constructor(
     readonly dir: string,
@@ -484,9 +482,23 @@ export class Session {
     return this.#runningAdd?.commitPending() ?? true;
   }
 
-  /** Tells the add that runs, if any, which entries a change made at once renamed or moved (see {@link RunningAdd}). */
-  changedBesideAdd(ids: readonly string[]): void {
-    this.#runningAdd?.changed(ids);
+  /**
+   * Notes entries renamed or moved: an add asked to replace the names it found taken when it was called replaces
+   * none of those that came into its way since (see {@link Session.changedSince}).
+   */
+  noteMoved(ids: readonly string[]): void {
+    this.#changes++;
+    for (const id of ids) this.#changedAt.set(id, this.#changes);
+  }
+
+  /** How many renames and moves this session has made so far: what {@link Session.changedSince} compares with. */
+  get changeCount(): number {
+    return this.#changes;
+  }
+
+  /** Whether the entry `id` was renamed or moved after {@link Session.changeCount} was `count`. */
+  changedSince(id: string, count: number): boolean {
+    return (this.#changedAt.get(id) ?? 0) > count;
   }
 
   /** @throws {@link ReadOnlyVaultError} when the vault cannot be written. */
@@ -531,7 +543,10 @@ export class Session {
       chosen.map(({ path, node }) => {
         if (node === null) return '/';
         const now = this.tree.get(node.id);
-        if (!now) throw new NotFoundError(`"${path}" is no longer in the vault.`);
+        if (!now)
+          throw new NotFoundError(
+            `"${path}" was deleted or replaced after it was chosen, so nothing was done. Choose it again.`,
+          );
         return this.tree.pathOf(now);
       });
   }

@@ -793,6 +793,7 @@ export class Vault {
    * Creates a folder (and any missing parents).
    * @throws {@link AlreadyExistsError} when a file has that name; {@link InvalidNameError} for a bad name.
    * @throws {@link BusyError} while a delete or verify runs, or an add is being stopped.
+   * @throws {@link IoError} when the index cannot be written (the add that runs, if any, ends failed with it).
    */
   mkdir(path: string): VaultEntry {
     const session = this.#readyToChangeAtOnce();
@@ -840,6 +841,7 @@ export class Vault {
    * Renames a file or folder in place.
    * @throws {@link NotFoundError}, {@link AlreadyExistsError}, {@link InvalidNameError}.
    * @throws {@link BusyError} while a delete or verify runs, or an add is being stopped.
+   * @throws {@link IoError} when the index cannot be written (the add that runs, if any, ends failed with it).
    */
   rename(path: string, newName: string): VaultEntry {
     const session = this.#readyToChangeAtOnce();
@@ -849,7 +851,7 @@ export class Vault {
     const name = checkName(newName);
     this.#besideAdd(session);
     const renamed = this.#rewrite(session, node, { name, parent: node.parent });
-    session.changedBesideAdd([node.id]);
+    session.noteMoved([node.id]);
     return renamed;
   }
 
@@ -857,6 +859,7 @@ export class Vault {
    * Moves files or folders into another folder, all or nothing.
    * @throws {@link NotFoundError}, {@link AlreadyExistsError}, {@link InvalidArgumentError} (a folder into itself).
    * @throws {@link BusyError} while a delete or verify runs, or an add is being stopped.
+   * @throws {@link IoError} when the index cannot be written (the add that runs, if any, ends failed with it).
    */
   move(paths: readonly string[], destinationFolder: string): VaultEntry[] {
     const session = this.#readyToChangeAtOnce();
@@ -888,7 +891,7 @@ export class Vault {
       for (const node of previous.reverse()) session.tree.replace(node);
       throw asIoError(error, 'Could not move');
     }
-    session.changedBesideAdd(nodes.map((node) => node.id));
+    session.noteMoved(nodes.map((node) => node.id));
     this.#record({ kind: 'move', counts: { entries: rows.length } });
     return rows.map((row) => session.entry(row.node));
   }
@@ -991,8 +994,8 @@ export class Vault {
     destinationFolder = '/',
     options: AddOptions = {},
   ): Promise<AddReport> {
-    return this.#adding(destinationFolder, options, (session, destination, running) =>
-      addPaths(session, sources, destination, running),
+    return this.#adding(destinationFolder, options, (session, destination, running, calledAt) =>
+      addPaths(session, sources, destination, running, calledAt),
     );
   }
 
@@ -1005,8 +1008,8 @@ export class Vault {
     destinationFolder = '/',
     options: AddOptions = {},
   ): Promise<AddReport> {
-    return this.#adding(destinationFolder, options, (session, destination, running) =>
-      addStreams(session, files, destination, running),
+    return this.#adding(destinationFolder, options, (session, destination, running, calledAt) =>
+      addStreams(session, files, destination, running, calledAt),
     );
   }
 
@@ -1017,7 +1020,7 @@ export class Vault {
   #adding(
     destinationFolder: string,
     options: AddOptions,
-    add: (session: Session, destination: string, options: AddOptions) => Promise<AddReport>,
+    add: (session: Session, destination: string, options: AddOptions, calledAt: number) => Promise<AddReport>,
   ): Promise<AddReport> {
     const session = this.#unlocked();
     session.requireWritable();
@@ -1026,6 +1029,8 @@ export class Vault {
       (report) => ({ files: report.filesAdded, folders: report.foldersAdded, bytes: report.bytesAdded }),
       (count) => {
         const destination = session.findAgainLater([destinationFolder]);
+        // What "replace" answers for is what was in the way now, not what a rename puts there while it waits.
+        const calledAt = session.changeCount;
         return this.#activity.run('change', 'adding files', options, async (signal) => {
           checkVaultFolder(this.dir);
           const onAdded = (entry: VaultEntry): void => {
@@ -1033,7 +1038,7 @@ export class Vault {
             options.onAdded?.(entry);
           };
           const [into = '/'] = destination();
-          return add(session, into, { ...options, signal, onAdded });
+          return add(session, into, { ...options, signal, onAdded }, calledAt);
         });
       },
     );

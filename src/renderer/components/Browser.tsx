@@ -56,7 +56,7 @@ import { lockVault, useLockShortcut } from '../lock.js';
 import { useCapabilities } from '../host.js';
 import { useOpenWithApp } from '../open-with.js';
 import { plural } from '../../shared/plural.js';
-import { followMovedFolder, placeJob, setSelection, showFolder, useCoffer } from '../store.js';
+import { followMovedFolders, placeJob, setSelection, showFolder, useCoffer } from '../store.js';
 import { ErrorText } from './ErrorText.js';
 import { JobsPanel } from './JobsPanel.js';
 import { PreviewDialog } from './PreviewDialog.js';
@@ -335,10 +335,12 @@ export function Browser({ vault }: { vault: VaultSummary }) {
         }
         throw error;
       }
-      movable.forEach((path, index) => {
-        const now = moved[index]?.path;
-        if (now !== undefined) followMovedFolder(path, now);
-      });
+      followMovedFolders(
+        movable.flatMap((from, index) => {
+          const to = moved[index]?.path;
+          return to === undefined ? [] : [{ from, to }];
+        }),
+      );
       // Moved from a search's results, the folder shown (or one above it) may have gone too: follow it there.
       let shown = folder;
       let holder = '';
@@ -452,7 +454,7 @@ export function Browser({ vault }: { vault: VaultSummary }) {
         setError(clash);
         return;
       }
-      followMovedFolder(entry.path, renamed.path);
+      followMovedFolders([{ from: entry.path, to: renamed.path }]);
       if (searching) setQuery('');
       await load(parentOf(renamed.path), [renamed.path]);
     });

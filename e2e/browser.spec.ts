@@ -9,6 +9,7 @@ import { expect, test } from './fixtures.js';
 import {
   columnHeader,
   createVault,
+  moveWithDialog,
   newFolder,
   openAndUnlock,
   row,
@@ -160,12 +161,7 @@ test('moves with the "Move to…" dialog and by dropping rows onto a breadcrumb'
   await expect(row(page, 'letter.txt')).toBeVisible();
   for (const name of ['Inbox', 'Kept']) await newFolder(page, name);
 
-  await row(page, 'letter.txt').click({ button: 'right' });
-  await page.getByRole('menuitem', { name: 'Move to…' }).click();
-  const dialog = page.getByRole('dialog', { name: 'Move “letter.txt” to…' });
-  await dialog.getByRole('option', { name: 'Inbox' }).click();
-  await dialog.getByRole('button', { name: 'Move here' }).click();
-  await expect(row(page, 'letter.txt')).toHaveCount(0);
+  await moveWithDialog(page, 'letter.txt', 'Inbox');
 
   // A folder is not offered as a destination inside itself.
   await row(page, 'Kept').click({ button: 'right' });

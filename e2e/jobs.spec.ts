@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 
 import { formatSize } from '../src/renderer/format.js';
-import { createVault, dropZeroFiles, newFolder, PASSPHRASE, row, sha256 } from './steps.js';
+import { createVault, dropZeroFiles, moveWithDialog, newFolder, PASSPHRASE, row, sha256 } from './steps.js';
 import { dropFiles } from './drop.js';
 import { expect, test } from './fixtures.js';
 
@@ -132,12 +132,7 @@ test('while an add runs, a new folder, a rename and a move are made at once, and
   await page.keyboard.type('first');
   await page.keyboard.press('Enter');
   await expect(row(page, 'first.txt')).toBeVisible();
-  await row(page, 'first.txt').click({ button: 'right' });
-  await page.getByRole('menuitem', { name: 'Move to…' }).click();
-  const dialog = page.getByRole('dialog', { name: 'Move “first.txt” to…' });
-  await dialog.getByRole('option', { name: 'Sorted' }).click();
-  await dialog.getByRole('button', { name: 'Move here' }).click();
-  await expect(row(page, 'first.txt')).toHaveCount(0);
+  await moveWithDialog(page, 'first.txt', 'Sorted');
   // All of that while the add still ran: none of it waited for the add, nor was refused.
   await expect(job.getByRole('status')).toContainText('Adding');
   await expect(page.getByRole('alert')).toHaveCount(0);

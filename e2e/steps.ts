@@ -98,6 +98,16 @@ export async function newFolder(page: Page, name: string): Promise<void> {
   await expect(row(page, name)).toBeVisible();
 }
 
+/** Moves the row `name` into `folder` with "Move to…" from its context menu; it leaves the folder shown. */
+export async function moveWithDialog(page: Page, name: string, folder: string): Promise<void> {
+  await row(page, name).click({ button: 'right' });
+  await page.getByRole('menuitem', { name: 'Move to…' }).click();
+  const dialog = page.getByRole('dialog', { name: `Move “${name}” to…` });
+  await dialog.getByRole('option', { name: folder }).click();
+  await dialog.getByRole('button', { name: 'Move here' }).click();
+  await expect(row(page, name)).toHaveCount(0);
+}
+
 /** Restores the selection into `coffer.restoreDir` ("Restore to…", the folder dialog, then Restore). */
 export async function restoreSelection(coffer: CofferApp, page: Page = coffer.page): Promise<void> {
   await coffer.answerFolderDialogs([coffer.restoreDir]);

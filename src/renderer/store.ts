@@ -18,7 +18,10 @@ import { plural } from '../shared/plural.js';
 import { isWithin } from './browser/entries.js';
 import { failedJobSummary, stoppedJobSummary } from './stopped-jobs.js';
 
-/** Where a job puts its files: an add into a vault folder (its path, followed when it moves), a restore to a folder on disk (in words). */
+/**
+ * Where a job puts its files: an add into a vault folder (its path, followed when it moves), a restore to a folder
+ * on disk (in words).
+ */
 export type JobPlace = { readonly into: string } | { readonly to: string };
 
 export interface JobView {

@@ -932,6 +932,8 @@ export async function takenNames(
  * stored, files changed while read, names already in the vault) are reported and the rest continues.
  * @throws {@link CancelledError} when `signal` aborts: finished files stay, unfinished ones leave no trace.
  * @throws {@link IoError} when the vault cannot be written (disk full): nothing uncommitted remains.
+ * @param calledAt - The session's change count when the add was asked for ({@link Session.changeCount}): "replace"
+ * covers only what was in the add's way then, not what a rename or move put there since.
  * @throws {@link InvalidArgumentError} before anything is added when a source is the vault folder, is inside it or
  * contains it.
  */
@@ -940,7 +942,7 @@ export async function addPaths(
   sources: readonly string[],
   destinationFolder: string,
   options: AddOptions,
-  calledAt = session.changeCount,
+  calledAt: number,
 ): Promise<AddReport> {
   const destination = session.resolveFolder(destinationFolder);
   await refuseAddingVault(session.dir, sources);
@@ -959,7 +961,7 @@ export async function addStreams(
   files: readonly StreamedFile[],
   destinationFolder: string,
   options: AddOptions,
-  calledAt = session.changeCount,
+  calledAt: number,
 ): Promise<AddReport> {
   const destination = session.resolveFolder(destinationFolder);
   const planStreams = (problems: Problem[]): PlannedItem[] =>

@@ -5,8 +5,9 @@ import { securityErrorSentence, type SecurityAction } from '../error-messages.js
 
 /**
  * One Security-page action's busy state and error: `run` shows the error in words chosen for the action (see
- * SECURITY_ERROR_WORDS), tells `onRefused` the error's code, and resolves to whether it worked. With `recoveryKeyTyped`, INVALID_ARGUMENT is the typed
- * recovery key's typo, told in the engine's words (which say which group), as on the Unlock screen.
+ * SECURITY_ERROR_WORDS), tells `onRefused` the error's code, and resolves to whether it worked. With
+ * `recoveryKeyTyped`, INVALID_ARGUMENT is the typed recovery key's typo, told in the engine's words (which say which
+ * group), as on the Unlock screen.
  */
 export function useSecurityAction(action: SecurityAction, recoveryKeyTyped = false) {
   const [busy, setBusy] = useState(false);

@@ -582,17 +582,22 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
         entry.vaultId,
         'restore',
         async ({ signal, onProgress, onWaiting, onFinished }) => {
+          // Renamed while the restore waited its turn, the chosen item went into the destination by its new name.
+          let restoredPaths: readonly string[] = request.paths;
           const report = await entry.vault.restore(request.paths, destination, {
             signal,
             onProgress,
             onWaiting,
             onRestored: onFinished,
+            onStart: (paths) => {
+              restoredPaths = paths;
+            },
             overwrite: request.overwrite,
             stateDir: restoreStateDir,
           });
           restored.set(jobId, {
             vaultId: entry.vaultId,
-            path: await restoredItem(destination, firstTopLevel(request.paths)),
+            path: await restoredItem(destination, firstTopLevel(restoredPaths)),
           });
           return { kind: 'restore', report };
         },
@@ -813,10 +818,6 @@ function checkedAbsolute(path: string): string {
 }
 
 /**
- * What a restore of `vaultPath` put into `destination`: the item of that name, or (when it is not there: restoring
- * "/", or skipped as damaged) the destination itself.
- */
-/**
  * The first of a restore's vault paths that none of the others holds: the restore puts the others inside the one
  * that holds them (restore.ts), so they are not at the top of the destination.
  */
@@ -826,6 +827,10 @@ function firstTopLevel(paths: readonly string[]): string {
   return paths.find((path) => !paths.some((other) => holds(other, path))) ?? '/';
 }
 
+/**
+ * What a restore of `vaultPath` put into `destination`: the item of that name, or (when it is not there: restoring
+ * "/", or skipped as damaged) the destination itself.
+ */
 async function restoredItem(destination: string, vaultPath: string): Promise<string> {
   const name = basename(vaultPath);
   const item = join(destination, name);

@@ -93,6 +93,11 @@ export interface RestoreOptions extends JobOptions {
   readonly overwrite?: boolean;
   readonly onRestored?: (entry: VaultEntry, destination: string) => void;
   /**
+   * Hears, when the restore's turn comes, the chosen paths as they are named then: what was chosen may have been
+   * renamed or moved while the restore waited, and is restored under its name at that moment.
+   */
+  readonly onStart?: (paths: readonly string[]) => void;
+  /**
    * The per-user folder where a restore records its temp files, so a later one can remove what a killed one left;
    * `defaultStateDir()` (COFFER_STATE_DIR, XDG_STATE_HOME, …) when not given.
    */

@@ -10,7 +10,16 @@ import { channels, PREVIEW_MAX_BYTES, type JobEvent } from '../../src/shared/con
 import { requireBuiltCli } from '../cli/helpers.js';
 import { restoreInAnotherProcess } from '../helpers/restore-record.js';
 import { tempDir, writeTree } from '../helpers/vault.js';
-import { addFiles, codeOf, newApp, newVaultIn, PASSPHRASE, pickFolder, type TestApp } from './helpers.js';
+import {
+  addFiles,
+  codeOf,
+  newApp,
+  newVaultIn,
+  PASSPHRASE,
+  pickFolder,
+  startHeldAdd,
+  type TestApp,
+} from './helpers.js';
 import { startedJobId } from '../helpers/job-add.js';
 
 /** Adds a tree of files from disk through the picker and waits for the job to end. */
@@ -425,20 +434,7 @@ describe('jobs', () => {
   it('says that a job waits for another on the vault to end, and when its turn came', async () => {
     const app = await newApp();
     const { vaultId } = await newVaultIn(app);
-    // An add held until the test lets its bytes come: a drop whose bytes are still arriving.
-    let arrive = (): void => undefined;
-    const arrived = new Promise<void>((resolve) => {
-      arrive = resolve;
-    });
-    async function* bytes(): AsyncGenerator<Uint8Array> {
-      await arrived;
-      yield Buffer.from('hello');
-    }
-    const dropped = app.backend.registerDroppedBytes([
-      { name: 'hello.txt', size: 5, mtime: 1_600_000_000_000, bytes: bytes() },
-    ]);
-    if (!dropped.ok) throw new Error(dropped.message);
-    const add = startedJobId(await app.call('job.add', { vaultId, source: dropped.value.handle }));
+    const { jobId: add, arrive } = await startHeldAdd(app, vaultId);
     // A check runs alone: it waits for the add, and says so once it has waited a while.
     const check = await app.call('job.verify', { vaultId, readData: false });
     await vi.waitFor(() => {

@@ -131,6 +131,30 @@ export async function addFiles(
   await app.jobEvents(startedJobId(await app.call('job.add', { vaultId, source: picked.handle })));
 }
 
+/**
+ * Starts an add of one dropped file, "hello.txt", whose bytes are held until `arrive` is called: a drop whose bytes
+ * are still coming, so the add runs (and holds its turn) as long as the test needs.
+ */
+export async function startHeldAdd(
+  app: TestApp,
+  vaultId: string,
+): Promise<{ jobId: string; arrive: () => void }> {
+  let arrive = (): void => undefined;
+  const arrived = new Promise<void>((resolve) => {
+    arrive = resolve;
+  });
+  async function* bytes(): AsyncGenerator<Uint8Array> {
+    await arrived;
+    yield Buffer.from('hello');
+  }
+  const dropped = app.backend.registerDroppedBytes([
+    { name: 'hello.txt', size: 5, mtime: 1_600_000_000_000, bytes: bytes() },
+  ]);
+  if (!dropped.ok) throw new Error(dropped.message);
+  const jobId = startedJobId(await app.call('job.add', { vaultId, source: dropped.value.handle }));
+  return { jobId, arrive };
+}
+
 /** Creates a vault named "vault" in a fresh temp folder (KDF preset 'interactive', to keep tests quick). */
 export async function newVaultIn(app: TestApp): Promise<{ vaultId: string; parent: string }> {
   const parent = tempDir();

@@ -1,9 +1,19 @@
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 
 import { tempDir } from '../helpers/vault.js';
-import { addFiles, codeOf, newApp, newVaultIn, pickFolder, recordingShell, type TestApp } from './helpers.js';
+import {
+  addFiles,
+  codeOf,
+  newApp,
+  newVaultIn,
+  pickFolder,
+  recordingShell,
+  startHeldAdd,
+  type TestApp,
+} from './helpers.js';
 
 async function restore(app: TestApp, vaultId: string, paths: string[], into: string): Promise<string> {
   const destination = await pickFolder(app, into, { purpose: 'restore-destination', vaultId });
@@ -38,6 +48,31 @@ describe('showing a finished restore in its folder', () => {
       jobId: await restore(app, vaultId, ['/Reports/Old', '/Reports'], reports),
     });
     expect(shell.opened[2]).toEqual({ action: 'show', path: join(reports, 'Reports') });
+  });
+
+  it('shows a chosen item by the name it had when the restore ran, renamed while the restore waited', async () => {
+    const shell = recordingShell();
+    const app = await newApp({ shell });
+    const { vaultId } = await newVaultIn(app);
+    await addFiles(app, vaultId, { 'chosen.txt': 'alpha', 'doomed.txt': 'beta' });
+    // An add whose bytes are still arriving, a delete waiting for it, and the restore waiting behind the delete.
+    const add = await startHeldAdd(app, vaultId);
+    const removing = app.call('entries.remove', { vaultId, paths: ['/doomed.txt'] });
+    const out = tempDir();
+    const destination = await pickFolder(app, out, { purpose: 'restore-destination', vaultId });
+    const { jobId } = await app.call('job.restore', { vaultId, paths: ['/chosen.txt'], destination });
+    await vi.waitFor(async () => {
+      expect(await app.call('job.list', {})).toContainEqual(
+        expect.objectContaining({ jobId, waiting: true }),
+      );
+    });
+    await app.call('entries.rename', { vaultId, path: '/chosen.txt', newName: 'renamed.txt' });
+    add.arrive();
+    await Promise.all([app.jobEvents(add.jobId), removing, app.jobEvents(jobId)]);
+
+    expect(readdirSync(out)).toEqual(['renamed.txt']);
+    await app.call('job.showInFolder', { jobId });
+    expect(shell.opened).toEqual([{ action: 'show', path: join(out, 'renamed.txt') }]);
   });
 
   it('knows only finished restores, and forgets them when the vault locks', async () => {

@@ -281,6 +281,7 @@ describe('operations called while others run', () => {
     await vault.addStreams([one('x.txt', 'work')], '/work');
     await vault.addStreams([one('x.txt', 'archive')], '/archive');
     let waiting: Promise<unknown[]> | undefined;
+    const restoring: string[] = [];
     await vault.add([source('a')], '/', {
       onProgress: () => {
         if (waiting) return;
@@ -288,7 +289,7 @@ describe('operations called while others run', () => {
         waiting = Promise.all([
           vault.add([source('b')], '/work'),
           vault.remove(['/scratch']),
-          vault.restore(['/work/x.txt'], join(root, 'out')),
+          vault.restore(['/work/x.txt'], join(root, 'out'), { onStart: (paths) => restoring.push(...paths) }),
         ]);
         vault.rename('/work', 'old');
         vault.rename('/archive', 'work');
@@ -298,6 +299,7 @@ describe('operations called while others run', () => {
     expect(added).toMatchObject({ filesAdded: 1 });
     expect(removed).toBe(1);
     expect(restored).toMatchObject({ filesRestored: 1 });
+    expect(restoring).toEqual(['/old/x.txt']);
     expect(vault.list('/old').map((entry) => entry.name)).toEqual(['b', 'x.txt']);
     expect(vault.list('/work').map((entry) => entry.name)).toEqual(['x.txt']);
     expect(readFileSync(join(root, 'out', 'x.txt'), 'utf8')).toBe('work');

@@ -1094,16 +1094,18 @@ export class Vault {
       (count) => {
         // Renamed or moved while the restore waits, what was chosen is still what is restored.
         const chosen = session.findAgainLater(paths);
-        return this.#activity.run('read', 'restoring', options, (signal) =>
-          restorePaths(session, chosen(), destinationDir, {
+        return this.#activity.run('read', 'restoring', options, (signal) => {
+          const named = chosen();
+          options.onStart?.(named);
+          return restorePaths(session, named, destinationDir, {
             ...options,
             signal,
             onRestored: (entry, destination) => {
               count(entry);
               options.onRestored?.(entry, destination);
             },
-          }),
-        );
+          });
+        });
       },
     );
   }

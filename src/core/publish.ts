@@ -38,15 +38,26 @@ export function publishFile(temp: string, target: string, replace: boolean): 'pu
   }
 }
 
-/** Makes a folder's entries durable (new names in it survive a crash). Windows cannot, and needs not. */
+/**
+ * Whether fsyncing a folder failed only because the platform cannot do it: Windows does not open folders for fsync
+ * (EPERM/EISDIR), and there the rename itself is what NTFS journals. Anywhere else the same error is a real one.
+ */
+export function folderSyncUnsupported(error: unknown, platform: NodeJS.Platform = process.platform): boolean {
+  const code = (error as NodeJS.ErrnoException).code;
+  return platform === 'win32' && (code === 'EPERM' || code === 'EISDIR');
+}
+
+/**
+ * Makes a folder's entries durable (new names in it survive a crash). Synchronous: it also runs on worker threads.
+ * @throws the file system's error, but for {@link folderSyncUnsupported}.
+ */
 export function fsyncDirectorySync(path: string): void {
   let fd: number | undefined;
   try {
     fd = openSync(path, 'r');
     fsyncSync(fd);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (process.platform === 'win32' && (code === 'EPERM' || code === 'EISDIR')) return;
+    if (folderSyncUnsupported(error)) return;
     throw error;
   } finally {
     if (fd !== undefined) closeSync(fd);

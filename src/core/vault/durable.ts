@@ -3,11 +3,11 @@ import { mkdir, open, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname, resolve, sep, toNamespacedPath } from 'node:path';
 
 import { IoError } from '../errors.js';
-import { writeFileAtomicSync } from '../publish.js';
+import { folderSyncUnsupported, writeFileAtomicSync } from '../publish.js';
 
 /**
- * fsyncs a directory so a rename or create inside it survives power loss. Windows cannot open directories for
- * fsync (EPERM/EISDIR); there the rename itself is what NTFS journals, so only there is the error tolerated.
+ * fsyncs a directory so a rename or create inside it survives power loss.
+ * @throws the file system's error, but for {@link folderSyncUnsupported} (Windows).
  */
 export async function fsyncDirectory(path: string): Promise<void> {
   let handle: FileHandle | undefined;
@@ -15,8 +15,7 @@ export async function fsyncDirectory(path: string): Promise<void> {
     handle = await open(path, 'r');
     await handle.sync();
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (process.platform === 'win32' && (code === 'EPERM' || code === 'EISDIR')) return;
+    if (folderSyncUnsupported(error)) return;
     throw error;
   } finally {
     await handle?.close();

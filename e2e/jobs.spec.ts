@@ -11,7 +11,7 @@ import type { Page } from '@playwright/test';
 import { formatSize } from '../src/renderer/format.js';
 import { createVault, dropZeroFiles, moveWithDialog, newFolder, PASSPHRASE, row, sha256 } from './steps.js';
 import { dropFiles } from './drop.js';
-import { expect, test } from './fixtures.js';
+import { expect, test, type CofferApp } from './fixtures.js';
 
 /** A valid 1×1 PNG. */
 const PIXEL_PNG = Buffer.from(
@@ -20,6 +20,27 @@ const PIXEL_PNG = Buffer.from(
 );
 
 /** Runs "Check all data" from Vault details and returns the report's region. */
+/**
+ * Sets how fast the page's uploads (a drop's bytes, in the preview) go, through DevTools' network emulation; -1
+ * lifts the limit. Skips the test in Electron, where the bytes cross by IPC, which DevTools cannot hold back.
+ */
+async function uploadThrottle(coffer: CofferApp): Promise<(bytesPerSecond: number) => Promise<unknown>> {
+  test.skip(
+    coffer.preview === undefined,
+    'The test holds the dropped bytes back with DevTools network emulation; in Electron they cross by IPC',
+  );
+  const { page } = coffer;
+  const devtools = await page.context().newCDPSession(page);
+  await devtools.send('Network.enable');
+  return (bytesPerSecond) =>
+    devtools.send('Network.emulateNetworkConditions', {
+      offline: false,
+      latency: 0,
+      downloadThroughput: -1,
+      uploadThroughput: bytesPerSecond,
+    });
+}
+
 async function checkAllData(page: Page) {
   await page.getByRole('button', { name: 'Vault details' }).click();
   const details = page.getByRole('dialog', { name: 'Vault details' });
@@ -95,14 +116,11 @@ test('flow 7: cancelling a large add midway leaves only whole files, and "Check 
 test('while an add runs, a new folder, a rename and a move are made at once, and the add still ends whole', async ({
   coffer,
 }) => {
-  test.skip(
-    coffer.preview === undefined,
-    'The test holds the dropped bytes back with DevTools network emulation; in Electron they cross by IPC',
-  );
+  const upload = await uploadThrottle(coffer);
   const { page } = coffer;
   await createVault(coffer);
-  // Small files first: the add holds them for one pack while the large ones go in one by one (each shown once
-  // whole), so the rename below meets a file the add has not committed yet, and has it commit first.
+  // Small files first: the add holds them for one pack while the large ones go in one by one, each listed once it
+  // is in the vault; the small ones are not listed (nor found, nor restorable) before their pack is.
   const notes = Array.from({ length: 200 }, (_, index) => ({
     name: `note-${String(index).padStart(3, '0')}.txt`,
     bytes: Buffer.from(`note ${String(index)}`),
@@ -112,27 +130,19 @@ test('while an add runs, a new folder, a rename and a move are made at once, and
     size: 4_000_000,
   }));
   // The dropped bytes reach the back end at 8 MB/s until the changes are made: the add lasts the while.
-  const devtools = await page.context().newCDPSession(page);
-  const upload = (bytesPerSecond: number) =>
-    devtools.send('Network.emulateNetworkConditions', {
-      offline: false,
-      latency: 0,
-      downloadThroughput: -1,
-      uploadThroughput: bytesPerSecond,
-    });
-  await devtools.send('Network.enable');
   await upload(8_000_000);
   await dropFiles(page, [...notes, ...parts]);
   const job = page.getByRole('listitem', { name: 'Add job' });
-  await expect(row(page, 'note-000.txt')).toBeVisible();
+  await expect(row(page, 'part-00.bin')).toBeVisible();
+  await expect(row(page, 'note-000.txt')).toHaveCount(0);
 
   await newFolder(page, 'Sorted');
-  await row(page, 'note-000.txt').click({ button: 'right' });
+  await row(page, 'part-00.bin').click({ button: 'right' });
   await page.getByRole('menuitem', { name: 'Rename' }).click();
   await page.keyboard.type('first');
   await page.keyboard.press('Enter');
-  await expect(row(page, 'first.txt')).toBeVisible();
-  await moveWithDialog(page, 'first.txt', 'Sorted');
+  await expect(row(page, 'first.bin')).toBeVisible();
+  await moveWithDialog(page, 'first.bin', 'Sorted');
   // All of that while the add still ran: none of it waited for the add, nor was refused.
   await expect(job.getByRole('status')).toContainText('Adding');
   await expect(page.getByRole('alert')).toHaveCount(0);
@@ -144,8 +154,9 @@ test('while an add runs, a new folder, a rename and a move are made at once, and
   await expect(page.getByRole('status', { name: 'Status' })).toHaveText(
     new RegExp(`^${String(count)} items · vault`),
   );
+  await expect(row(page, 'note-000.txt')).toBeVisible();
   await row(page, 'Sorted').dblclick();
-  await expect(row(page, 'first.txt')).toBeVisible();
+  await expect(row(page, 'first.bin')).toBeVisible();
   const report = await checkAllData(page);
   await expect(report.getByRole('status')).toContainText('No damage found.');
 });
@@ -175,6 +186,36 @@ test('a lock during an add stops it, and the unlock screen says so without namin
   await expect(page.getByRole('button', { name: 'Unlock' })).toBeVisible();
   // A lock that stopped nothing says nothing of jobs.
   await expect(page.getByText('Locking stopped')).toHaveCount(0);
+});
+
+test('a lock stops a delete still waiting for an add, and the unlock screen says nothing was deleted', async ({
+  coffer,
+}) => {
+  const upload = await uploadThrottle(coffer);
+  const { page } = coffer;
+  await createVault(coffer);
+  await newFolder(page, 'Old stuff');
+  await upload(2_000_000);
+  await dropZeroFiles(page, 8, 4_000_000);
+  const job = page.getByRole('listitem', { name: 'Add job' });
+  await expect(job.getByRole('status')).toContainText('Adding');
+
+  await row(page, 'Old stuff').click();
+  await page.keyboard.press('Delete');
+  await page.getByRole('alertdialog').getByRole('button', { name: 'Delete' }).click();
+  await expect(page.getByText('Deleting “Old stuff” · waiting for another job')).toBeVisible();
+  await page.keyboard.press('Control+L');
+  await expect(page.getByRole('status').filter({ hasText: 'Locking stopped' })).toHaveText(
+    'Locking stopped an add and a delete before they finished. Files the add had finished are in the vault and ' +
+      'nothing half-added is: add the rest again. Nothing was deleted: the delete had not begun. Delete again ' +
+      'what you still want gone.',
+  );
+  expect(await page.content()).not.toContain('Old stuff');
+  await upload(-1);
+
+  await page.getByLabel('Passphrase', { exact: true }).fill(PASSPHRASE);
+  await page.getByRole('button', { name: 'Unlock' }).click();
+  await expect(row(page, 'Old stuff')).toBeVisible();
 });
 
 test('flow 8: previews an image and a text file; locking leaves no name, preview or object URL behind', async ({

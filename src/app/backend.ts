@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { basename, isAbsolute, join, resolve } from 'node:path';
 
-import { InvalidArgumentError, NotAVaultError, NotFoundError } from '../core/errors.js';
+import { CancelledError, InvalidArgumentError, NotAVaultError, NotFoundError } from '../core/errors.js';
 import { encodePassphrase } from '../core/crypto/kdf.js';
 import { RecoveryKey } from '../core/crypto/recovery-key.js';
 import { loadSodium, type SodiumBackend } from '../core/crypto/sodium.js';
@@ -30,6 +30,7 @@ import {
   type Result,
   type UnlockResult,
   type Settings,
+  type StoppedWork,
   type VaultSummary,
 } from '../shared/contract.js';
 import { receiveDroppedFiles, type DroppedFileInput } from './dropped.js';
@@ -137,6 +138,8 @@ interface OpenVault {
    * after a lock do not repeat them (the header a warning speaks of was rewritten by the first writable unlock).
    */
   openWarningsSaid: boolean;
+  /** Deletes asked for and not ended: a lock stops those still waiting for their turn, and says so. */
+  readonly removals: Set<Promise<number>>;
 }
 
 type Handlers = { [C in Channel]: (request: ParsedRequestOf<C>) => Promise<ResponseOf<C>> | ResponseOf<C> };
@@ -270,6 +273,7 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
       dir,
       vault,
       openWarningsSaid: false,
+      removals: new Set(),
     };
     open.set(entry.vaultId, entry);
     // After the answer: the index's largest reads are done while the passphrase is typed (see Vault.readAhead).
@@ -285,10 +289,15 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
     if (wasUnlocked) rememberState(entry.vault);
     handles.forgetVault(entry.vaultId);
     const stopped = jobs.stop(entry.vaultId);
+    const removals = [...entry.removals];
     entry.vault.lock();
     media.revokeVault(entry.vaultId);
     await entry.vault.released();
-    const stoppedJobs = await stopped;
+    const stoppedJobs: StoppedWork[] = await stopped;
+    // A delete the lock stopped before its turn deleted nothing (one that had begun ends whole).
+    for (const removal of await Promise.allSettled(removals))
+      if (removal.status === 'rejected' && removal.reason instanceof CancelledError)
+        stoppedJobs.push('delete');
     openCopies.removeFor(entry.vaultId);
     forgetRestored(entry.vaultId);
     if (wasUnlocked) emit('locked', { vaultId: entry.vaultId, reason, stoppedJobs });
@@ -551,9 +560,16 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
     'entries.mkdir': (request) => openVault(request.vaultId).vault.mkdir(request.path),
     'entries.rename': (request) => openVault(request.vaultId).vault.rename(request.path, request.newName),
     'entries.move': (request) => openVault(request.vaultId).vault.move(request.paths, request.destination),
-    'entries.remove': async (request) => ({
-      removed: await openVault(request.vaultId).vault.remove(request.paths),
-    }),
+    'entries.remove': async (request) => {
+      const { vault, removals } = openVault(request.vaultId);
+      const removal = vault.remove(request.paths);
+      removals.add(removal);
+      try {
+        return { removed: await removal };
+      } finally {
+        removals.delete(removal);
+      }
+    },
     'job.add': async (request) => {
       const entry = openVault(request.vaultId);
       // Checked before the job starts, so a wrong destination is this request's error, not a job's.

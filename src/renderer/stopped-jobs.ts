@@ -1,4 +1,4 @@
-import type { JobKind } from '../shared/contract.js';
+import type { JobKind, StoppedWork } from '../shared/contract.js';
 import { plural } from '../shared/plural.js';
 
 /*
@@ -6,9 +6,12 @@ import { plural } from '../shared/plural.js';
  * a lock stopped jobs (their rows, which name files, went with the lock).
  */
 
-/** Each kind of job: its noun (with its article, and plural), and what is left after a lock stopped `who`. */
+/**
+ * Each kind of job (and a delete waiting for its turn): its noun (with its article, and plural), and what is left
+ * after a lock stopped `who`.
+ */
 const STOPPED: Readonly<
-  Record<JobKind, { a: string; noun: string; nouns: string; after: (who: string) => string }>
+  Record<StoppedWork, { a: string; noun: string; nouns: string; after: (who: string) => string }>
 > = {
   add: {
     a: 'an',
@@ -36,10 +39,17 @@ const STOPPED: Readonly<
     nouns: 're-encryptions',
     after: () => 'Start the re-encryption again from Security: it goes on where it stopped.',
   },
+  // Only a delete still waiting for its turn is stopped by a lock: one that had begun ends whole first.
+  delete: {
+    a: 'a',
+    noun: 'delete',
+    nouns: 'deletes',
+    after: (who) => `Nothing was deleted: ${who} had not begun. Delete again what you still want gone.`,
+  },
 };
 
 /** What a stopped job of `kind` left and what to do, `who` naming the job ("it", "the adds"). */
-function leftByStoppedJob(kind: JobKind, who: string): string {
+function leftByStoppedJob(kind: StoppedWork, who: string): string {
   return STOPPED[kind].after(who);
 }
 
@@ -103,8 +113,8 @@ export function failedJobSummary(kind: JobKind, message: string, filesFinished?:
  * What the unlock screen says when the lock stopped jobs part-way (their rows, which name files, went with the
  * lock): which kinds, and what each left; null when it stopped none.
  */
-export function stoppedByLockNotice(kinds: readonly JobKind[]): string | null {
-  const counts = new Map<JobKind, number>();
+export function stoppedByLockNotice(kinds: readonly StoppedWork[]): string | null {
+  const counts = new Map<StoppedWork, number>();
   for (const kind of kinds) counts.set(kind, (counts.get(kind) ?? 0) + 1);
   if (counts.size === 0) return null;
   const named = [...counts].map(([kind, count]) => {

@@ -8,6 +8,7 @@ import { create } from 'zustand';
 import type {
   JobEvent,
   JobKind,
+  StoppedWork,
   Problem,
   Progress,
   VaultEntry,
@@ -78,10 +79,10 @@ export interface CofferState {
   /** What unlocking found that the user must know (damage, a vault gone back to an older copy); until dismissed. */
   readonly notices: readonly string[];
   /**
-   * The kind of each job the vault's last lock stopped part-way, for the unlock screen to say so. Kinds only, no
-   * names: kept past the lock that clears the jobs' rows, until the vault is unlocked or closed.
+   * The kind of each job (or waiting delete) the vault's last lock stopped part-way, for the unlock screen to say
+   * so. Kinds only, no names: kept past the lock that clears the jobs' rows, until the vault is unlocked or closed.
    */
-  readonly stoppedByLock: readonly JobKind[];
+  readonly stoppedByLock: readonly StoppedWork[];
 }
 
 const EMPTY: Pick<
@@ -134,7 +135,7 @@ export function clearVaultContents(): void {
  * The vault locked (by the user, idle, suspend…): its contents leave the window. `stoppedJobs` comes with the back
  * end's `locked` event; the window's own call after its lock request, which may come first, leaves it as it was.
  */
-export function vaultLocked(vaultId: string, stoppedJobs?: readonly JobKind[]): void {
+export function vaultLocked(vaultId: string, stoppedJobs?: readonly StoppedWork[]): void {
   const { vault } = useCoffer.getState();
   if (vault?.vaultId !== vaultId) return;
   clearVaultContents();

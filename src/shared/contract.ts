@@ -419,6 +419,9 @@ export interface FolderTree {
 
 export type JobKind = 'add' | 'restore' | 'verify' | 'reencrypt';
 
+/** What a lock can stop part-way: a job, or a delete still waiting for its turn (`entries.remove`). */
+export type StoppedWork = JobKind | 'delete';
+
 export interface JobSummary {
   readonly jobId: string;
   readonly vaultId: string;
@@ -601,9 +604,14 @@ export interface EventPayloads {
   job: JobEvent;
   /**
    * A vault was locked: its keys are wiped and its jobs stopped. `stoppedJobs`: the kind of each job the lock
-   * stopped part-way (so the window can say so once their rows, which name files, are gone).
+   * stopped part-way, and a `delete` for each delete it stopped before its turn came (so the window can say so once
+   * their rows and the status bar, which name files, are gone).
    */
-  locked: { readonly vaultId: string; readonly reason: LockReason; readonly stoppedJobs: readonly JobKind[] };
+  locked: {
+    readonly vaultId: string;
+    readonly reason: LockReason;
+    readonly stoppedJobs: readonly StoppedWork[];
+  };
   /** A vault was closed; its vaultId is no longer valid. */
   closed: { readonly vaultId: string };
 }

@@ -767,6 +767,33 @@ describe('jobs', () => {
     );
   });
 
+  it('says a lock stopped a delete that waited for an add, which deleted nothing', async () => {
+    const app = await newApp();
+    const { vaultId } = await newVaultIn(app);
+    await app.call('entries.mkdir', { vaultId, path: '/Old stuff' });
+    const add = await startHeldAdd(app, vaultId);
+    const removing = app.raw('entries.remove', { vaultId, paths: ['/Old stuff'] });
+    await app.call('vault.lock', { vaultId });
+    expect(codeOf(await removing)).toBe('CANCELLED');
+    expect(app.events).toContainEqual({
+      event: 'locked',
+      payload: { vaultId, reason: 'user', stoppedJobs: ['add', 'delete'] },
+    });
+    add.arrive();
+    await app.call('vault.unlock', { vaultId, passphrase: PASSPHRASE });
+    expect((await app.call('entries.list', { vaultId, path: '/' })).map((entry) => entry.name)).toEqual([
+      'Old stuff',
+    ]);
+
+    // A delete that ended before the lock is not among what the lock stopped.
+    await app.call('entries.remove', { vaultId, paths: ['/Old stuff'] });
+    await app.call('vault.lock', { vaultId });
+    expect(app.events.at(-1)).toEqual({
+      event: 'locked',
+      payload: { vaultId, reason: 'user', stoppedJobs: [] },
+    });
+  });
+
   it('lockAll locks every unlocked vault with the reason, and refuses jobs on a locked vault', async () => {
     const app = await newApp();
     const one = await newVaultIn(app);

@@ -23,6 +23,20 @@ describe('what the unlock screen says of jobs a lock stopped', () => {
   });
 });
 
+describe('what the unlock screen says of deletes a lock stopped before their turn', () => {
+  it('says that nothing was deleted, beside what a stopped add left', () => {
+    expect(stoppedByLockNotice(['add', 'delete'])).toBe(
+      'Locking stopped an add and a delete before they finished. Files the add had finished are in the vault ' +
+        'and nothing half-added is: add the rest again. Nothing was deleted: the delete had not begun. Delete ' +
+        'again what you still want gone.',
+    );
+    expect(stoppedByLockNotice(['delete', 'delete'])).toBe(
+      'Locking stopped 2 deletes before they finished. Nothing was deleted: the deletes had not begun. Delete ' +
+        'again what you still want gone.',
+    );
+  });
+});
+
 describe('what a stopped job’s row says', () => {
   it('names the files a stopped add or restore had finished, which stay', () => {
     expect(stoppedJobSummary('add', 312)).toBe(

@@ -347,7 +347,7 @@ class AddJob {
       size: 0,
       mtime: item.mtime,
     });
-    session.tree.insert(row.node);
+    session.tree.insertUncommitted(row.node);
     this.#pending.push({ node: row });
     this.#folders.set(item.parts.join('/'), row.node);
     this.#adopted.set(row.node.id, false);
@@ -433,14 +433,14 @@ class AddJob {
   }
 
   /**
-   * Puts a row into the in-memory tree, in place of the file it replaces, and returns the committed file whose row
-   * its transaction must delete. A replaced row this add has not committed yet is dropped instead (the later of
+   * Puts a row into the in-memory tree, uncommitted (readers do not see it yet, nor the file it replaces), in place
+   * of the file it replaces, and returns the committed file whose row its transaction must delete. A replaced row this add has not committed yet is dropped instead (the later of
    * two same-named sources wins), handing on what it replaced.
    */
   #enter(row: PendingRow['node'], placed: Placement): TreeNode | undefined {
     const { replaces } = placed;
     if (replaces) this.#session.tree.remove(replaces.id);
-    this.#session.tree.insert(row.node);
+    this.#session.tree.insertUncommitted(row.node);
     if (placed.besideUnasked) this.#keptBeside.add(row.node.id);
     if (!replaces) return undefined;
     const uncommitted = this.#pending.findIndex((pending) => pending.node.node.id === replaces.id);
@@ -718,6 +718,7 @@ class AddJob {
         // A file a committed row names is no longer the add's to remove.
         db.clearIntents(settled);
       });
+      this.#session.tree.markCommitted(batch.map(({ node }) => node.node.id));
       for (const { kind, id } of settled) if (kind === 'pack') this.#unnamedPacks.delete(id.toString('hex'));
       this.#released.push(released);
     } catch (error) {

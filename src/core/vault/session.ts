@@ -545,7 +545,7 @@ export class Session {
         const now = this.tree.get(node.id);
         if (!now)
           throw new NotFoundError(
-            `"${path}" was deleted or replaced after it was chosen, so nothing was done. Choose it again.`,
+            `"${path}" was deleted or replaced after it was chosen, so nothing was done. Choose again from what is in the vault now.`,
           );
         return this.tree.pathOf(now);
       });

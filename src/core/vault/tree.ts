@@ -91,6 +91,11 @@ export function decodeNode(bytes: Buffer, id: string, keyId: number): TreeNode {
 export class Tree {
   readonly #nodes = new Map<string, TreeNode>();
   readonly #children = new Map<string, Map<string, TreeNode>>();
+  /**
+   * Rows an add has placed and not committed yet (FORMAT.md 8.5): later names of the add are placed against them
+   * ({@link Tree.child}), but they are not in the vault yet, so listing, search and paths leave them out.
+   */
+  readonly #uncommitted = new Set<string>();
   /** Adds the entries held back by {@link Tree.deferAllButRoot}, and `drop` forgets them unread. */
   #rest: { add: () => void; drop: () => void } | undefined;
 
@@ -116,9 +121,10 @@ export class Tree {
     return this.#nodes.size;
   }
 
-  values(): IterableIterator<TreeNode> {
+  /** Every entry in the vault: not the rows an add has yet to commit. */
+  values(): Iterable<TreeNode> {
     this.#complete();
-    return this.#nodes.values();
+    return this.#committed(this.#nodes.values());
   }
 
   get(id: string): TreeNode | undefined {
@@ -126,17 +132,31 @@ export class Tree {
     return this.#nodes.get(id);
   }
 
-  /** The node called `name` in folder `parent` (`null` = root), compared ignoring case and normalisation. */
+  /**
+   * The node called `name` in folder `parent` (`null` = root), compared ignoring case and normalisation, committed
+   * or not: what a new name must not clash with.
+   */
   child(parent: string | null, name: string): TreeNode | undefined {
     // The root's entries are all here, but a write that finds its name free must see the whole tree afterwards.
     this.#complete();
     return this.#children.get(parent ?? ROOT)?.get(nameKey(name));
   }
 
-  /** The entries of a folder, without copying them out (the caller must not change the tree while iterating). */
+  /**
+   * The entries of a folder that are in the vault, without copying them out (the caller must not change the tree
+   * while iterating).
+   */
   children(parent: string | null): Iterable<TreeNode> {
     if (parent !== null) this.#complete();
-    return this.#children.get(parent ?? ROOT)?.values() ?? [];
+    return this.#committed(this.#children.get(parent ?? ROOT)?.values() ?? []);
+  }
+
+  *#onlyCommitted(nodes: Iterable<TreeNode>): Iterable<TreeNode> {
+    for (const node of nodes) if (!this.#uncommitted.has(node.id)) yield node;
+  }
+
+  #committed(nodes: Iterable<TreeNode>): Iterable<TreeNode> {
+    return this.#uncommitted.size === 0 ? nodes : this.#onlyCommitted(nodes);
   }
 
   childrenOf(parent: string | null): TreeNode[] {
@@ -165,11 +185,27 @@ export class Tree {
     this.#nodes.set(node.id, node);
   }
 
+  /**
+   * Adds a row an add has not committed yet: {@link Tree.child} finds it, nothing else does until
+   * {@link Tree.markCommitted}.
+   * @throws {@link AlreadyExistsError} as {@link Tree.insert} does.
+   */
+  insertUncommitted(node: TreeNode): void {
+    this.insert(node);
+    this.#uncommitted.add(node.id);
+  }
+
+  /** The add committed these rows: they are in the vault now. */
+  markCommitted(ids: Iterable<string>): void {
+    for (const id of ids) this.#uncommitted.delete(id);
+  }
+
   remove(id: string): void {
     this.#complete();
     const node = this.#nodes.get(id);
     if (!node) return;
     this.#nodes.delete(id);
+    this.#uncommitted.delete(id);
     const siblings = this.#children.get(node.parent ?? ROOT);
     const key = nameKey(node.name);
     if (siblings?.get(key)?.id === id) siblings.delete(key);
@@ -181,18 +217,21 @@ export class Tree {
     this.#complete();
     const previous = this.#nodes.get(node.id);
     if (!previous) throw new NotFoundError('That item no longer exists in the vault.');
+    const uncommitted = this.#uncommitted.has(node.id);
     this.remove(node.id);
     try {
       this.insert(node);
     } catch (error) {
       this.insert(previous);
       throw error;
+    } finally {
+      if (uncommitted) this.#uncommitted.add(node.id);
     }
   }
 
   /**
    * The node at a parsed vault path; `null` for the root.
-   * @throws {@link NotFoundError} when any component is missing.
+   * @throws {@link NotFoundError} when any component is missing, or not committed yet.
    */
   resolve(parts: readonly string[]): TreeNode | null {
     let current: TreeNode | null = null;
@@ -201,7 +240,7 @@ export class Tree {
         throw new NotFoundError(`"${formatVaultPath(parts.slice(0, index))}" is a file, not a folder.`);
       }
       const next = this.child(current?.id ?? null, part);
-      if (!next) {
+      if (!next || this.#uncommitted.has(next.id)) {
         throw new NotFoundError(
           `"${formatVaultPath(parts.slice(0, index + 1))}" does not exist in the vault. Check the path and try again.`,
         );
@@ -253,5 +292,6 @@ export class Tree {
     this.#rest = undefined;
     this.#nodes.clear();
     this.#children.clear();
+    this.#uncommitted.clear();
   }
 }

@@ -846,10 +846,12 @@ export class Vault {
   rename(path: string, newName: string): VaultEntry {
     const session = this.#readyToChangeAtOnce();
     checkVaultFolder(this.dir);
-    const node = session.resolve(path);
-    if (!node) throw new InvalidArgumentError('The root folder cannot be renamed.');
+    // Checked before the add that runs is asked to commit; found after, when a row it held is in the vault.
+    parseVaultPath(path);
     const name = checkName(newName);
     this.#besideAdd(session);
+    const node = session.resolve(path);
+    if (!node) throw new InvalidArgumentError('The root folder cannot be renamed.');
     const renamed = this.#rewrite(session, node, { name, parent: node.parent });
     session.noteMoved([node.id]);
     return renamed;
@@ -864,6 +866,9 @@ export class Vault {
   move(paths: readonly string[], destinationFolder: string): VaultEntry[] {
     const session = this.#readyToChangeAtOnce();
     checkVaultFolder(this.dir);
+    // Checked before the add that runs is asked to commit; found after, as in rename.
+    for (const path of [destinationFolder, ...paths]) parseVaultPath(path);
+    this.#besideAdd(session);
     const destination = session.resolveFolder(destinationFolder);
     const nodes = paths.map((path) => {
       const node = session.resolve(path);
@@ -873,7 +878,6 @@ export class Vault {
       }
       return node;
     });
-    this.#besideAdd(session);
     const rows = nodes.map((node) => {
       const id = Buffer.from(node.id, 'hex');
       return session.seal(id, { ...node, parent: destination?.id ?? null }, session.nextVersion(id));

@@ -4,24 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { Tree, type TreeNode } from '../../src/core/vault/tree.js';
-
-const id = (n: number): string => n.toString(16).padStart(32, '0');
-const folder = (n: number, name: string, parent: string | null): TreeNode => ({
-  id: id(n),
-  keyId: 1,
-  type: 'folder',
-  name,
-  parent,
-  size: 0,
-  mtime: 0,
-});
-const file = (n: number, name: string, parent: string | null): TreeNode => ({
-  ...folder(n, name, parent),
-  type: 'file',
-  size: 3,
-  fileId: id(1000 + n),
-});
+import { Tree } from '../../src/core/vault/tree.js';
+import { file, folder } from '../helpers/tree-nodes.js';
 
 const docs = folder(1, 'docs', null);
 const top = file(2, 'top.txt', null);

@@ -116,9 +116,10 @@ export class Tree {
     rest.add();
   }
 
+  /** How many entries are in the vault (as {@link Tree.values} lists them). */
   get size(): number {
     this.#complete();
-    return this.#nodes.size;
+    return this.#nodes.size - this.#uncommitted.size;
   }
 
   /** Every entry in the vault: not the rows an add has yet to commit. */

@@ -11,7 +11,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { _electron, test as base, type Page } from '@playwright/test';
+import { _electron, test as base, expect, type Page } from '@playwright/test';
 
 import { electronPackage, findElectronBinary } from '../scripts/electron-binary.js';
 import { chromiumExecutable } from '../scripts/find-chromium.js';
@@ -59,6 +59,11 @@ export const test = base.extend<HostOptions & { coffer: CofferApp }>({
           executablePath === undefined ? {} : { executablePath },
         );
         const context = await browser.newContext();
+        // The preview serves the app under the same CSP as Electron: nothing the window does may need more.
+        const cspViolations: string[] = [];
+        context.on('console', (message) => {
+          if (/Content Security Policy/i.test(message.text())) cspViolations.push(message.text());
+        });
         const page = await context.newPage();
         try {
           await page.goto(preview.url);
@@ -83,6 +88,7 @@ export const test = base.extend<HostOptions & { coffer: CofferApp }>({
               return fresh;
             },
           });
+          expect(cspViolations).toEqual([]);
         } finally {
           await browser.close();
           // Closing the page locks its vaults (lock on close), and stopping the server locks the rest: both write

@@ -287,6 +287,11 @@ export async function startPreviewServer(options: PreviewServerOptions): Promise
       sendJson(response, 200, await upload.receive(request));
       return;
     }
+    if (path === '/api/chooser/pending' && !chooser) {
+      // The page asks at start whether a chooser waits; with the test's dialog answers none ever does.
+      sendJson(response, 200, ok(null));
+      return;
+    }
     if (path.startsWith('/api/chooser/') && chooser) {
       const body = (await readJson(request)) as { path?: unknown; chooserId?: unknown; paths?: unknown };
       try {

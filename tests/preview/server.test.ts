@@ -252,6 +252,13 @@ describe('preview server: the in-page chooser that stands in for dialogs', () =>
     await api.chooser.answer((await cancelled).chooserId, null);
     expect(await second).toEqual({ ok: true, value: null });
   });
+
+  it('says no chooser waits where the test answers the dialogs, and has no other chooser call there', async () => {
+    const server = await start();
+    const api = createPreviewApi(new URL(server.url), transport);
+    expect(await api.chooser.pending()).toEqual({ ok: true, value: null });
+    expect(await api.chooser.list('/')).toMatchObject({ ok: false });
+  });
 });
 
 describe('preview server: static files', () => {

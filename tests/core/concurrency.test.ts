@@ -164,6 +164,50 @@ describe('operations called while others run', () => {
     }
   });
 
+  it('shows, reads and restores a file an add is replacing until the replacement is committed', async () => {
+    const { vault, root } = await newVault();
+    await vault.addStreams([one('f.txt', 'old'), one('g.txt', 'gee')], '/');
+    const text = async (path: string): Promise<string> => (await collect(vault.read(path))).toString();
+    const replacing = (signal?: AbortSignal) => {
+      const held = heldBytes(Buffer.alloc(0), Buffer.from('slow'));
+      const taken = filesTaken();
+      const adding = vault.addStreams(
+        [one('f.txt', 'new'), { name: 'slow.txt', size: 4, mtime: 1_000, bytes: held.bytes }],
+        '/',
+        { onExisting: 'replace', onProgress: taken.onProgress, ...(signal ? { signal } : {}) },
+      );
+      return { adding, release: held.release, taken };
+    };
+
+    // Cancelled while it holds the new f.txt: the old one was there all along, and stays.
+    const controller = new AbortController();
+    const first = replacing(controller.signal);
+    await first.taken.reached(1);
+    expect(vault.list('/').map((entry) => entry.name)).toEqual(['f.txt', 'g.txt']);
+    expect(await text('/f.txt')).toBe('old');
+    expect(vault.search('f.txt').map((entry) => entry.path)).toEqual(['/f.txt']);
+    await expect(vault.info()).resolves.toMatchObject({ files: 2 });
+    const out = join(root, 'out');
+    expect(await vault.restore(['/'], out)).toMatchObject({ filesRestored: 2, problems: [] });
+    expect(readFileSync(join(out, 'f.txt'), 'utf8')).toBe('old');
+    controller.abort();
+    first.release();
+    await expect(first.adding).rejects.toBeInstanceOf(CancelledError);
+    expect(vault.list('/').map((entry) => entry.name)).toEqual(['f.txt', 'g.txt']);
+    expect(await text('/f.txt')).toBe('old');
+
+    // Let through: the new f.txt takes its place once committed, and the old one is gone.
+    const second = replacing();
+    await second.taken.reached(1);
+    expect(await text('/f.txt')).toBe('old');
+    second.release();
+    expect(await second.adding).toMatchObject({ filesAdded: 2, replaced: 1, problems: [] });
+    expect(vault.list('/').map((entry) => entry.name)).toEqual(['f.txt', 'g.txt', 'slow.txt']);
+    expect(await text('/f.txt')).toBe('new');
+    await expect(vault.info()).resolves.toMatchObject({ files: 3 });
+    expect((await vault.verify({ readData: true })).problems).toEqual([]);
+  });
+
   it('renames and moves files an add of dropped files holds uncommitted while it waits for the next one', async () => {
     const { vault, root } = await newVault();
     const { bytes: slowBytes, release } = heldBytes(Buffer.alloc(0), Buffer.alloc(100, 3));

@@ -60,4 +60,31 @@ describe('rows not committed yet', () => {
     expect(names(tree.children(docs.id))).toEqual([]);
     expect(tree.size).toBe(1);
   });
+
+  it('in front of a file they replace, leave that file listed and found until they commit', () => {
+    const tree = new Tree();
+    const old = file(5, 'plan.txt', null);
+    const newer = { ...file(6, 'Plan.txt', null), size: 9 };
+    tree.insert(old);
+    tree.insertUncommitted(newer, old);
+    expect(tree.child(null, 'plan.txt')).toBe(newer);
+    expect([...tree.children(null)]).toEqual([old]);
+    expect(tree.resolve(['PLAN.TXT'])).toBe(old);
+    expect(tree.size).toBe(1);
+    expect(() => {
+      tree.replace({ ...newer, name: 'other.txt' });
+    }).toThrow(/internal error/);
+
+    // Taken out (a cancelled add): the file has its name back.
+    tree.remove(newer.id);
+    expect(tree.child(null, 'plan.txt')).toBe(old);
+
+    // Committed: the new row is the file, the old one is gone.
+    tree.insertUncommitted(newer, old);
+    tree.markCommitted([newer.id]);
+    expect([...tree.children(null)]).toEqual([newer]);
+    expect(tree.resolve(['plan.txt'])).toBe(newer);
+    expect(tree.get(old.id)).toBeUndefined();
+    expect(tree.size).toBe(1);
+  });
 });

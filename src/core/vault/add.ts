@@ -433,29 +433,32 @@ class AddJob {
   }
 
   /**
-   * Puts a row into the in-memory tree, uncommitted (readers do not see it yet, nor the file it replaces), in place
-   * of the file it replaces, and returns the committed file whose row its transaction must delete. A replaced row this add has not committed yet is dropped instead (the later of
-   * two same-named sources wins), handing on what it replaced.
+   * Puts a row into the in-memory tree, uncommitted (readers still see the file it replaces, or nothing, until
+   * it commits), and returns the committed file whose row its transaction must delete. A replaced row this add
+   * has not committed yet is dropped instead (the later of two same-named sources wins), handing on what it
+   * replaced.
    */
   #enter(row: PendingRow['node'], placed: Placement): TreeNode | undefined {
     const { replaces } = placed;
-    if (replaces) this.#session.tree.remove(replaces.id);
-    this.#session.tree.insertUncommitted(row.node);
+    const tree = this.#session.tree;
     if (placed.besideUnasked) this.#keptBeside.add(row.node.id);
-    if (!replaces) return undefined;
-    const uncommitted = this.#pending.findIndex((pending) => pending.node.node.id === replaces.id);
-    if (uncommitted < 0) return replaces;
+    const uncommitted = replaces
+      ? this.#pending.findIndex((pending) => pending.node.node.id === replaces.id)
+      : -1;
+    if (uncommitted < 0) {
+      tree.insertUncommitted(row.node, replaces);
+      return replaces;
+    }
     const [dropped] = this.#pending.splice(uncommitted, 1);
     if (dropped?.content && 'blob' in dropped.content) this.#pendingBytes -= dropped.content.blob.length;
+    if (replaces) tree.remove(replaces.id);
+    tree.insertUncommitted(row.node, dropped?.replaces);
     return dropped?.replaces;
   }
 
-  /** Takes rows out of the in-memory tree, putting back the files they would have replaced. */
+  /** Takes rows out of the in-memory tree: the files they would have replaced have their names back. */
   #unenter(rows: readonly PendingRow[]): void {
-    for (const { node, replaces } of [...rows].reverse()) {
-      this.#session.tree.remove(node.node.id);
-      if (replaces) this.#session.tree.insert(replaces);
-    }
+    for (const { node } of [...rows].reverse()) this.#session.tree.remove(node.node.id);
   }
 
   #fileDone(bytes: number): void {

@@ -92,10 +92,11 @@ export class Tree {
   readonly #nodes = new Map<string, TreeNode>();
   readonly #children = new Map<string, Map<string, TreeNode>>();
   /**
-   * Rows an add has placed and not committed yet (FORMAT.md 8.5): later names of the add are placed against them
-   * ({@link Tree.child}), but they are not in the vault yet, so listing, search and paths leave them out.
+   * Rows an add has placed and not committed yet (FORMAT.md 8.5), each with the committed file it is to replace
+   * (or null): later names of the add are placed against them ({@link Tree.child}), but they are not in the vault
+   * yet, so listing, search and paths leave them out and show the file they replace, which still is.
    */
-  readonly #uncommitted = new Set<string>();
+  readonly #uncommitted = new Map<string, TreeNode | null>();
   /** Adds the entries held back by {@link Tree.deferAllButRoot}, and `drop` forgets them unread. */
   #rest: { add: () => void; drop: () => void } | undefined;
 
@@ -149,7 +150,22 @@ export class Tree {
    */
   children(parent: string | null): Iterable<TreeNode> {
     if (parent !== null) this.#complete();
-    return this.#committed(this.#children.get(parent ?? ROOT)?.values() ?? []);
+    const named = this.#children.get(parent ?? ROOT)?.values() ?? [];
+    return this.#uncommitted.size === 0 ? named : this.#inVault(named);
+  }
+
+  /** What of `named` (the holders of names) is in the vault: a committed row, or what an uncommitted one replaces. */
+  *#inVault(named: Iterable<TreeNode>): Iterable<TreeNode> {
+    for (const node of named) {
+      const shown = this.#shownFor(node);
+      if (shown) yield shown;
+    }
+  }
+
+  /** What the vault has under `node`'s name: `node` once committed, else the file it is to replace, if any. */
+  #shownFor(node: TreeNode): TreeNode | undefined {
+    const replaced = this.#uncommitted.get(node.id);
+    return replaced === undefined ? node : (replaced ?? undefined);
   }
 
   *#onlyCommitted(nodes: Iterable<TreeNode>): Iterable<TreeNode> {
@@ -187,18 +203,32 @@ export class Tree {
   }
 
   /**
-   * Adds a row an add has not committed yet: {@link Tree.child} finds it, nothing else does until
+   * Adds a row an add has not committed yet, in place of the committed file `replacing` of the same name if given:
+   * {@link Tree.child} finds the new row, everything else still finds `replacing` (or nothing) until
    * {@link Tree.markCommitted}.
    * @throws {@link AlreadyExistsError} as {@link Tree.insert} does.
    */
-  insertUncommitted(node: TreeNode): void {
-    this.insert(node);
-    this.#uncommitted.add(node.id);
+  insertUncommitted(node: TreeNode, replacing?: TreeNode): void {
+    this.#complete();
+    const siblings = this.#children.get(node.parent ?? ROOT);
+    const key = nameKey(node.name);
+    if (replacing && siblings?.get(key)?.id === replacing.id) siblings.delete(key);
+    try {
+      this.insert(node);
+    } catch (error) {
+      if (replacing) siblings?.set(key, replacing);
+      throw error;
+    }
+    this.#uncommitted.set(node.id, replacing ?? null);
   }
 
-  /** The add committed these rows: they are in the vault now. */
+  /** The add committed these rows: they are in the vault now, and the files they replaced are not. */
   markCommitted(ids: Iterable<string>): void {
-    for (const id of ids) this.#uncommitted.delete(id);
+    for (const id of ids) {
+      const replaced = this.#uncommitted.get(id);
+      this.#uncommitted.delete(id);
+      if (replaced) this.#nodes.delete(replaced.id);
+    }
   }
 
   remove(id: string): void {
@@ -206,10 +236,13 @@ export class Tree {
     const node = this.#nodes.get(id);
     if (!node) return;
     this.#nodes.delete(id);
+    const replaced = this.#uncommitted.get(id);
     this.#uncommitted.delete(id);
     const siblings = this.#children.get(node.parent ?? ROOT);
     const key = nameKey(node.name);
     if (siblings?.get(key)?.id === id) siblings.delete(key);
+    // An uncommitted row taken out gives its name back to the file it was to replace.
+    if (replaced) siblings?.set(key, replaced);
     if (node.type === 'folder' && this.#children.get(id)?.size === 0) this.#children.delete(id);
   }
 
@@ -219,6 +252,9 @@ export class Tree {
     const previous = this.#nodes.get(node.id);
     if (!previous) throw new NotFoundError('That item no longer exists in the vault.');
     const uncommitted = this.#uncommitted.has(node.id);
+    // Changes beside an add have it commit first (Vault.#besideAdd): one in front of a file never moves.
+    if (this.#uncommitted.get(node.id))
+      throw new Error('internal error: a row replacing a file was moved before it was committed');
     this.remove(node.id);
     try {
       this.insert(node);
@@ -226,7 +262,7 @@ export class Tree {
       this.insert(previous);
       throw error;
     } finally {
-      if (uncommitted) this.#uncommitted.add(node.id);
+      if (uncommitted) this.#uncommitted.set(node.id, null);
     }
   }
 
@@ -240,8 +276,9 @@ export class Tree {
       if (current !== null && current.type !== 'folder') {
         throw new NotFoundError(`"${formatVaultPath(parts.slice(0, index))}" is a file, not a folder.`);
       }
-      const next = this.child(current?.id ?? null, part);
-      if (!next || this.#uncommitted.has(next.id)) {
+      const named = this.child(current?.id ?? null, part);
+      const next = named && this.#shownFor(named);
+      if (!next) {
         throw new NotFoundError(
           `"${formatVaultPath(parts.slice(0, index + 1))}" does not exist in the vault. Check the path and try again.`,
         );

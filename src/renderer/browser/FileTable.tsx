@@ -1,6 +1,6 @@
 import { defaultRangeExtractor, useVirtualizer } from '@tanstack/react-virtual';
 import { ArrowDown, ArrowUp, File, Folder } from 'lucide-react';
-import { useEffect, useRef, useState, type KeyboardEvent, type MouseEvent } from 'react';
+import { useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent, type MouseEvent } from 'react';
 
 import type { VaultEntry } from '../../shared/contract.js';
 import { focusIsNowhere } from '../focus.js';
@@ -82,8 +82,9 @@ export function FileTable(props: FileTableProps) {
 
   // The rows changed under the focus (files came in above it, a sort, a rename): the focus and the anchor of a
   // Shift selection stay on their entries; one that went (a renamed entry) gives the focus to the selection.
+  // Before the rows are painted, so no frame (nor a key pressed in it) has the focus on another entry.
   const shownRows = useRef(rows);
-  useEffect(() => {
+  useLayoutEffect(() => {
     const before = shownRows.current;
     if (before === rows) return;
     shownRows.current = rows;

@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
 
-import { VaultActivity, type Access } from '../../src/core/vault/activity.js';
+import { VaultActivity, type Access, type Caller } from '../../src/core/vault/activity.js';
 import { BusyError, CancelledError } from '../../src/core/errors.js';
 
 /** An operation that runs until the test ends it, recording when it started. */
-function operation(activity: VaultActivity, access: Access, name: string, log: string[]) {
+function operation(activity: VaultActivity, access: Access, name: string, log: string[], caller?: Caller) {
   let end = (): void => undefined;
   const ended = new Promise<void>((resolve) => {
     end = resolve;
   });
-  const result = activity.run(access, name, undefined, async () => {
+  const result = activity.run(access, name, caller, async () => {
     log.push(name);
     await ended;
     return name;
@@ -128,6 +128,16 @@ describe('VaultActivity', () => {
     rewrite.end();
     await rewrite.result;
     expect(both()).toEqual(['allowed', 'allowed']);
+    // One that cannot be cancelled says so.
+    const settle = operation(activity, 'rewrite', 'freeing space', log, {
+      busyNext: 'Try again in a moment.',
+    });
+    await turn();
+    const busy = new BusyError('freeing space', 'Try again in a moment.');
+    expect(both()).toEqual([busy, busy]);
+    expect(busy.message).toBe('The vault is busy freeing space. Try again in a moment.');
+    settle.end();
+    await settle.result;
   });
 
   it('stops running and waiting operations through their signals, and lets a cancelled waiter go', async () => {

@@ -75,6 +75,27 @@ function one(name: string, text: string) {
   return { name, size: text.length, mtime: 1_000, bytes: Buffer.from(text) };
 }
 
+/** `count` dropped files named f0.bin, f1.bin, ..., each filled with `tag`. */
+function numbered(count: number, tag: number) {
+  return Array.from({ length: count }, (_, i) => {
+    const bytes = Buffer.alloc(100 + (i % 50), tag);
+    return { name: `f${i}.bin`, size: bytes.length, mtime: 1_000, bytes };
+  });
+}
+
+/** The vault's pack files. */
+function packFiles(dir: string): string[] {
+  return readdirSync(join(dir, 'packs'));
+}
+
+/** A read stream of `path` that has begun (a running read) and is paused. */
+async function pausedRead(vault: Vault, path: string) {
+  const stream = vault.read(path);
+  await new Promise((resolve) => stream.once('data', resolve));
+  stream.pause();
+  return stream;
+}
+
 function filesUnder(vault: Vault, folder: string): string[] {
   return vault
     .listRecursive(folder)
@@ -206,6 +227,88 @@ describe('operations called while others run', () => {
     expect(await text('/f.txt')).toBe('new');
     await expect(vault.info()).resolves.toMatchObject({ files: 3 });
     expect((await vault.verify({ readData: true })).problems).toEqual([]);
+  });
+
+  it('restores the files it chose as they were when an add replaces them midway, and the add frees their space only after the reads', async () => {
+    const { vault, dir, root, source } = await vaultWith({
+      big: { 'big.bin': Buffer.alloc(8 * 1024 * 1024, 7) },
+    });
+    await vault.add([source('big')]);
+    // Over 3 batches of 128 (what the restore hands its workers at once), so it opens some after the commit below;
+    // under the 1,000 rows at which the add commits by itself.
+    const count = 600;
+    await vault.addStreams(numbered(count, 1), '/');
+    const oldPacks = packFiles(dir);
+    const reading = await pausedRead(vault, '/big/big.bin');
+
+    const held = heldBytes(Buffer.alloc(0), Buffer.from('slow'));
+    const taken = filesTaken();
+    const adding = vault.addStreams(
+      [...numbered(count, 2), { name: 'slow.txt', size: 4, mtime: 1_000, bytes: held.bytes }],
+      '/',
+      {
+        onExisting: 'replace',
+        onProgress: taken.onProgress,
+      },
+    );
+    await taken.reached(count);
+    let restored = 0;
+    const out = join(root, 'out');
+    const report = await vault.restore(['/'], out, {
+      onRestored: () => {
+        if (++restored > 1) return;
+        // A change made at once has the add commit what it holds now, deleting the replaced files' rows under the
+        // restore; then the add ends.
+        vault.mkdir('/made while restoring');
+        held.release();
+      },
+    });
+    expect(report).toMatchObject({ filesRestored: count + 1, problems: [] });
+    for (const { name, bytes } of numbered(count, 1))
+      expect(readFileSync(join(out, name)).equals(bytes)).toBe(true);
+
+    // The add ended while a read still ran; the space of what it replaced waits for that read.
+    expect(await adding).toMatchObject({ filesAdded: count + 1, replaced: count, problems: [] });
+    expect(packFiles(dir)).toEqual(expect.arrayContaining(oldPacks));
+    reading.destroy();
+    await vi.waitFor(() => {
+      expect(packFiles(dir).filter((name) => oldPacks.includes(name))).toEqual([]);
+    });
+    expect((await collect(vault.read('/f0.bin'))).equals(Buffer.alloc(100, 2))).toBe(true);
+    expect((await vault.verify({ readData: true })).problems).toEqual([]);
+  });
+
+  it('leaves the space an add freed while a read ran to the next open when locked before the read ended', async () => {
+    const { vault, dir, source } = await vaultWith({ big: { 'big.bin': Buffer.alloc(8 * 1024 * 1024, 7) } });
+    await vault.add([source('big')]);
+    await vault.addStreams(numbered(10, 1), '/');
+    const oldPacks = packFiles(dir);
+    const reading = await pausedRead(vault, '/big/big.bin');
+    await vault.addStreams(numbered(10, 2), '/', { onExisting: 'replace' });
+    expect(packFiles(dir)).toEqual(expect.arrayContaining(oldPacks));
+    const stopped = new Promise((resolve) => reading.once('error', resolve));
+    vault.close();
+    expect(await stopped).toBeInstanceOf(CancelledError);
+    await vault.released();
+
+    const reopened = await Vault.open(dir, { sodium: nativeSodium });
+    try {
+      expect(packFiles(dir).filter((name) => oldPacks.includes(name))).toEqual([]);
+      await reopened.unlock(passphrase());
+      expect((await collect(reopened.read('/f3.bin'))).equals(Buffer.alloc(103, 2))).toBe(true);
+      expect((await reopened.verify({ readData: true })).problems).toEqual([]);
+    } finally {
+      reopened.close();
+    }
+  });
+
+  it('fails a read stream asked for before an add replaced its file as not found, not as damage', async () => {
+    const { vault } = await newVault();
+    await vault.addStreams([one('f.txt', 'old')], '/');
+    const stream = vault.read('/f.txt');
+    await vault.addStreams([one('f.txt', 'new')], '/', { onExisting: 'replace' });
+    await expect(collect(stream)).rejects.toBeInstanceOf(NotFoundError);
+    expect((await collect(vault.read('/f.txt'))).toString()).toBe('new');
   });
 
   it('renames and moves files an add of dropped files holds uncommitted while it waits for the next one', async () => {

@@ -14,6 +14,8 @@ interface Entry {
   readonly access: Access;
   /** What the operation is doing, for {@link BusyError}'s message ("adding files"). */
   readonly doing: string;
+  /** What to do about it, in that message, when not the default (wait, or cancel it). */
+  readonly busyNext: string | undefined;
   /** Aborts when the caller's signal does, or when everything is stopped (lock, close). */
   readonly controller: AbortController;
   readonly done: Promise<void>;
@@ -25,7 +27,14 @@ interface Waiter {
   readonly admit: () => void;
 }
 
-function newEntry(access: Access, doing: string, signal: AbortSignal | undefined): Entry {
+/** How a caller takes part in its operation's admission. */
+export interface Caller extends Pick<JobOptions, 'signal' | 'onWaiting'> {
+  /** What a change refused while it runs is told to do, for an operation that cannot be cancelled. */
+  readonly busyNext?: string;
+}
+
+function newEntry(access: Access, doing: string, caller: Caller | undefined): Entry {
+  const signal = caller?.signal;
   const controller = new AbortController();
   let finish = (): void => undefined;
   const done = new Promise<void>((resolve) => {
@@ -41,7 +50,7 @@ function newEntry(access: Access, doing: string, signal: AbortSignal | undefined
     });
     if (signal.aborted) controller.abort();
   }
-  return { access, doing, controller, done, finish };
+  return { access, doing, busyNext: caller?.busyNext, controller, done, finish };
 }
 
 /**
@@ -82,10 +91,10 @@ export class VaultActivity {
   async run<T>(
     access: Access,
     doing: string,
-    caller: Pick<JobOptions, 'signal' | 'onWaiting'> | undefined,
+    caller: Caller | undefined,
     work: (signal: AbortSignal) => Promise<T>,
   ): Promise<T> {
-    const entry = await this.#enter(access, doing, caller?.signal, caller?.onWaiting);
+    const entry = await this.#enter(access, doing, caller);
     try {
       return await work(entry.controller.signal);
     } catch (error) {
@@ -118,7 +127,7 @@ export class VaultActivity {
    */
   requireNoChangeRunning(): void {
     for (const entry of this.#running) {
-      if (entry.access !== 'read') throw new BusyError(entry.doing);
+      if (entry.access !== 'read') throw new BusyError(entry.doing, entry.busyNext);
     }
   }
 
@@ -129,7 +138,7 @@ export class VaultActivity {
    */
   requireNoRewriteRunning(): void {
     for (const entry of this.#running) {
-      if (entry.access === 'rewrite') throw new BusyError(entry.doing);
+      if (entry.access === 'rewrite') throw new BusyError(entry.doing, entry.busyNext);
     }
   }
 
@@ -154,13 +163,9 @@ export class VaultActivity {
     return Promise.all(ending.map((entry) => entry.done)).then(() => undefined);
   }
 
-  #enter(
-    access: Access,
-    doing: string,
-    signal: AbortSignal | undefined,
-    onWaiting?: (waiting: boolean) => void,
-  ): Promise<Entry> {
-    const entry = newEntry(access, doing, signal);
+  #enter(access: Access, doing: string, caller: Caller | undefined): Promise<Entry> {
+    const entry = newEntry(access, doing, caller);
+    const onWaiting = caller?.onWaiting;
     if (entry.controller.signal.aborted) {
       entry.finish();
       return Promise.reject(new CancelledError());

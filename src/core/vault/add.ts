@@ -21,7 +21,7 @@ import { settleIntents } from './leftovers.js';
 import { refuseAddingVault } from './outside.js';
 import { freeNumberedName } from './numbered-name.js';
 import { ByteSteps } from './progress.js';
-import { releasedBy, settleReleased, type ReleasedContents } from './release.js';
+import { releasedBy } from './release.js';
 import type { Session } from './session.js';
 import type { TreeNode } from './tree.js';
 
@@ -201,11 +201,6 @@ class AddJob {
   #replaced = 0;
   #skipped = 0;
   readonly #onExisting: OnExisting;
-  /**
-   * What the rows of replaced files named: settled when the add ends, not at once, because a pack this add is
-   * still filling must not be compacted under it.
-   */
-  readonly #released: ReleasedContents[] = [];
   /** Vault folder for each planned folder path (parts joined by "/"); absent when that folder was skipped. */
   readonly #folders = new Map<string, TreeNode | null>();
   /** Seals small files on the worker pool, when this add has enough of them. */
@@ -287,7 +282,6 @@ class AddJob {
       throw error;
     } finally {
       await this.#discard([...this.#unnamedPacks.values()].map((id) => ({ kind: 'pack' as const, id })));
-      for (const released of this.#released) await settleReleased(this.#session, released);
     }
     return {
       filesAdded: this.#filesAdded,
@@ -723,7 +717,7 @@ class AddJob {
       });
       this.#session.tree.markCommitted(batch.map(({ node }) => node.node.id));
       for (const { kind, id } of settled) if (kind === 'pack') this.#unnamedPacks.delete(id.toString('hex'));
-      this.#released.push(released);
+      this.#session.releases.hold(released);
     } catch (error) {
       this.#unenter(batch);
       const failure = asIoError(error, 'Could not update the vault index');

@@ -75,7 +75,7 @@ export async function openStoredBlob(
   options: { proveSize?: boolean } = {},
 ): Promise<StoredBlob> {
   const bind = binding(session, node);
-  const location = session.db.blobOf(bind.fileId);
+  const location = session.blobOf(bind.fileId);
   if (location === undefined) throw session.missingContents(node);
   let source: ByteSource;
   let size: number;

@@ -1,5 +1,5 @@
 import { IntegrityError } from '../errors.js';
-import type { IndexDb, Intent } from './index-db.js';
+import type { BlobLocation, IndexDb, Intent } from './index-db.js';
 import { settleIntents } from './leftovers.js';
 import { reclaimPacks } from './packs.js';
 import type { Session } from './session.js';
@@ -10,6 +10,8 @@ export interface ReleasedContents {
   /** To record in the transaction that deletes the rows, so the next open finishes removing them if we do not. */
   readonly intents: readonly Intent[];
   readonly packs: readonly Buffer[];
+  /** Where each released file id's blob is (by hex id), for reads that chose the file before its row went. */
+  readonly locations: ReadonlyMap<string, BlobLocation>;
 }
 
 /**
@@ -20,6 +22,7 @@ export interface ReleasedContents {
 export function releasedBy(db: IndexDb, nodes: Iterable<TreeNode>): ReleasedContents {
   const intents: Intent[] = [];
   const packs = new Map<string, Buffer>();
+  const locations = new Map<string, BlobLocation>();
   for (const { fileId: hex } of nodes) {
     if (hex === undefined) continue;
     const id = Buffer.from(hex, 'hex');
@@ -30,11 +33,44 @@ export function releasedBy(db: IndexDb, nodes: Iterable<TreeNode>): ReleasedCont
       if (error instanceof IntegrityError) continue;
       throw error;
     }
+    if (location) locations.set(hex, location);
     if (location?.kind === 'pack') packs.set(location.packId.toString('hex'), location.packId);
     if (location?.kind === 'file') intents.push({ kind: 'blob', id });
   }
   for (const id of packs.values()) intents.push({ kind: 'pack', id });
-  return { intents, packs: [...packs.values()] };
+  return { intents, packs: [...packs.values()], locations };
+}
+
+/**
+ * The contents an add released by replacing files, from the commit that deleted their rows until they are settled.
+ * A restore or read running beside the add may have chosen a replaced file before that commit: it still reads it,
+ * whole and as it was, from where its blob is kept until the settle, which waits for such reads (see
+ * `Vault.#settleAfterReads`).
+ */
+export class HeldReleases {
+  readonly #unsettled: ReleasedContents[] = [];
+  readonly #locations = new Map<string, BlobLocation>();
+
+  /** Keeps what a commit released readable, and to be settled. */
+  hold(released: ReleasedContents): void {
+    this.#unsettled.push(released);
+    for (const [fileId, location] of released.locations) this.#locations.set(fileId, location);
+  }
+
+  /** What is to be settled, handed over once; its blobs stay readable until {@link HeldReleases.letGo}. */
+  take(): ReleasedContents[] {
+    return this.#unsettled.splice(0);
+  }
+
+  /** Once settled (or given up at a lock): no read may find these blobs any more. */
+  letGo(released: readonly ReleasedContents[]): void {
+    for (const each of released) for (const fileId of each.locations.keys()) this.#locations.delete(fileId);
+  }
+
+  /** Where a released file id's blob is, while held. */
+  locationOf(fileId: string): BlobLocation | undefined {
+    return this.#locations.get(fileId);
+  }
 }
 
 /**

@@ -18,7 +18,8 @@ import { childPath } from '../../shared/vault-path.js';
 import { INDEX_PROBLEM_PATH, type Problem, type VaultEntry } from '../types.js';
 import { isNotRegular } from './layout.js';
 import { PackReader } from './pack-reader.js';
-import type { IndexDb, NodeRow } from './index-db.js';
+import type { BlobLocation, IndexDb, NodeRow } from './index-db.js';
+import { HeldReleases } from './release.js';
 import {
   openSnapshotEntries,
   sealSnapshot,
@@ -92,6 +93,8 @@ export class Session {
   readonly #sealer: RecordSealer;
   /** Packs opened for reading small files' blobs. */
   readonly packs: PackReader;
+  /** What adds released by replacing files, readable until settled. */
+  readonly releases = new HeldReleases();
   /** The generation of the snapshot the tree matches (loaded from, or saved), if any. */
   #snapshotGeneration: bigint | undefined;
   #snapshotProblem: Problem | undefined;
@@ -574,6 +577,15 @@ export class Session {
       size: node.size,
       mtime: node.mtime,
     };
+  }
+
+  /**
+   * Where a file's blob is: as its contents row says, or, for a file an add replaced after a read chose it, where
+   * it is kept until settled ({@link HeldReleases}).
+   * @throws {@link IntegrityError} when the row is not what a writer stores.
+   */
+  blobOf(fileId: Buffer): BlobLocation | undefined {
+    return this.db.blobOf(fileId) ?? this.releases.locationOf(fileId.toString('hex'));
   }
 
   /** The error for a file whose stored contents are gone (no index row, or no blob file). */

@@ -1035,17 +1035,52 @@ export class Vault {
         const destination = session.findAgainLater([destinationFolder]);
         // What "replace" answers for is what was in the way now, not what a rename puts there while it waits.
         const calledAt = session.changeCount;
-        return this.#activity.run('change', 'adding files', options, async (signal) => {
-          checkVaultFolder(this.dir);
-          const onAdded = (entry: VaultEntry): void => {
-            count(entry);
-            options.onAdded?.(entry);
-          };
-          const [into = '/'] = destination();
-          return add(session, into, { ...options, signal, onAdded }, calledAt);
-        });
+        return this.#activity
+          .run('change', 'adding files', options, async (signal) => {
+            checkVaultFolder(this.dir);
+            const onAdded = (entry: VaultEntry): void => {
+              count(entry);
+              options.onAdded?.(entry);
+            };
+            const [into = '/'] = destination();
+            return add(session, into, { ...options, signal, onAdded }, calledAt);
+          })
+          .finally(() => this.#settleAfterReads(session));
       },
     );
+  }
+
+  /**
+   * Settles what an add released by replacing files (whether it ended done, failed or cancelled), as an operation
+   * of its own once no read runs: a restore or read beside the add may still read a replaced file it chose before
+   * (see {@link Session.releases}), and a compaction must not move a pack from under it. Waited for when nothing holds
+   * it back (so the command line's add ends with the space reclaimed); behind running reads the add ends without
+   * it. Stopped by a lock before its turn, it is left to the intents the add recorded: the next open removes what
+   * no row names, and verify reclaims the space of packs left half used.
+   */
+  async #settleAfterReads(session: Session): Promise<void> {
+    const released = session.releases.take();
+    if (released.length === 0 || this.#session !== session) return;
+    const turn = { waits: false };
+    const settling = this.#activity
+      .run(
+        'rewrite',
+        'freeing the space of files an add replaced',
+        {
+          onWaiting: (waiting) => {
+            turn.waits ||= waiting;
+          },
+          busyNext: 'Try again in a moment.',
+        },
+        async () => {
+          for (const each of released) await settleReleased(session, each);
+        },
+      )
+      .catch(() => undefined)
+      .finally(() => {
+        session.releases.letGo(released);
+      });
+    if (!turn.waits) await settling;
   }
 
   /**
@@ -1118,7 +1153,8 @@ export class Vault {
    * A file's plaintext, or a byte range of it, as a stream; only authenticated bytes are emitted. From its first
    * read until it ends or is destroyed it counts as a running read: a delete or verify waits for it, so destroy a
    * stream that will not be read to the end. Locking destroys it with {@link CancelledError}, at once, whether or
-   * not it is being read; one first read after a lock fails with {@link VaultLockedError}.
+   * not it is being read; one first read after a lock fails with {@link VaultLockedError}, and one after the file
+   * was deleted or replaced (by an add) with {@link NotFoundError}.
    * @throws {@link NotFoundError}, {@link InvalidArgumentError} (a folder, or a range outside the file).
    */
   read(path: string, range?: ByteRange): Readable {
@@ -1129,6 +1165,8 @@ export class Vault {
     const stream: Readable = Readable.from(
       this.#activity.iterate('read', 'reading a file', (signal) => {
         if (this.#session !== session) throw new VaultLockedError();
+        // Deleted, or replaced by an add, between the call and its turn: its contents may have gone with it.
+        if (!session.tree.get(node.id)) throw goneSinceOpened(path);
         // A paused reader asks for nothing more, so only destroying the stream ends it (and its turn) at a lock.
         signal.addEventListener(
           'abort',
@@ -1398,6 +1436,13 @@ function retire(session: Session, saveSnapshot: boolean): void {
   } finally {
     session.wipeKeys();
   }
+}
+
+/** A file a read stream was opened for that was deleted or replaced before its first read. */
+function goneSinceOpened(path: string): NotFoundError {
+  return new NotFoundError(
+    `"${path}" was deleted or replaced after it was opened, so it was not read. Open it again from what is in the vault now.`,
+  );
 }
 
 /** Folders first, then by name, as the window lists them. */

@@ -19,7 +19,6 @@ const PIXEL_PNG = Buffer.from(
   'base64',
 );
 
-/** Runs "Check all data" from Vault details and returns the report's region. */
 /**
  * Sets how fast the page's uploads (a drop's bytes, in the preview) go, through DevTools' network emulation; -1
  * lifts the limit. Skips the test in Electron, where the bytes cross by IPC, which DevTools cannot hold back.
@@ -41,6 +40,7 @@ async function uploadThrottle(coffer: CofferApp): Promise<(bytesPerSecond: numbe
     });
 }
 
+/** Runs "Check all data" from Vault details and returns the report's region. */
 async function checkAllData(page: Page) {
   await page.getByRole('button', { name: 'Vault details' }).click();
   const details = page.getByRole('dialog', { name: 'Vault details' });
@@ -216,6 +216,26 @@ test('a lock stops a delete still waiting for an add, and the unlock screen says
   await page.getByLabel('Passphrase', { exact: true }).fill(PASSPHRASE);
   await page.getByRole('button', { name: 'Unlock' }).click();
   await expect(row(page, 'Old stuff')).toBeVisible();
+});
+
+test('Vault details say a check waits while an add runs, then report it', async ({ coffer }) => {
+  const upload = await uploadThrottle(coffer);
+  const { page } = coffer;
+  await createVault(coffer);
+  await upload(2_000_000);
+  await dropZeroFiles(page, 4, 2_000_000);
+  await expect(page.getByRole('listitem', { name: 'Add job' }).getByRole('status')).toContainText('Adding');
+
+  await page.getByRole('button', { name: 'Vault details' }).click();
+  const details = page.getByRole('dialog', { name: 'Vault details' });
+  await details.getByRole('button', { name: 'Check all data' }).click();
+  await expect(
+    details.getByText('The check waits for another job on this vault to end (see the jobs panel).'),
+  ).toBeVisible();
+  await upload(-1);
+  await expect(details.getByRole('region', { name: 'Check report' }).getByRole('status')).toHaveText(
+    `No damage found. Checked 4 files (${formatSize(8_000_000)}).`,
+  );
 });
 
 test('flow 8: previews an image and a text file; locking leaves no name, preview or object URL behind', async ({

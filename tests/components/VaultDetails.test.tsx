@@ -179,6 +179,32 @@ describe('the vault details', () => {
     );
   });
 
+  it('says a check waits while another job on the vault holds it back, then that it checks', async () => {
+    open();
+    await userEvent.click(await screen.findByRole('button', { name: 'Check all data' }));
+    act(() => {
+      api.emit('job', { jobId: 'check-1', vaultId: 'v1', kind: 'verify', type: 'started' });
+      api.emit('job', { jobId: 'check-1', vaultId: 'v1', kind: 'verify', type: 'waiting', waiting: true });
+    });
+    await screen.findByText('The check waits for another job on this vault to end (see the jobs panel).');
+    expect(screen.queryByText('Checking… (progress in the jobs panel)')).toBeNull();
+    act(() => {
+      api.emit('job', { jobId: 'check-1', vaultId: 'v1', kind: 'verify', type: 'waiting', waiting: false });
+    });
+    await screen.findByText('Checking… (progress in the jobs panel)');
+    checkDone({
+      ...REPORT,
+      unreferenced: [
+        { path: 'a', size: 1 },
+        { path: 'b', size: 2 },
+      ],
+    });
+    const report = screen.getByRole('region', { name: 'Check report' });
+    expect(
+      within(report).getByText(/^2 stored files in the vault folder belong to no file.* They are kept\.$/),
+    ).toBeTruthy();
+  });
+
   it('lists what a check found damaged, and the stored files that belong to no file', async () => {
     open();
     await userEvent.click(await screen.findByRole('button', { name: 'Check all data' }));
@@ -203,7 +229,9 @@ describe('the vault details', () => {
         .getAllByRole('listitem')
         .map((item) => item.textContent),
     ).toEqual(['/photos/beach.jpg: Chunk 2 is damaged.', '(index): The index snapshot does not match.']);
-    expect(within(report).getByText(/^1 stored file in the vault folder belong to no file/)).toBeTruthy();
+    expect(
+      within(report).getByText(/^1 stored file in the vault folder belongs to no file.* It is kept\.$/),
+    ).toBeTruthy();
     const unreferenced = within(report).getByRole('list', { name: 'Unreferenced' });
     expect(unreferenced.textContent).toBe('data/ab/cdef.blob (2.0 kB)');
   });

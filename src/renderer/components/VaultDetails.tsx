@@ -31,8 +31,9 @@ function CheckReport({ report }: { report: VerifyReport }) {
       {report.unreferenced.length > 0 && (
         <>
           <p>
-            {plural(report.unreferenced.length, 'stored file')} in the vault folder belong to no file in the
-            vault (left by an interrupted job, or synced ahead of the index). They are kept.
+            {report.unreferenced.length === 1
+              ? '1 stored file in the vault folder belongs to no file in the vault (left by an interrupted job, or synced ahead of the index). It is kept.'
+              : `${plural(report.unreferenced.length, 'stored file')} in the vault folder belong to no file in the vault (left by interrupted jobs, or synced ahead of the index). They are kept.`}
           </p>
           <ul className="job-problems" aria-label="Unreferenced">
             {report.unreferenced.map((stored) => (
@@ -154,7 +155,13 @@ export function VaultDetails({ vaultId, onClose }: { vaultId: string; onClose: (
           </button>
         </div>
       )}
-      {checking && <p className="muted">Checking… (progress in the jobs panel)</p>}
+      {checking && (
+        <p className="muted">
+          {check.waiting === true
+            ? 'The check waits for another job on this vault to end (see the jobs panel).'
+            : 'Checking… (progress in the jobs panel)'}
+        </p>
+      )}
       {check?.status === 'failed' && <ErrorText message={check.summary ?? null} />}
       {check?.status === 'cancelled' && <p className="muted">The check was stopped.</p>}
       {check?.verifyReport && <CheckReport report={check.verifyReport} />}

@@ -297,7 +297,7 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
     // A delete the lock stopped before its turn deleted nothing (one that had begun ends whole).
     for (const removal of await Promise.allSettled(removals))
       if (removal.status === 'rejected' && removal.reason instanceof CancelledError)
-        stoppedJobs.push('delete');
+        stoppedJobs.push({ kind: 'delete', begun: false });
     openCopies.removeFor(entry.vaultId);
     forgetRestored(entry.vaultId);
     if (wasUnlocked) emit('locked', { vaultId: entry.vaultId, reason, stoppedJobs });

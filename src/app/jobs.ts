@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 
 import { CancelledError, InvalidArgumentError } from '../core/errors.js';
 import type { Progress, VaultEntry } from '../core/types.js';
-import type { JobEvent, JobKind, JobReport, JobSummary } from '../shared/contract.js';
+import type { JobEvent, JobKind, JobReport, JobSummary, StoppedWork } from '../shared/contract.js';
 import { errorResult } from './result.js';
 
 /** At most this many progress events a second per job (the contract promises about 20). */
@@ -94,6 +94,8 @@ export class EventCoalescer<T> {
 interface RunningJob {
   readonly summary: { jobId: string; vaultId: string; kind: JobKind; progress?: Progress; waiting?: boolean };
   readonly controller: AbortController;
+  /** Whether it has had its turn: false while it waits for the first (told at once, unlike `summary.waiting`). */
+  readonly begun: () => boolean;
   /** Settles with how the job ended, once its 'ended' event is sent. */
   readonly ended: Promise<Extract<JobEvent, { type: 'ended' }>['status']>;
 }
@@ -136,6 +138,8 @@ export class JobRegistry {
     );
     /** Tells that the job waits, once it has waited {@link WAIT_TOLD_AFTER_MS}. */
     let waitTold: ReturnType<typeof setTimeout> | undefined;
+    /** The engine said the job waits, and has not said its turn came since. */
+    let waitsForTurn = false;
     const progress = new EventCoalescer<Progress>((latest) => {
       this.#emit({ ...base, type: 'progress', progress: latest });
     }, this.#coalescing);
@@ -146,6 +150,7 @@ export class JobRegistry {
         progress.push(latest);
       },
       onWaiting: (waiting) => {
+        waitsForTurn = waiting;
         if (waiting) {
           waitTold ??= setTimeout(() => {
             summary.waiting = true;
@@ -195,7 +200,9 @@ export class JobRegistry {
       this.#emit(event);
       return event.status;
     })();
-    this.#jobs.set(jobId, { summary, controller, ended });
+    // A job that reported progress had a turn (a re-encryption waits again between its batches).
+    const begun = (): boolean => !waitsForTurn || summary.progress !== undefined;
+    this.#jobs.set(jobId, { summary, controller, ended, begun });
     return jobId;
   }
 
@@ -207,19 +214,23 @@ export class JobRegistry {
   }
 
   /**
-   * Cancels every job of a vault (or all) and settles when they have ended, with the kinds of those this stop
-   * cancelled: not one the user had cancelled already, nor one that finished before it noticed the cancel.
+   * Cancels every job of a vault (or all) and settles when they have ended, with those this stop cancelled (their
+   * kinds, and whether each had begun): not one the user had cancelled already, nor one that finished before it
+   * noticed the cancel.
    */
-  async stop(vaultId?: string): Promise<JobKind[]> {
+  async stop(vaultId?: string): Promise<StoppedWork[]> {
     const stopping = [...this.#jobs.values()].filter(
       (job) => vaultId === undefined || job.summary.vaultId === vaultId,
     );
     const cancelledBefore = new Set(stopping.filter((job) => job.controller.signal.aborted));
+    const begun = stopping.map((job) => job.begun());
     for (const job of stopping) job.controller.abort();
     const statuses = await Promise.all(stopping.map((job) => job.ended));
-    return stopping
-      .filter((job, index) => statuses[index] === 'cancelled' && !cancelledBefore.has(job))
-      .map((job) => job.summary.kind);
+    return stopping.flatMap((job, index) =>
+      statuses[index] === 'cancelled' && !cancelledBefore.has(job)
+        ? [{ kind: job.summary.kind, begun: begun[index] ?? true }]
+        : [],
+    );
   }
 
   list(): JobSummary[] {

@@ -8,49 +8,56 @@ import { plural } from '../shared/plural.js';
 
 /**
  * Each kind of job (and a delete waiting for its turn): its noun (with its article, and plural), and what is left
- * after a lock stopped `who`.
+ * after a lock stopped `who`, which had `begun` or was still waiting for another job on the vault to end.
  */
 const STOPPED: Readonly<
-  Record<StoppedWork, { a: string; noun: string; nouns: string; after: (who: string) => string }>
+  Record<
+    StoppedWork['kind'],
+    { a: string; noun: string; nouns: string; left: (who: string, begun: boolean) => string }
+  >
 > = {
   add: {
     a: 'an',
     noun: 'add',
     nouns: 'adds',
-    after: (who) =>
-      `Files ${who} had finished are in the vault and nothing half-added is: add the rest again.`,
+    left: (who, begun) =>
+      begun
+        ? `Files ${who} had finished are in the vault and nothing half-added is: add the rest again.`
+        : `Nothing was added: ${who} had not begun. Add again what you still want in the vault.`,
   },
   restore: {
     a: 'a',
     noun: 'restore',
     nouns: 'restores',
-    after: (who) =>
-      `Files ${who} had finished are in their folder and nothing half-written is: restore the rest again.`,
+    left: (who, begun) =>
+      begun
+        ? `Files ${who} had finished are in their folder and nothing half-written is: restore the rest again.`
+        : `Nothing was restored: ${who} had not begun. Restore again what you still want.`,
   },
   verify: {
     a: 'a',
     noun: 'check',
     nouns: 'checks',
-    after: () => 'Run “Check all data” again from Vault details.',
+    left: () => 'Run “Check all data” again from Vault details.',
   },
   reencrypt: {
     a: 'a',
     noun: 're-encryption',
     nouns: 're-encryptions',
-    after: () => 'Start the re-encryption again from Security: it goes on where it stopped.',
+    left: () => 'Start the re-encryption again from Security: it goes on where it stopped.',
   },
   // Only a delete still waiting for its turn is stopped by a lock: one that had begun ends whole first.
   delete: {
     a: 'a',
     noun: 'delete',
     nouns: 'deletes',
-    after: (who) => `Nothing was deleted: ${who} had not begun. Delete again what you still want gone.`,
+    left: (who) => `Nothing was deleted: ${who} had not begun. Delete again what you still want gone.`,
   },
 };
 
 /** What a stopped job of `kind` left and what to do, `who` naming the job ("it", "the adds"). */
-function leftByStoppedJob(kind: StoppedWork, who: string): string {
-  return STOPPED[kind].after(who);
+function leftByStoppedJob(kind: StoppedWork['kind'], who: string, begun: boolean): string {
+  return STOPPED[kind].left(who, begun);
 }
 
 /**
@@ -85,7 +92,7 @@ const are = (count: number): string => (count === 1 ? 'is' : 'are');
  */
 export function stoppedJobSummary(kind: JobKind, filesFinished?: number): string {
   if (filesFinished === undefined || (kind !== 'add' && kind !== 'restore'))
-    return `Stopped. ${leftByStoppedJob(kind, 'it')}`;
+    return `Stopped. ${leftByStoppedJob(kind, 'it', true)}`;
   const { doing, done, place, where, never, again } = PUT_IN_PLACE[kind];
   // No advice on how to answer the name question when adding the rest again: that depends on what was answered
   // before (Replace and Keep both each call for their own).
@@ -111,23 +118,27 @@ export function failedJobSummary(kind: JobKind, message: string, filesFinished?:
 
 /**
  * What the unlock screen says when the lock stopped jobs part-way (their rows, which name files, went with the
- * lock): which kinds, and what each left; null when it stopped none.
+ * lock): which kinds, and what each left; null when it stopped none. Jobs of a kind of which none had begun did
+ * nothing, and are told so; when some had begun, what those left is what matters.
  */
-export function stoppedByLockNotice(kinds: readonly StoppedWork[]): string | null {
-  const counts = new Map<StoppedWork, number>();
-  for (const kind of kinds) counts.set(kind, (counts.get(kind) ?? 0) + 1);
-  if (counts.size === 0) return null;
-  const named = [...counts].map(([kind, count]) => {
+export function stoppedByLockNotice(stopped: readonly StoppedWork[]): string | null {
+  const byKind = new Map<StoppedWork['kind'], { count: number; begun: boolean }>();
+  for (const { kind, begun } of stopped) {
+    const seen = byKind.get(kind);
+    byKind.set(kind, { count: (seen?.count ?? 0) + 1, begun: (seen?.begun ?? false) || begun });
+  }
+  if (byKind.size === 0) return null;
+  const named = [...byKind].map(([kind, { count }]) => {
     const { a, noun, nouns } = STOPPED[kind];
     return count === 1 ? `${a} ${noun}` : `${count.toLocaleString('en-US')} ${nouns}`;
   });
   const list =
     named.length === 1 ? named.join('') : `${named.slice(0, -1).join(', ')} and ${named.at(-1) ?? ''}`;
-  const after = [...counts].map(([kind, count]) => {
+  const after = [...byKind].map(([kind, { count, begun }]) => {
     const { noun, nouns } = STOPPED[kind];
-    return leftByStoppedJob(kind, count === 1 ? `the ${noun}` : `the ${nouns}`);
+    return leftByStoppedJob(kind, count === 1 ? `the ${noun}` : `the ${nouns}`, begun);
   });
-  return [`Locking stopped ${list} before ${kinds.length === 1 ? 'it' : 'they'} finished.`, ...after].join(
+  return [`Locking stopped ${list} before ${stopped.length === 1 ? 'it' : 'they'} finished.`, ...after].join(
     ' ',
   );
 }

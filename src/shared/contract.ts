@@ -419,8 +419,15 @@ export interface FolderTree {
 
 export type JobKind = 'add' | 'restore' | 'verify' | 'reencrypt';
 
-/** What a lock can stop part-way: a job, or a delete still waiting for its turn (`entries.remove`). */
-export type StoppedWork = JobKind | 'delete';
+/**
+ * What a lock stopped part-way: a job, or a delete still waiting for its turn (`entries.remove`). `begun`: false
+ * when it was still waiting for another job on its vault to end, so did nothing (always, for a delete: one that
+ * had begun ends whole first).
+ */
+export interface StoppedWork {
+  readonly kind: JobKind | 'delete';
+  readonly begun: boolean;
+}
 
 export interface JobSummary {
   readonly jobId: string;
@@ -603,9 +610,9 @@ export type Result<T> =
 export interface EventPayloads {
   job: JobEvent;
   /**
-   * A vault was locked: its keys are wiped and its jobs stopped. `stoppedJobs`: the kind of each job the lock
-   * stopped part-way, and a `delete` for each delete it stopped before its turn came (so the window can say so once
-   * their rows and the status bar, which name files, are gone).
+   * A vault was locked: its keys are wiped and its jobs stopped. `stoppedJobs`: each job the lock stopped part-way,
+   * and a `delete` for each delete it stopped before its turn came (so the window can say so once their rows and
+   * the status bar, which name files, are gone).
    */
   locked: {
     readonly vaultId: string;

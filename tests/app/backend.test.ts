@@ -754,7 +754,7 @@ describe('jobs', () => {
     await vi.waitFor(() => {
       expect(app.events).toContainEqual({
         event: 'locked',
-        payload: { vaultId, reason: 'user', stoppedJobs: ['add'] },
+        payload: { vaultId, reason: 'user', stoppedJobs: [{ kind: 'add', begun: true }] },
       });
     });
     expect(await app.call('job.list', {})).toEqual([]);
@@ -767,19 +767,33 @@ describe('jobs', () => {
     );
   });
 
-  it('says a lock stopped a delete that waited for an add, which deleted nothing', async () => {
+  it('says a lock stopped a delete and an add that waited for an add, which did nothing', async () => {
     const app = await newApp();
     const { vaultId } = await newVaultIn(app);
     await app.call('entries.mkdir', { vaultId, path: '/Old stuff' });
     const add = await startHeldAdd(app, vaultId);
     const removing = app.raw('entries.remove', { vaultId, paths: ['/Old stuff'] });
+    const waitingAdd = await startHeldAdd(app, vaultId);
+    await vi.waitFor(() => {
+      const waiting: unknown = expect.objectContaining({ jobId: waitingAdd.jobId, type: 'waiting' });
+      expect(app.events).toContainEqual({ event: 'job', payload: waiting });
+    });
     await app.call('vault.lock', { vaultId });
     expect(codeOf(await removing)).toBe('CANCELLED');
     expect(app.events).toContainEqual({
       event: 'locked',
-      payload: { vaultId, reason: 'user', stoppedJobs: ['add', 'delete'] },
+      payload: {
+        vaultId,
+        reason: 'user',
+        stoppedJobs: [
+          { kind: 'add', begun: true },
+          { kind: 'add', begun: false },
+          { kind: 'delete', begun: false },
+        ],
+      },
     });
     add.arrive();
+    waitingAdd.arrive();
     await app.call('vault.unlock', { vaultId, passphrase: PASSPHRASE });
     expect((await app.call('entries.list', { vaultId, path: '/' })).map((entry) => entry.name)).toEqual([
       'Old stuff',

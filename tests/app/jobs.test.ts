@@ -285,6 +285,32 @@ describe('job registry', () => {
     expect(jobs.list()).toEqual([]);
   });
 
+  it('stop() tells which jobs it stopped had not begun: still waiting for their first turn', async () => {
+    const jobs = new JobRegistry(() => undefined);
+    const progress = { filesDone: 1, filesTotal: 2, bytesDone: 1, bytesTotal: 2 };
+    jobs.start('v-1', 'restore', (context) => {
+      context.onWaiting(true);
+      return untilAborted()(context);
+    });
+    jobs.start('v-1', 'add', (context) => {
+      context.onWaiting(true);
+      context.onWaiting(false);
+      return untilAborted()(context);
+    });
+    // A re-encryption takes a turn per batch: waiting again after its first, it had begun.
+    jobs.start('v-1', 'reencrypt', (context) => {
+      context.onProgress(progress);
+      context.onWaiting(true);
+      return untilAborted()(context);
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(await jobs.stop('v-1')).toEqual([
+      { kind: 'restore', begun: false },
+      { kind: 'add', begun: true },
+      { kind: 'reencrypt', begun: true },
+    ]);
+  });
+
   it('stop() answers with the kinds of the jobs it stopped, not of one cancelled before or finished regardless', async () => {
     const jobs = new JobRegistry(() => undefined);
     jobs.start('v-1', 'add', untilAborted());
@@ -307,7 +333,10 @@ describe('job registry', () => {
     );
     await new Promise((resolve) => setImmediate(resolve));
     jobs.cancel(cancelled);
-    expect(await jobs.stop('v-1')).toEqual(['add', 'verify']);
+    expect(await jobs.stop('v-1')).toEqual([
+      { kind: 'add', begun: true },
+      { kind: 'verify', begun: true },
+    ]);
     expect(await jobs.stop('v-1')).toEqual([]);
   });
 });

@@ -46,7 +46,7 @@ describe('jobs a lock stopped', () => {
 
   it('says which, from the back end’s lock event, with the field, until the vault is unlocked', async () => {
     useCoffer.setState({ vault: VAULT });
-    vaultLocked(VAULT.vaultId, ['add']);
+    vaultLocked(VAULT.vaultId, [{ kind: 'add', begun: true }]);
     // The window's own lock call comes after the event here: it must not forget what the event said.
     vaultLocked(VAULT.vaultId);
     const api = fakeApi({ 'vault.unlock': () => unlocked });
@@ -64,13 +64,13 @@ describe('jobs a lock stopped', () => {
   it('says what the event said also when the window’s own lock call came first', () => {
     useCoffer.setState({ vault: VAULT });
     vaultLocked(VAULT.vaultId);
-    vaultLocked(VAULT.vaultId, ['verify']);
+    vaultLocked(VAULT.vaultId, [{ kind: 'verify', begun: true }]);
     showUnlock({});
     expect(notice()?.textContent).toMatch(/^Locking stopped a check before it finished\./);
   });
 
   it('says nothing after a later lock that stopped none', () => {
-    useCoffer.setState({ vault: VAULT, stoppedByLock: ['add'] });
+    useCoffer.setState({ vault: VAULT, stoppedByLock: [{ kind: 'add', begun: true }] });
     vaultLocked(VAULT.vaultId, []);
     showUnlock({});
     expect(notice()).toBeNull();
@@ -79,11 +79,11 @@ describe('jobs a lock stopped', () => {
 
   it('forgets them when the vault is closed or another vault is shown', () => {
     useCoffer.setState({ vault: VAULT });
-    vaultLocked(VAULT.vaultId, ['add']);
+    vaultLocked(VAULT.vaultId, [{ kind: 'add', begun: true }]);
     vaultClosed(VAULT.vaultId);
     expect(useCoffer.getState().stoppedByLock).toEqual([]);
     useCoffer.setState({ vault: VAULT });
-    vaultLocked(VAULT.vaultId, ['add']);
+    vaultLocked(VAULT.vaultId, [{ kind: 'add', begun: true }]);
     showVault({ ...LOCKED_VAULT, vaultId: 'v2' });
     expect(useCoffer.getState().stoppedByLock).toEqual([]);
   });

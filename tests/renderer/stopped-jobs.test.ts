@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 
 import { failedJobSummary, stoppedByLockNotice, stoppedJobSummary } from '../../src/renderer/stopped-jobs.js';
+import type { StoppedWork } from '../../src/shared/contract.js';
+
+/** Work a lock stopped after it had begun. */
+const begun = (kind: StoppedWork['kind']): StoppedWork => ({ kind, begun: true });
+/** Work a lock stopped while it still waited for its turn. */
+const waiting = (kind: StoppedWork['kind']): StoppedWork => ({ kind, begun: false });
 
 describe('what the unlock screen says of jobs a lock stopped', () => {
   it('says nothing when the lock stopped none', () => {
@@ -8,14 +14,14 @@ describe('what the unlock screen says of jobs a lock stopped', () => {
   });
 
   it('names one stopped job and what it left', () => {
-    expect(stoppedByLockNotice(['restore'])).toBe(
+    expect(stoppedByLockNotice([begun('restore')])).toBe(
       'Locking stopped a restore before it finished. Files the restore had finished are in their folder and ' +
         'nothing half-written is: restore the rest again.',
     );
   });
 
   it('counts the jobs of each kind, in the order they came, and says what each kind left', () => {
-    expect(stoppedByLockNotice(['add', 'verify', 'add', 'reencrypt'])).toBe(
+    expect(stoppedByLockNotice([begun('add'), begun('verify'), begun('add'), begun('reencrypt')])).toBe(
       'Locking stopped 2 adds, a check and a re-encryption before they finished. Files the adds had finished ' +
         'are in the vault and nothing half-added is: add the rest again. Run “Check all data” again from Vault ' +
         'details. Start the re-encryption again from Security: it goes on where it stopped.',
@@ -23,14 +29,41 @@ describe('what the unlock screen says of jobs a lock stopped', () => {
   });
 });
 
+describe('what the unlock screen says of jobs a lock stopped before their turn', () => {
+  it('says that a restore or an add that had not begun did nothing', () => {
+    expect(stoppedByLockNotice([waiting('restore')])).toBe(
+      'Locking stopped a restore before it finished. Nothing was restored: the restore had not begun. Restore ' +
+        'again what you still want.',
+    );
+    expect(stoppedByLockNotice([begun('restore'), waiting('add'), waiting('add')])).toBe(
+      'Locking stopped a restore and 2 adds before they finished. Files the restore had finished are in their ' +
+        'folder and nothing half-written is: restore the rest again. Nothing was added: the adds had not begun. ' +
+        'Add again what you still want in the vault.',
+    );
+  });
+
+  it('says what those that had begun left when others of their kind had not', () => {
+    expect(stoppedByLockNotice([waiting('add'), begun('add')])).toBe(
+      'Locking stopped 2 adds before they finished. Files the adds had finished are in the vault and nothing ' +
+        'half-added is: add the rest again.',
+    );
+  });
+
+  it('says the same of a check or a re-encryption, begun or not', () => {
+    expect(stoppedByLockNotice([waiting('verify'), waiting('reencrypt')])).toBe(
+      stoppedByLockNotice([begun('verify'), begun('reencrypt')]),
+    );
+  });
+});
+
 describe('what the unlock screen says of deletes a lock stopped before their turn', () => {
   it('says that nothing was deleted, beside what a stopped add left', () => {
-    expect(stoppedByLockNotice(['add', 'delete'])).toBe(
+    expect(stoppedByLockNotice([begun('add'), waiting('delete')])).toBe(
       'Locking stopped an add and a delete before they finished. Files the add had finished are in the vault ' +
         'and nothing half-added is: add the rest again. Nothing was deleted: the delete had not begun. Delete ' +
         'again what you still want gone.',
     );
-    expect(stoppedByLockNotice(['delete', 'delete'])).toBe(
+    expect(stoppedByLockNotice([waiting('delete'), waiting('delete')])).toBe(
       'Locking stopped 2 deletes before they finished. Nothing was deleted: the deletes had not begun. Delete ' +
         'again what you still want gone.',
     );

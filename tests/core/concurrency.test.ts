@@ -234,8 +234,8 @@ describe('operations called while others run', () => {
       big: { 'big.bin': Buffer.alloc(8 * 1024 * 1024, 7) },
     });
     await vault.add([source('big')]);
-    // Over 3 batches of 128 (what the restore hands its workers at once), so it opens some after the commit below;
-    // under the 1,000 rows at which the add commits by itself.
+    // Under the 1,000 rows at which the add commits by itself; over the 3 batches of 128 the restore hands its
+    // workers at once, so it opens small files after the commit below whichever file it restores first.
     const count = 600;
     await vault.addStreams(numbered(count, 1), '/');
     const oldPacks = packFiles(dir);
@@ -267,8 +267,12 @@ describe('operations called while others run', () => {
     for (const { name, bytes } of numbered(count, 1))
       expect(readFileSync(join(out, name)).equals(bytes)).toBe(true);
 
-    // The add ended while a read still ran; the space of what it replaced waits for that read.
+    // The add ended while a read still ran; the space of what it replaced waits for that read, and nothing asked
+    // for since waits for it.
     expect(await adding).toMatchObject({ filesAdded: count + 1, replaced: count, problems: [] });
+    expect(packFiles(dir)).toEqual(expect.arrayContaining(oldPacks));
+    expect((await collect(vault.read('/f1.bin'))).equals(Buffer.alloc(101, 2))).toBe(true);
+    await vault.addStreams([one('later.txt', 'later')], '/');
     expect(packFiles(dir)).toEqual(expect.arrayContaining(oldPacks));
     reading.destroy();
     await vi.waitFor(() => {
@@ -302,13 +306,51 @@ describe('operations called while others run', () => {
     }
   });
 
-  it('fails a read stream asked for before an add replaced its file as not found, not as damage', async () => {
+  it('compacts the packs an add left half used once the reads running at its end are over, when the vault is free', async () => {
+    const { vault, dir, source } = await vaultWith({ big: { 'big.bin': Buffer.alloc(8 * 1024 * 1024, 7) } });
+    await vault.add([source('big')]);
+    await vault.addStreams(numbered(10, 1), '/');
+    const [oldPack] = packFiles(dir);
+    const reading = await pausedRead(vault, '/big/big.bin');
+    await vault.addStreams(numbered(8, 2), '/', { onExisting: 'replace' });
+    expect(packFiles(dir)).toContain(oldPack);
+    reading.destroy();
+    // Its two live files are moved to a new pack, and the old one goes.
+    await vi.waitFor(() => {
+      expect(packFiles(dir)).not.toContain(oldPack);
+    });
+    expect(packFiles(dir)).toHaveLength(2);
+    expect((await collect(vault.read('/f9.bin'))).equals(Buffer.alloc(109, 1))).toBe(true);
+    expect((await vault.verify({ readData: true })).problems).toEqual([]);
+  });
+
+  it('frees the space of what an add replaced at its end, beside the add that waited for it', async () => {
+    const { vault, dir } = await newVault();
+    await vault.addStreams(numbered(10, 1), '/');
+    const oldPacks = packFiles(dir);
+    const replacing = vault.addStreams(numbered(10, 2), '/', { onExisting: 'replace' });
+    const held = heldBytes(Buffer.alloc(0), Buffer.from('slow'));
+    const next = vault.addStreams([{ name: 'slow.txt', size: 4, mtime: 1_000, bytes: held.bytes }], '/');
+    await replacing;
+    expect(packFiles(dir).filter((name) => oldPacks.includes(name))).toEqual([]);
+    expect((await collect(vault.read('/f1.bin'))).equals(Buffer.alloc(101, 2))).toBe(true);
+    held.release();
+    await next;
+    expect((await vault.verify({ readData: true })).problems).toEqual([]);
+  });
+
+  it('fails a read stream asked for before its file was replaced or deleted as not found, not as damage', async () => {
     const { vault } = await newVault();
-    await vault.addStreams([one('f.txt', 'old')], '/');
-    const stream = vault.read('/f.txt');
+    await vault.addStreams([one('f.txt', 'old'), one('g.txt', 'gee')], '/');
+    const replaced = vault.read('/f.txt');
     await vault.addStreams([one('f.txt', 'new')], '/', { onExisting: 'replace' });
-    await expect(collect(stream)).rejects.toBeInstanceOf(NotFoundError);
+    await expect(collect(replaced)).rejects.toBeInstanceOf(NotFoundError);
     expect((await collect(vault.read('/f.txt'))).toString()).toBe('new');
+    const deleted = vault.read('/g.txt');
+    await vault.remove(['/g.txt']);
+    await expect(collect(deleted)).rejects.toThrow(
+      '"/g.txt" was deleted or replaced after it was opened, so it was not read.',
+    );
   });
 
   it('renames and moves files an add of dropped files holds uncommitted while it waits for the next one', async () => {

@@ -3,10 +3,13 @@ import type { JobOptions } from '../types.js';
 
 /**
  * How an operation uses an unlocked vault, which decides what may run beside it:
- * - `read` (restore, read streams) reads stored blobs and packs: any number at once, also beside a change;
+ * - `read` (restore, read streams) reads stored blobs and packs: any number at once, also beside a change. The
+ *   removal of files an add's replacements left no row naming runs as one too: it touches nothing a read or an add
+ *   can find, but must not pull files from under a verify;
  * - `change` (add) writes rows and new packs but never removes one: one at a time, beside reads (and beside changes
  *   made at once, which have it commit first: see `Session.commitPendingRows`);
- * - `rewrite` (delete, verify) removes and compacts packs and rebuilds the tree: alone.
+ * - `rewrite` (delete, verify, the compaction after an add that replaced files) removes and compacts packs and
+ *   rebuilds the tree: alone.
  */
 export type Access = 'read' | 'change' | 'rewrite';
 
@@ -121,9 +124,31 @@ export class VaultActivity {
   }
 
   /**
+   * Like {@link run}, but only when its turn is now: nothing waits, and nothing running forbids it.
+   * @returns undefined, without running `work`, when it would have to wait.
+   */
+  runIfFree<T>(
+    access: Access,
+    doing: string,
+    caller: Caller | undefined,
+    work: (signal: AbortSignal) => Promise<T>,
+  ): Promise<T> | undefined {
+    if (this.#waiting.length > 0 || !this.#allowed(access)) return undefined;
+    return this.run(access, doing, caller, work);
+  }
+
+  /** Settles once every read running now has ended; undefined when none runs. */
+  readsRunning(): Promise<void> | undefined {
+    const reads = [...this.#running].filter((entry) => entry.access === 'read');
+    return reads.length === 0
+      ? undefined
+      : Promise.all(reads.map((entry) => entry.done)).then(() => undefined);
+  }
+
+  /**
    * For a key rotation or re-encryption: refused while an operation that changes the tree runs, rather than queued
    * behind it.
-   * @throws {@link BusyError} while an add, delete or verify runs.
+   * @throws {@link BusyError} while an add, delete, verify or compaction runs.
    */
   requireNoChangeRunning(): void {
     for (const entry of this.#running) {
@@ -134,7 +159,7 @@ export class VaultActivity {
   /**
    * For changes made at once (create a folder, rename, move): refused while an operation that rewrites the tree
    * runs, rather than slipped in under it. Beside an add they may run (the caller has the add commit first).
-   * @throws {@link BusyError} while a delete or verify runs.
+   * @throws {@link BusyError} while a delete, verify or compaction runs.
    */
   requireNoRewriteRunning(): void {
     for (const entry of this.#running) {

@@ -42,10 +42,9 @@ export function releasedBy(db: IndexDb, nodes: Iterable<TreeNode>): ReleasedCont
 }
 
 /**
- * The contents an add released by replacing files, from the commit that deleted their rows until they are settled.
- * A restore or read running beside the add may have chosen a replaced file before that commit: it still reads it,
- * whole and as it was, from where its blob is kept until the settle, which waits for such reads (see
- * `Vault.#settleAfterReads`).
+ * The contents an add released by replacing files, from the commit that deleted their rows until no read that may
+ * have chosen them runs. A restore or read running beside the add may have chosen a replaced file before that
+ * commit: it still reads it, whole and as it was, where its blob stays until then (see `Vault.#settleAfterReads`).
  */
 export class HeldReleases {
   readonly #unsettled: ReleasedContents[] = [];
@@ -57,12 +56,12 @@ export class HeldReleases {
     for (const [fileId, location] of released.locations) this.#locations.set(fileId, location);
   }
 
-  /** What is to be settled, handed over once; its blobs stay readable until {@link HeldReleases.letGo}. */
+  /** What is to be removed, handed over once; its blobs stay readable until {@link HeldReleases.letGo}. */
   take(): ReleasedContents[] {
     return this.#unsettled.splice(0);
   }
 
-  /** Once settled (or given up at a lock): no read may find these blobs any more. */
+  /** Once no read that may have chosen them runs: they are about to be removed. */
   letGo(released: readonly ReleasedContents[]): void {
     for (const each of released) for (const fileId of each.locations.keys()) this.#locations.delete(fileId);
   }
@@ -74,16 +73,40 @@ export class HeldReleases {
 }
 
 /**
- * After the transaction that deleted the rows committed: removes the blob files and packs no row names any more and
- * reclaims the packs' space. Never throws: the deletion itself is done and durable; the next open removes what is
- * left (through the intents), and `verify` reclaims space a failed compaction left.
+ * After the transaction that deleted the rows committed: removes the blob files and packs no row names any more
+ * and reclaims the packs' space. Alone in the vault (a delete). Never throws: the deletion itself is done and
+ * durable; the next open removes what is left (through the intents), and `verify` reclaims space a failed
+ * compaction left.
  */
 export async function settleReleased(session: Session, released: ReleasedContents): Promise<void> {
-  for (const id of released.packs) session.packs.forget(id);
-  try {
-    await settleIntents(session.dir, session.db, released.intents);
-    await reclaimPacks(session, released.packs);
-  } catch {
-    // See above: nothing is lost by stopping here.
+  await removeReleased(session, [released]);
+  await reclaimReleased(session, [released]);
+}
+
+/**
+ * Removes the blob files and packs that these released contents leave no row naming. Safe beside reads and an add
+ * once no read that could have chosen them runs: nothing can find them then. Never throws (see
+ * {@link settleReleased}).
+ */
+export async function removeReleased(session: Session, released: readonly ReleasedContents[]): Promise<void> {
+  const intents = released.flatMap((each) => each.intents);
+  // Only packs about to go: one still holding live blobs may be in a running read's hands.
+  for (const intent of intents) {
+    if (intent.kind === 'pack' && !session.db.names(intent)) session.packs.forget(intent.id);
   }
+  await settleIntents(session.dir, session.db, intents).catch(() => undefined);
+}
+
+/**
+ * Compacts the packs these released contents left less than half used. It moves live blobs, so only with the
+ * vault to itself. Never throws (see {@link settleReleased}).
+ */
+export async function reclaimReleased(
+  session: Session,
+  released: readonly ReleasedContents[],
+): Promise<void> {
+  await reclaimPacks(
+    session,
+    released.flatMap((each) => each.packs),
+  ).catch(() => undefined);
 }

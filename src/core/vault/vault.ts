@@ -68,7 +68,7 @@ import { openIndex } from './index-open.js';
 import { BLOB_DIR, checkVaultFolder, INDEX_FILE, PACK_DIR, PRIVATE_FOLDER_MODE, TEMP_DIR } from './layout.js';
 import { recoverFromCrash } from './leftovers.js';
 import { Reencryption } from './reencrypt.js';
-import { releasedBy, settleReleased } from './release.js';
+import { reclaimReleased, releasedBy, removeReleased, settleReleased } from './release.js';
 import { checkRange, plaintextChunks, type ByteRange } from './read.js';
 import { restorePaths } from './restore.js';
 import type { IndexState } from './seen-states.js';
@@ -1051,36 +1051,31 @@ export class Vault {
   }
 
   /**
-   * Settles what an add released by replacing files (whether it ended done, failed or cancelled), as an operation
-   * of its own once no read runs: a restore or read beside the add may still read a replaced file it chose before
-   * (see {@link Session.releases}), and a compaction must not move a pack from under it. Waited for when nothing holds
-   * it back (so the command line's add ends with the space reclaimed); behind running reads the add ends without
-   * it. Stopped by a lock before its turn, it is left to the intents the add recorded: the next open removes what
-   * no row names, and verify reclaims the space of packs left half used.
+   * Frees the space of what an add released by replacing files (whether it ended done, failed or cancelled). A read
+   * running now may have chosen a replaced file before the add committed its successor and still reads it (see
+   * {@link Session.releases}): once the reads running now have ended, the files no row names are removed (beside
+   * whatever runs then, but never under a verify), and the packs left less than half used are compacted if the
+   * vault is free at that moment; otherwise `verify` does that later. Nothing waits behind this: reads and adds
+   * asked for meanwhile run. Waited for when no read runs (so the command line's add ends with its space
+   * reclaimed). A lock first leaves the files to the intents the add recorded, which the next open settles.
    */
   async #settleAfterReads(session: Session): Promise<void> {
     const released = session.releases.take();
-    if (released.length === 0 || this.#session !== session) return;
-    const turn = { waits: false };
-    const settling = this.#activity
-      .run(
-        'rewrite',
-        'freeing the space of files an add replaced',
-        {
-          onWaiting: (waiting) => {
-            turn.waits ||= waiting;
-          },
-          busyNext: 'Try again in a moment.',
-        },
-        async () => {
-          for (const each of released) await settleReleased(session, each);
-        },
-      )
-      .catch(() => undefined)
-      .finally(() => {
-        session.releases.letGo(released);
-      });
-    if (!turn.waits) await settling;
+    if (released.length === 0) return;
+    const reading = this.#activity.readsRunning();
+    const settling = (reading ?? Promise.resolve()).then(async () => {
+      session.releases.letGo(released);
+      if (this.#session !== session) return;
+      await this.#activity
+        .run('read', FREEING_REPLACED, undefined, () => removeReleased(session, released))
+        .catch(() => undefined);
+      await this.#activity
+        .runIfFree('rewrite', FREEING_REPLACED, { busyNext: 'Try again in a moment.' }, () =>
+          reclaimReleased(session, released),
+        )
+        ?.catch(() => undefined);
+    });
+    if (reading === undefined) await settling;
   }
 
   /**
@@ -1437,6 +1432,9 @@ function retire(session: Session, saveSnapshot: boolean): void {
     session.wipeKeys();
   }
 }
+
+/** What the vault is busy doing while it frees the space of files an add replaced. */
+const FREEING_REPLACED = 'freeing the space of files an add replaced';
 
 /** A file a read stream was opened for that was deleted or replaced before its first read. */
 function goneSinceOpened(path: string): NotFoundError {

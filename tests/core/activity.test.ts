@@ -52,6 +52,46 @@ describe('VaultActivity', () => {
     expect(activity.busy).toBe(false);
   });
 
+  it('runs an operation only if its turn is now when asked to, and tells when the reads running now are over', async () => {
+    const activity = new VaultActivity();
+    const log: string[] = [];
+    const free = () => activity.runIfFree('rewrite', 'compacting', undefined, () => Promise.resolve('ran'));
+    expect(activity.readsRunning()).toBeUndefined();
+    expect(await free()).toBe('ran');
+
+    const read1 = operation(activity, 'read', 'read 1', log);
+    const change = operation(activity, 'change', 'change', log);
+    await turn();
+    expect(free()).toBeUndefined();
+    const readsNow = activity.readsRunning();
+    let readsOver = false;
+    void readsNow?.then(() => {
+      readsOver = true;
+    });
+    // A read started later is not waited for, nor is the change.
+    const read2 = operation(activity, 'read', 'read 2', log);
+    await turn();
+    read1.end();
+    await turn();
+    expect(readsOver).toBe(true);
+    change.end();
+    read2.end();
+    await Promise.all([read1.result, change.result, read2.result]);
+
+    // Nor while an operation waits for its turn: a read beside a change, behind a waiting rewrite.
+    const adding = operation(activity, 'change', 'adding', log);
+    const waiting = operation(activity, 'rewrite', 'waiting rewrite', log);
+    await turn();
+    const read = () => activity.runIfFree('read', 'reading', undefined, () => Promise.resolve('ran'));
+    expect(read()).toBeUndefined();
+    adding.end();
+    await turn();
+    waiting.end();
+    await Promise.all([adding.result, waiting.result]);
+    expect(await read()).toBe('ran');
+    expect(await free()).toBe('ran');
+  });
+
   it('tells an operation that must wait for its turn that it waits, and when the turn comes', async () => {
     const activity = new VaultActivity();
     const log: string[] = [];

@@ -75,9 +75,10 @@ function one(name: string, text: string) {
   return { name, size: text.length, mtime: 1_000, bytes: Buffer.from(text) };
 }
 
-/** `count` dropped files named f0.bin, f1.bin, ..., each filled with `tag`. */
-function numbered(count: number, tag: number) {
-  return Array.from({ length: count }, (_, i) => {
+/** `count` dropped files named `f${from}.bin`, `f${from + 1}.bin`, ..., each filled with `tag`. */
+function numbered(count: number, tag: number, from = 0) {
+  return Array.from({ length: count }, (_, index) => {
+    const i = from + index;
     const bytes = Buffer.alloc(100 + (i % 50), tag);
     return { name: `f${i}.bin`, size: bytes.length, mtime: 1_000, bytes };
   });
@@ -94,6 +95,53 @@ async function pausedRead(vault: Vault, path: string) {
   await new Promise((resolve) => stream.once('data', resolve));
   stream.pause();
   return stream;
+}
+
+/**
+ * A vault of a large file and `count` small ones (f0.bin, ... filled with 1), with a read of the large one begun
+ * and paused, so that an add's end meets a running read; and the packs the small ones are in.
+ */
+async function smallFilesBesideRead(count: number) {
+  const { vault, dir, root, source } = await vaultWith({
+    big: { 'big.bin': Buffer.alloc(8 * 1024 * 1024, 7) },
+  });
+  await vault.add([source('big')]);
+  await vault.addStreams(numbered(count, 1), '/');
+  const oldPacks = packFiles(dir);
+  const reading = await pausedRead(vault, '/big/big.bin');
+  return { vault, dir, root, oldPacks, reading };
+}
+
+/**
+ * Restores the whole vault to `root`/out while an add replaces `files`: the add holds them uncommitted until the
+ * restore has chosen every file and restored its first; then a change made at once has it commit them (deleting
+ * the replaced files' rows under the restore), it ends, and `alsoThen` runs.
+ */
+async function restoreAcrossReplace(
+  vault: Vault,
+  root: string,
+  files: ReturnType<typeof numbered>,
+  alsoThen: () => void = () => undefined,
+) {
+  const held = heldBytes(Buffer.alloc(0), Buffer.from('slow'));
+  const taken = filesTaken();
+  const adding = vault.addStreams(
+    [...files, { name: 'slow.txt', size: 4, mtime: 1_000, bytes: held.bytes }],
+    '/',
+    { onExisting: 'replace', onProgress: taken.onProgress },
+  );
+  await taken.reached(files.length);
+  let restored = 0;
+  const out = join(root, 'out');
+  const report = await vault.restore(['/'], out, {
+    onRestored: () => {
+      if (++restored > 1) return;
+      vault.mkdir('/made while restoring');
+      held.release();
+      alsoThen();
+    },
+  });
+  return { report, out, adding };
 }
 
 function filesUnder(vault: Vault, folder: string): string[] {
@@ -230,39 +278,11 @@ describe('operations called while others run', () => {
   });
 
   it('restores the files it chose as they were when an add replaces them midway, and the add frees their space only after the reads', async () => {
-    const { vault, dir, root, source } = await vaultWith({
-      big: { 'big.bin': Buffer.alloc(8 * 1024 * 1024, 7) },
-    });
-    await vault.add([source('big')]);
     // Under the 1,000 rows at which the add commits by itself; over the 3 batches of 128 the restore hands its
-    // workers at once, so it opens small files after the commit below whichever file it restores first.
+    // workers at once, so it opens small files after the commit whichever file it restores first.
     const count = 600;
-    await vault.addStreams(numbered(count, 1), '/');
-    const oldPacks = packFiles(dir);
-    const reading = await pausedRead(vault, '/big/big.bin');
-
-    const held = heldBytes(Buffer.alloc(0), Buffer.from('slow'));
-    const taken = filesTaken();
-    const adding = vault.addStreams(
-      [...numbered(count, 2), { name: 'slow.txt', size: 4, mtime: 1_000, bytes: held.bytes }],
-      '/',
-      {
-        onExisting: 'replace',
-        onProgress: taken.onProgress,
-      },
-    );
-    await taken.reached(count);
-    let restored = 0;
-    const out = join(root, 'out');
-    const report = await vault.restore(['/'], out, {
-      onRestored: () => {
-        if (++restored > 1) return;
-        // A change made at once has the add commit what it holds now, deleting the replaced files' rows under the
-        // restore; then the add ends.
-        vault.mkdir('/made while restoring');
-        held.release();
-      },
-    });
+    const { vault, dir, root, oldPacks, reading } = await smallFilesBesideRead(count);
+    const { report, out, adding } = await restoreAcrossReplace(vault, root, numbered(count, 2));
     expect(report).toMatchObject({ filesRestored: count + 1, problems: [] });
     for (const { name, bytes } of numbered(count, 1))
       expect(readFileSync(join(out, name)).equals(bytes)).toBe(true);
@@ -283,11 +303,7 @@ describe('operations called while others run', () => {
   });
 
   it('leaves the space an add freed while a read ran to the next open when locked before the read ended', async () => {
-    const { vault, dir, source } = await vaultWith({ big: { 'big.bin': Buffer.alloc(8 * 1024 * 1024, 7) } });
-    await vault.add([source('big')]);
-    await vault.addStreams(numbered(10, 1), '/');
-    const oldPacks = packFiles(dir);
-    const reading = await pausedRead(vault, '/big/big.bin');
+    const { vault, dir, oldPacks, reading } = await smallFilesBesideRead(10);
     await vault.addStreams(numbered(10, 2), '/', { onExisting: 'replace' });
     expect(packFiles(dir)).toEqual(expect.arrayContaining(oldPacks));
     const stopped = new Promise((resolve) => reading.once('error', resolve));
@@ -324,19 +340,76 @@ describe('operations called while others run', () => {
     expect((await vault.verify({ readData: true })).problems).toEqual([]);
   });
 
-  it('frees the space of what an add replaced at its end, beside the add that waited for it', async () => {
+  it('frees the space of what an add replaced at its end, beside the add that waited for it, and leaves compaction to verify', async () => {
     const { vault, dir } = await newVault();
-    await vault.addStreams(numbered(10, 1), '/');
-    const oldPacks = packFiles(dir);
-    const replacing = vault.addStreams(numbered(10, 2), '/', { onExisting: 'replace' });
+    await vault.addStreams(numbered(5, 1), '/');
+    const [emptied] = packFiles(dir);
+    await vault.addStreams(numbered(10, 1, 10), '/');
+    const [halfUsed] = packFiles(dir).filter((name) => name !== emptied);
+    const replacing = vault.addStreams([...numbered(5, 2), ...numbered(8, 2, 10)], '/', {
+      onExisting: 'replace',
+    });
     const held = heldBytes(Buffer.alloc(0), Buffer.from('slow'));
     const next = vault.addStreams([{ name: 'slow.txt', size: 4, mtime: 1_000, bytes: held.bytes }], '/');
     await replacing;
-    expect(packFiles(dir).filter((name) => oldPacks.includes(name))).toEqual([]);
+    // The pack no row names is gone; the one left with two live files waits, as the vault was not free.
+    expect(packFiles(dir)).not.toContain(emptied);
+    expect(packFiles(dir)).toContain(halfUsed);
     expect((await collect(vault.read('/f1.bin'))).equals(Buffer.alloc(101, 2))).toBe(true);
     held.release();
     await next;
+    expect(packFiles(dir)).toContain(halfUsed);
     expect((await vault.verify({ readData: true })).problems).toEqual([]);
+    expect(packFiles(dir)).not.toContain(halfUsed);
+    expect((await collect(vault.read('/f19.bin'))).equals(Buffer.alloc(119, 1))).toBe(true);
+  });
+
+  it('keeps a pack a later add still holds replaced files in for a restore, when an earlier add frees its space', async () => {
+    const count = 600;
+    const { vault, dir, root, oldPacks, reading } = await smallFilesBesideRead(count);
+    // The first add replaces f0; the space it frees waits for the paused read.
+    await vault.addStreams(numbered(1, 2), '/', { onExisting: 'replace' });
+    // The second replaces the rest of the same packs under a restore that chose them; the paused read ends then, so
+    // the first's turn to free space comes while the restore still reads them.
+    const { report, out, adding } = await restoreAcrossReplace(vault, root, numbered(count - 1, 3, 1), () => {
+      reading.destroy();
+    });
+    expect(report).toMatchObject({ filesRestored: count + 1, problems: [] });
+    for (const { name, bytes } of numbered(count - 1, 1, 1))
+      expect(readFileSync(join(out, name)).equals(bytes)).toBe(true);
+    await adding;
+    await vi.waitFor(() => {
+      expect(packFiles(dir).filter((name) => oldPacks.includes(name))).toEqual([]);
+    });
+    expect((await vault.verify({ readData: true })).problems).toEqual([]);
+  });
+
+  it('ends an add that replaced files before a delete or verify queued behind it', async () => {
+    const { vault, dir } = await newVault();
+    await vault.addStreams(numbered(10, 1), '/');
+    const oldPacks = packFiles(dir);
+    const held = heldBytes(Buffer.alloc(0), Buffer.from('slow'));
+    const taken = filesTaken();
+    const ended: string[] = [];
+    const adding = vault
+      .addStreams([...numbered(10, 2), { name: 'slow.txt', size: 4, mtime: 1_000, bytes: held.bytes }], '/', {
+        onExisting: 'replace',
+        onProgress: taken.onProgress,
+      })
+      .then(() => ended.push('add'));
+    await taken.reached(10);
+    const verifying = vault.verify({ readData: true }).then((report) => {
+      ended.push('verify');
+      return report;
+    });
+    held.release();
+    await adding;
+    expect((await verifying).problems).toEqual([]);
+    expect(ended).toEqual(['add', 'verify']);
+    // Its space was freed after the verify.
+    await vi.waitFor(() => {
+      expect(packFiles(dir).filter((name) => oldPacks.includes(name))).toEqual([]);
+    });
   });
 
   it('fails a read stream asked for before its file was replaced or deleted as not found, not as damage', async () => {

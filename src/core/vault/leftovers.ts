@@ -64,11 +64,14 @@ export async function settleIntents(
   intents: Iterable<Intent>,
 ): Promise<number> {
   const settled: Intent[] = [];
+  /** Those settled because a row names their file: only while one still does (see the end). */
+  const named = new Set<Intent>();
   const removedFrom = new Set<string>();
   let removed = 0;
   for (const intent of intents) {
     let kept = false;
-    if (!db.names(intent)) {
+    if (db.names(intent)) named.add(intent);
+    else {
       for (const parts of intentFiles(intent)) {
         const outcome = await removeRegularFile(vaultDir, parts);
         if (outcome === 'removed') removed++;
@@ -88,7 +91,9 @@ export async function settleIntents(
   } catch {
     return removed;
   }
-  db.clearIntents(settled);
+  // A change committed during the awaits above (an add replacing the last files of a pack) may have stopped
+  // naming a file and recorded an intent for it that is this one: that must stay, or nothing would remove the file.
+  db.clearIntents(settled.filter((intent) => !named.has(intent) || db.names(intent)));
   return removed;
 }
 

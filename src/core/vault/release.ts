@@ -49,11 +49,19 @@ export function releasedBy(db: IndexDb, nodes: Iterable<TreeNode>): ReleasedCont
 export class HeldReleases {
   readonly #unsettled: ReleasedContents[] = [];
   readonly #locations = new Map<string, BlobLocation>();
+  /** How many held locations are in each pack, by hex id. */
+  readonly #inPacks = new Map<string, number>();
 
   /** Keeps what a commit released readable, and to be settled. */
   hold(released: ReleasedContents): void {
     this.#unsettled.push(released);
-    for (const [fileId, location] of released.locations) this.#locations.set(fileId, location);
+    for (const [fileId, location] of released.locations) {
+      this.#locations.set(fileId, location);
+      if (location.kind === 'pack') {
+        const pack = location.packId.toString('hex');
+        this.#inPacks.set(pack, (this.#inPacks.get(pack) ?? 0) + 1);
+      }
+    }
   }
 
   /** What is to be removed, handed over once; its blobs stay readable until {@link HeldReleases.letGo}. */
@@ -61,9 +69,22 @@ export class HeldReleases {
     return this.#unsettled.splice(0);
   }
 
-  /** Once no read that may have chosen them runs: they are about to be removed. */
+  /** Once no read that may have chosen them runs: no read finds them any more. */
   letGo(released: readonly ReleasedContents[]): void {
-    for (const each of released) for (const fileId of each.locations.keys()) this.#locations.delete(fileId);
+    for (const each of released) {
+      for (const [fileId, location] of each.locations) {
+        if (!this.#locations.delete(fileId) || location.kind !== 'pack') continue;
+        const pack = location.packId.toString('hex');
+        const left = (this.#inPacks.get(pack) ?? 1) - 1;
+        if (left > 0) this.#inPacks.set(pack, left);
+        else this.#inPacks.delete(pack);
+      }
+    }
+  }
+
+  /** Whether a read may still be given a blob in this pack (another add's replaced file, chosen before it). */
+  holdsPack(packId: Buffer): boolean {
+    return this.#inPacks.has(packId.toString('hex'));
   }
 
   /** Where a released file id's blob is, while held. */
@@ -89,7 +110,11 @@ export async function settleReleased(session: Session, released: ReleasedContent
  * {@link settleReleased}).
  */
 export async function removeReleased(session: Session, released: readonly ReleasedContents[]): Promise<void> {
-  const intents = released.flatMap((each) => each.intents);
+  // A pack another add still holds a replaced file in, for a read that chose it, stays (with its intent) until
+  // that add's own removal.
+  const intents = released
+    .flatMap((each) => each.intents)
+    .filter((intent) => intent.kind !== 'pack' || !session.releases.holdsPack(intent.id));
   // Only packs about to go: one still holding live blobs may be in a running read's hands.
   for (const intent of intents) {
     if (intent.kind === 'pack' && !session.db.names(intent)) session.packs.forget(intent.id);

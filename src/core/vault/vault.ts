@@ -68,7 +68,13 @@ import { openIndex } from './index-open.js';
 import { BLOB_DIR, checkVaultFolder, INDEX_FILE, PACK_DIR, PRIVATE_FOLDER_MODE, TEMP_DIR } from './layout.js';
 import { recoverFromCrash } from './leftovers.js';
 import { Reencryption } from './reencrypt.js';
-import { reclaimReleased, releasedBy, removeReleased, settleReleased } from './release.js';
+import {
+  reclaimReleased,
+  releasedBy,
+  removeReleased,
+  settleReleased,
+  type ReleasedContents,
+} from './release.js';
 import { checkRange, plaintextChunks, type ByteRange } from './read.js';
 import { restorePaths } from './restore.js';
 import type { IndexState } from './seen-states.js';
@@ -1053,29 +1059,50 @@ export class Vault {
   /**
    * Frees the space of what an add released by replacing files (whether it ended done, failed or cancelled). A read
    * running now may have chosen a replaced file before the add committed its successor and still reads it (see
-   * {@link Session.releases}): once the reads running now have ended, the files no row names are removed (beside
-   * whatever runs then, but never under a verify), and the packs left less than half used are compacted if the
-   * vault is free at that moment; otherwise `verify` does that later. Nothing waits behind this: reads and adds
-   * asked for meanwhile run. Waited for when no read runs (so the command line's add ends with its space
-   * reclaimed). A lock first leaves the files to the intents the add recorded, which the next open settles.
+   * {@link Session.releases}), so this waits for the reads running now; nothing asked for meanwhile waits for it.
+   * Waited for when it can run at once (so the command line's add ends with its space reclaimed).
    */
   async #settleAfterReads(session: Session): Promise<void> {
     const released = session.releases.take();
     if (released.length === 0) return;
     const reading = this.#activity.readsRunning();
-    const settling = (reading ?? Promise.resolve()).then(async () => {
-      session.releases.letGo(released);
-      if (this.#session !== session) return;
-      await this.#activity
-        .run('read', FREEING_REPLACED, undefined, () => removeReleased(session, released))
-        .catch(() => undefined);
-      await this.#activity
-        .runIfFree('rewrite', FREEING_REPLACED, { busyNext: 'Try again in a moment.' }, () =>
-          reclaimReleased(session, released),
-        )
-        ?.catch(() => undefined);
-    });
-    if (reading === undefined) await settling;
+    if (reading === undefined) await this.#freeReplaced(session, released);
+    else void reading.then(() => this.#freeReplaced(session, released));
+  }
+
+  /**
+   * Removes the files the released contents leave no row naming, in a turn of its own beside reads and an add but
+   * never under a verify; then compacts the packs they left less than half used if the vault is free at that
+   * moment (otherwise the next `verify` that finds no damage does). A lock first leaves the files to the intents the
+   * add recorded, which the next open settles. Never throws.
+   * @returns once done; at once if its turn must wait (behind a delete or verify), which it then does.
+   */
+  #freeReplaced(session: Session, released: readonly ReleasedContents[]): Promise<void> {
+    session.releases.letGo(released);
+    if (this.#session !== session) return Promise.resolve();
+    const turn = { waits: false };
+    const freeing = this.#activity
+      .run(
+        'read',
+        FREEING_REPLACED,
+        {
+          onWaiting: (waiting) => {
+            turn.waits ||= waiting;
+          },
+        },
+        () => removeReleased(session, released),
+      )
+      .then(() => {
+        if (this.#session !== session) return;
+        return this.#activity.runIfFree(
+          'rewrite',
+          FREEING_REPLACED,
+          { busyNext: 'Try again in a moment.' },
+          () => reclaimReleased(session, released),
+        );
+      })
+      .catch(() => undefined);
+    return turn.waits ? Promise.resolve() : freeing;
   }
 
   /**

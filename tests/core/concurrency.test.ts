@@ -113,16 +113,10 @@ async function smallFilesBesideRead(count: number) {
 }
 
 /**
- * Restores the whole vault to `root`/out while an add replaces `files`: the add holds them uncommitted until the
- * restore has chosen every file and restored its first; then a change made at once has it commit them (deleting
- * the replaced files' rows under the restore), it ends, and `alsoThen` runs.
+ * Starts an add replacing `files` that holds them uncommitted (behind a dropped file whose bytes wait) until
+ * `commit`: a change made at once then has it commit them, and the held file arrives so that it ends.
  */
-async function restoreAcrossReplace(
-  vault: Vault,
-  root: string,
-  files: ReturnType<typeof numbered>,
-  alsoThen: () => void = () => undefined,
-) {
+async function holdReplacing(vault: Vault, files: ReturnType<typeof numbered>) {
   const held = heldBytes(Buffer.alloc(0), Buffer.from('slow'));
   const taken = filesTaken();
   const adding = vault.addStreams(
@@ -131,17 +125,51 @@ async function restoreAcrossReplace(
     { onExisting: 'replace', onProgress: taken.onProgress },
   );
   await taken.reached(files.length);
+  const commit = (): void => {
+    vault.mkdir('/made while restoring');
+    held.release();
+  };
+  return { adding, commit };
+}
+
+/**
+ * Restores the whole vault to `root`/out while an add replaces `files`: the add holds them until the restore has
+ * chosen every file and restored its first; then it commits them (deleting the replaced files' rows under the
+ * restore) and ends, and `alsoThen` runs.
+ */
+async function restoreAcrossReplace(
+  vault: Vault,
+  root: string,
+  files: ReturnType<typeof numbered>,
+  alsoThen: () => void = () => undefined,
+) {
+  const { adding, commit } = await holdReplacing(vault, files);
   let restored = 0;
   const out = join(root, 'out');
   const report = await vault.restore(['/'], out, {
     onRestored: () => {
       if (++restored > 1) return;
-      vault.mkdir('/made while restoring');
-      held.release();
+      commit();
       alsoThen();
     },
   });
   return { report, out, adding };
+}
+
+/**
+ * After a restore across adds that replaced `chosen`: each was restored as it was chosen; once the add ended, the
+ * packs they were in are gone; nothing is damaged.
+ */
+async function expectChosenRestoredThenFreed(
+  at: { vault: Vault; dir: string; out: string; oldPacks: readonly string[]; adding: Promise<unknown> },
+  chosen: ReturnType<typeof numbered>,
+) {
+  for (const { name, bytes } of chosen) expect(readFileSync(join(at.out, name)).equals(bytes)).toBe(true);
+  await at.adding;
+  await vi.waitFor(() => {
+    expect(packFiles(at.dir).filter((name) => at.oldPacks.includes(name))).toEqual([]);
+  });
+  expect((await at.vault.verify({ readData: true })).problems).toEqual([]);
 }
 
 function filesUnder(vault: Vault, folder: string): string[] {
@@ -375,13 +403,44 @@ describe('operations called while others run', () => {
       reading.destroy();
     });
     expect(report).toMatchObject({ filesRestored: count + 1, problems: [] });
-    for (const { name, bytes } of numbered(count - 1, 1, 1))
-      expect(readFileSync(join(out, name)).equals(bytes)).toBe(true);
-    await adding;
-    await vi.waitFor(() => {
-      expect(packFiles(dir).filter((name) => oldPacks.includes(name))).toEqual([]);
+    await expectChosenRestoredThenFreed({ vault, dir, out, oldPacks, adding }, numbered(count - 1, 1, 1));
+  });
+
+  it('keeps a pack a later add commits replaced files in while an earlier add is freeing space', async () => {
+    const count = 600;
+    const { vault, dir, root, oldPacks, reading } = await smallFilesBesideRead(count);
+    const large = (tag: number) => ({
+      name: 'x.bin',
+      size: 2 << 20,
+      mtime: 1_000,
+      bytes: Buffer.alloc(2 << 20, tag),
     });
-    expect((await vault.verify({ readData: true })).problems).toEqual([]);
+    await vault.addStreams([large(1)], '/');
+    // The first add replaces a large file (its blob file's removal comes before the packs') and f0; the space it
+    // frees waits for the paused read.
+    await vault.addStreams([large(2), ...numbered(1, 2)], '/', { onExisting: 'replace' });
+    const { adding, commit } = await holdReplacing(vault, numbered(count - 1, 3, 1));
+    // The second add commits the rest of the same packs, under the restore that chose them, just as the first's
+    // removal reaches the large file: between two of its steps.
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- called below with the spied-on index as `this`
+    const looks = IndexDb.prototype.names;
+    const namesSpy = vi.spyOn(IndexDb.prototype, 'names').mockImplementation(function (
+      this: IndexDb,
+      intent,
+    ) {
+      if (intent.kind === 'blob' && namesSpy.mock.calls.length === 1) commit();
+      return looks.call(this, intent);
+    });
+    let restored = 0;
+    const out = join(root, 'out');
+    const report = await vault.restore(['/'], out, {
+      onRestored: () => {
+        if (++restored === 1) reading.destroy();
+      },
+    });
+    namesSpy.mockRestore();
+    expect(report).toMatchObject({ filesRestored: count + 2, problems: [] });
+    await expectChosenRestoredThenFreed({ vault, dir, out, oldPacks, adding }, numbered(count - 1, 1, 1));
   });
 
   it('ends an add that replaced files before a delete or verify queued behind it', async () => {
@@ -410,6 +469,20 @@ describe('operations called while others run', () => {
     await vi.waitFor(() => {
       expect(packFiles(dir).filter((name) => oldPacks.includes(name))).toEqual([]);
     });
+  });
+
+  it('reads a stream asked for before a re-encryption moved its contents, whole and in ranges', async () => {
+    const { vault } = await newVault();
+    const large = Buffer.alloc(3 << 20, 9);
+    await vault.addStreams(
+      [one('f.txt', 'small'), { name: 'big.bin', size: large.length, mtime: 1_000, bytes: large }],
+      '/',
+    );
+    const small = vault.read('/f.txt');
+    const range = vault.read('/big.bin', { start: 10, end: 20 });
+    expect(await vault.reencrypt()).toMatchObject({ filesReencrypted: 2, problems: [] });
+    expect((await collect(small)).toString()).toBe('small');
+    expect((await collect(range)).equals(large.subarray(10, 21))).toBe(true);
   });
 
   it('fails a read stream asked for before its file was replaced or deleted as not found, not as damage', async () => {

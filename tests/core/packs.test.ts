@@ -234,6 +234,28 @@ describe('small files in packs', () => {
     }
   });
 
+  it('reads files from more packs at once than it keeps open, each whole and in ranges', async () => {
+    const { vault, dir } = await newVault();
+    // One pack each, more than the 16 packs kept open: a pack closed under a reader would give it another's bytes.
+    const size = 300 * 1024;
+    const count = 24;
+    for (let i = 0; i < count; i++)
+      await vault.addStreams(
+        [{ name: `f${i}.bin`, size, mtime: 1_000, bytes: Buffer.alloc(size, i + 1) }],
+        '/',
+      );
+    expect(readdirSync(join(dir, 'packs'))).toHaveLength(count);
+    const files = Array.from({ length: count }, (_, i) => i);
+    const whole = await Promise.all(files.map((i) => collect(vault.read(`/f${i}.bin`))));
+    expect(whole.map((bytes, i) => bytes.equals(Buffer.alloc(size, i + 1)))).toEqual(files.map(() => true));
+    const ranges = await Promise.all(
+      files.map((i) => collect(vault.read(`/f${i}.bin`, { start: 1_000, end: size - 1_000 }))),
+    );
+    expect(ranges.map((bytes, i) => bytes.equals(Buffer.alloc(size - 1_999, i + 1)))).toEqual(
+      files.map(() => true),
+    );
+  });
+
   it('removes a pack once every file in it is deleted', async () => {
     const { vault, dir, root } = await newVault();
     await writeTree(join(root, 'one'), smallFiles(5));

@@ -63,4 +63,23 @@ describe('settling intents', () => {
     expect(cleared).toEqual([unnamed]);
     expect(existsSync(packFile(dir, releasedMeanwhile))).toBe(true);
   });
+
+  it('leaves alone, recorded, an intent its caller says to keep when it is reached', async () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, 'packs'));
+    const unnamed = pack(1);
+    const held = pack(2);
+    writeFileSync(packFile(dir, unnamed), 'x');
+    writeFileSync(packFile(dir, held), 'y');
+    const { db, cleared } = indexAnswering(new Map());
+    const asked: Intent[] = [];
+    const lookingAt = (intent: Intent) => {
+      asked.push(intent);
+      return intent === held ? 'keep' : 'settle';
+    };
+    expect(await settleIntents(dir, db, [unnamed, held], lookingAt)).toBe(1);
+    expect(asked).toEqual([unnamed, held]);
+    expect(cleared).toEqual([unnamed]);
+    expect(existsSync(packFile(dir, held))).toBe(true);
+  });
 });

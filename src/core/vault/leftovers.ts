@@ -54,7 +54,8 @@ async function removeRegularFile(
  * Settles intents (FORMAT.md section 8.5): removes the file of each that no committed row names (this vault wrote
  * it, or stopped naming it, and never committed a row that names it), fsyncs the folders they were in (also when
  * a file was already gone), then forgets every intent settled. One whose file could not be removed stays
- * recorded, for the next open to try again; all do when a folder cannot be fsynced.
+ * recorded, for the next open to try again; all do when a folder cannot be fsynced. `lookingAt` is asked of each
+ * intent just before it is looked at: `'keep'` leaves it recorded and its file alone.
  * @returns how many files were removed.
  * @throws the index's error when the intents cannot be cleared.
  */
@@ -62,6 +63,7 @@ export async function settleIntents(
   vaultDir: string,
   db: IndexDb,
   intents: Iterable<Intent>,
+  lookingAt: (intent: Intent) => 'settle' | 'keep' = () => 'settle',
 ): Promise<number> {
   const settled: Intent[] = [];
   /** Those settled because a row names their file: only while one still does (see the end). */
@@ -69,6 +71,8 @@ export async function settleIntents(
   const removedFrom = new Set<string>();
   let removed = 0;
   for (const intent of intents) {
+    // Asked at the moment it is looked at: the awaits before may have let a change commit.
+    if (lookingAt(intent) === 'keep') continue;
     let kept = false;
     if (db.names(intent)) named.add(intent);
     else {

@@ -7,14 +7,22 @@ import { packPaths, requireRegularFile, VAULT_READ_FLAGS } from './layout.js';
 /** Packs kept open at once: enough for the packs one restore batch reads from, few enough to spare descriptors. */
 const MAX_OPEN = 16;
 
+/** An open pack: its size (a pack never changes once written), and how many sources over it are in use. */
+interface OpenPack {
+  readonly fd: number;
+  readonly size: number;
+  readers: number;
+}
+
 /**
- * The vault's packs, opened on first read and kept open (the least recently opened closed first): restoring many
- * small files reads each one's header from a handful of packs.
+ * The vault's packs, opened on first read and kept open (the least recently opened closed first, once no source
+ * over it is in use: a descriptor closed under a reader could be reused by the next pack opened, and the reader
+ * would read that pack's bytes): restoring many small files reads each one's header from a handful of packs.
  */
 export class PackReader {
   readonly #dir: string;
-  /** Open packs by hex id, with their sizes (a pack never changes once written). */
-  readonly #open = new Map<string, { fd: number; size: number }>();
+  /** Open packs by hex id. */
+  readonly #open = new Map<string, OpenPack>();
   readonly #paths = new Map<string, string>();
 
   constructor(vaultDir: string) {
@@ -35,12 +43,22 @@ export class PackReader {
 
   /**
    * A byte source over one blob in its pack, and how many of the blob's bytes the pack holds (fewer than its
-   * length when the pack was cut short). Reads stop at the blob's end.
+   * length when the pack was cut short). Reads stop at the blob's end. `release` once it is no longer read.
    * @throws the file system's error (ENOENT for a missing pack, ELOOP for a symbolic link, see
    * {@link requireRegularFile} for anything else but a regular file) when the pack cannot be opened.
    */
-  source(blob: PackedBlob): { source: ByteSource; size: number } {
-    const pack = this.#pack(blob.packId);
+  source(blob: PackedBlob): { source: ByteSource; size: number; release: () => void } {
+    const pack = this.#openForReader(blob.packId);
+    let released = false;
+    const release = (): void => {
+      if (released) return;
+      released = true;
+      pack.readers--;
+      // Forgotten while read, it is closed by its last reader.
+      if (this.#open.get(blob.packId.toString('hex')) !== pack) {
+        if (pack.readers === 0) closeSync(pack.fd);
+      } else this.#trim();
+    };
     const size = Math.max(0, Math.min(blob.length, pack.size - blob.offset));
     const source: ByteSource = {
       readv: (views, position) => {
@@ -53,16 +71,16 @@ export class PackReader {
         return Promise.resolve(readvSync(pack.fd, within, blob.offset + position));
       },
     };
-    return { source, size };
+    return { source, size, release };
   }
 
-  /** Closes a pack that is about to be removed. */
+  /** Closes a pack that is about to be removed (once its last source is released, if one is still in use). */
   forget(packId: Buffer): void {
     const hex = packId.toString('hex');
     const pack = this.#open.get(hex);
     if (!pack) return;
     this.#open.delete(hex);
-    closeSync(pack.fd);
+    if (pack.readers === 0) closeSync(pack.fd);
   }
 
   close(): void {
@@ -70,26 +88,36 @@ export class PackReader {
     this.#open.clear();
   }
 
-  #pack(packId: Buffer): { fd: number; size: number } {
+  /** The pack, opened if it is not, with one more reader (so that making room never closes it). */
+  #openForReader(packId: Buffer): OpenPack {
     const hex = packId.toString('hex');
     let pack = this.#open.get(hex);
-    if (pack) return pack;
+    if (pack) {
+      pack.readers++;
+      return pack;
+    }
     const path = this.path(packId);
     const fd = openSync(path, VAULT_READ_FLAGS);
     try {
       const stats = fstatSync(fd);
       requireRegularFile(stats, path);
-      pack = { fd, size: stats.size };
+      pack = { fd, size: stats.size, readers: 1 };
     } catch (error) {
       closeSync(fd);
       throw error;
     }
     this.#open.set(hex, pack);
-    if (this.#open.size > MAX_OPEN) {
-      const [oldest, { fd: oldestFd }] = this.#open.entries().next().value as [string, { fd: number }];
-      this.#open.delete(oldest);
-      closeSync(oldestFd);
-    }
+    this.#trim();
     return pack;
+  }
+
+  /** Closes the least recently opened packs no source is reading while more than {@link MAX_OPEN} are open. */
+  #trim(): void {
+    for (const [hex, pack] of this.#open) {
+      if (this.#open.size <= MAX_OPEN) return;
+      if (pack.readers > 0) continue;
+      this.#open.delete(hex);
+      closeSync(pack.fd);
+    }
   }
 }

@@ -85,12 +85,19 @@ export async function openStoredBlob(
     size = location.bytes.length;
   } else if (location.kind === 'pack') {
     try {
-      ({ source, size } = session.packs.source(location));
+      let release: () => void;
+      ({ source, size, release } = session.packs.source(location));
+      closeFile = () => {
+        release();
+        return Promise.resolve();
+      };
     } catch (error) {
       throw session.missingBlob(node, error);
     }
-    if (size < location.length)
+    if (size < location.length) {
+      await closeFile();
       throw new IntegrityError('truncated', { subject: bind.label ?? '', fileId: node.fileId ?? '' });
+    }
   } else {
     const path = blobPath(session.dir, bind.fileId);
     const handle = await open(path, VAULT_READ_FLAGS).catch((error: unknown) => {

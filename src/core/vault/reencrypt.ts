@@ -49,7 +49,12 @@ async function blobKeyId(session: Session, node: TreeNode): Promise<number | und
     if (location.kind === 'inline') {
       got = location.bytes.copy(header);
     } else if (location.kind === 'pack') {
-      got = await session.packs.source(location).source.readv([header], 0);
+      const { source, release } = session.packs.source(location);
+      try {
+        got = await source.readv([header], 0);
+      } finally {
+        release();
+      }
     } else {
       const handle = await open(
         blobPath(session.dir, Buffer.from(node.fileId ?? '', 'hex')),

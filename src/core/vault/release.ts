@@ -110,16 +110,20 @@ export async function settleReleased(session: Session, released: ReleasedContent
  * {@link settleReleased}).
  */
 export async function removeReleased(session: Session, released: readonly ReleasedContents[]): Promise<void> {
-  // A pack another add still holds a replaced file in, for a read that chose it, stays (with its intent) until
-  // that add's own removal.
-  const intents = released
-    .flatMap((each) => each.intents)
-    .filter((intent) => intent.kind !== 'pack' || !session.releases.holdsPack(intent.id));
-  // Only packs about to go: one still holding live blobs may be in a running read's hands.
-  for (const intent of intents) {
-    if (intent.kind === 'pack' && !session.db.names(intent)) session.packs.forget(intent.id);
-  }
-  await settleIntents(session.dir, session.db, intents).catch(() => undefined);
+  await settleIntents(
+    session.dir,
+    session.db,
+    released.flatMap((each) => each.intents),
+    (intent) => {
+      if (intent.kind !== 'pack') return 'settle';
+      // A pack another add holds a replaced file in, for a read that chose it, stays (with its intent) for that
+      // add's own removal. Asked as each is reached: such an add may commit while earlier files are removed.
+      if (session.releases.holdsPack(intent.id)) return 'keep';
+      // Only a pack about to go is closed: one still holding live blobs may be in a running read's hands.
+      if (!session.db.names(intent)) session.packs.forget(intent.id);
+      return 'settle';
+    },
+  ).catch(() => undefined);
 }
 
 /**

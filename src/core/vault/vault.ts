@@ -1187,8 +1187,10 @@ export class Vault {
     const stream: Readable = Readable.from(
       this.#activity.iterate('read', 'reading a file', (signal) => {
         if (this.#session !== session) throw new VaultLockedError();
-        // Deleted, or replaced by an add, between the call and its turn: its contents may have gone with it.
-        if (!session.tree.get(node.id)) throw goneSinceOpened(path);
+        // As the tree has it at its turn: a re-encryption meanwhile moved its contents (same entry, same bytes, new
+        // file id); deleted or replaced by an add, its contents may have gone with it.
+        const current = session.tree.get(node.id);
+        if (!current) throw goneSinceOpened(path);
         // A paused reader asks for nothing more, so only destroying the stream ends it (and its turn) at a lock.
         signal.addEventListener(
           'abort',
@@ -1197,7 +1199,7 @@ export class Vault {
           },
           { once: true },
         );
-        return plaintextChunks(session, node, range, signal);
+        return plaintextChunks(session, current, range, signal);
       }),
       // Bytes, not objects: at most about a megabyte is decrypted ahead of the reader.
       { objectMode: false, highWaterMark: 1024 * 1024 },

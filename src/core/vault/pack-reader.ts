@@ -1,5 +1,6 @@
 import { closeSync, fstatSync, openSync, readvSync } from 'node:fs';
 
+import { VaultLockedError } from '../errors.js';
 import type { ByteSource } from './blob-io.js';
 import type { PackedBlob } from './index-db.js';
 import { packPaths, requireRegularFile, VAULT_READ_FLAGS } from './layout.js';
@@ -23,6 +24,7 @@ export class PackReader {
   readonly #dir: string;
   /** Open packs by hex id. */
   readonly #open = new Map<string, OpenPack>();
+  #closed = false;
   readonly #paths = new Map<string, string>();
 
   constructor(vaultDir: string) {
@@ -45,7 +47,8 @@ export class PackReader {
    * A byte source over one blob in its pack, and how many of the blob's bytes the pack holds (fewer than its
    * length when the pack was cut short). Reads stop at the blob's end. `release` once it is no longer read.
    * @throws the file system's error (ENOENT for a missing pack, ELOOP for a symbolic link, see
-   * {@link requireRegularFile} for anything else but a regular file) when the pack cannot be opened.
+   * {@link requireRegularFile} for anything else but a regular file) when the pack cannot be opened;
+   * {@link VaultLockedError} after {@link PackReader.close}.
    */
   source(blob: PackedBlob): { source: ByteSource; size: number; release: () => void } {
     const pack = this.#openForReader(blob.packId);
@@ -83,13 +86,19 @@ export class PackReader {
     if (pack.readers === 0) closeSync(pack.fd);
   }
 
+  /**
+   * Closes every pack, each still being read once its last source is released (a read the lock stopped may end
+   * after it), and opens none after.
+   */
   close(): void {
-    for (const { fd } of this.#open.values()) closeSync(fd);
+    this.#closed = true;
+    for (const pack of this.#open.values()) if (pack.readers === 0) closeSync(pack.fd);
     this.#open.clear();
   }
 
   /** The pack, opened if it is not, with one more reader (so that making room never closes it). */
   #openForReader(packId: Buffer): OpenPack {
+    if (this.#closed) throw new VaultLockedError();
     const hex = packId.toString('hex');
     let pack = this.#open.get(hex);
     if (pack) {

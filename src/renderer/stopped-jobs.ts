@@ -138,7 +138,8 @@ export function stoppedByLockNotice(stopped: readonly StoppedWork[]): string | n
     const { noun, nouns } = STOPPED[kind];
     return leftByStoppedJob(kind, count === 1 ? `the ${noun}` : `the ${nouns}`, begun);
   });
-  return [`Locking stopped ${list} before ${stopped.length === 1 ? 'it' : 'they'} finished.`, ...after].join(
+  const ended = stopped.some(({ begun }) => begun) ? 'finished' : 'began';
+  return [`Locking stopped ${list} before ${stopped.length === 1 ? 'it' : 'they'} ${ended}.`, ...after].join(
     ' ',
   );
 }

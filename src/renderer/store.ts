@@ -79,8 +79,9 @@ export interface CofferState {
   /** What unlocking found that the user must know (damage, a vault gone back to an older copy); until dismissed. */
   readonly notices: readonly string[];
   /**
-   * The kind of each job (or waiting delete) the vault's last lock stopped part-way, for the unlock screen to say
-   * so. Kinds only, no names: kept past the lock that clears the jobs' rows, until the vault is unlocked or closed.
+   * Each job (or waiting delete) the vault's last lock stopped part-way, by kind and whether it had begun, for the
+   * unlock screen to say so. No names: kept past the lock that clears the jobs' rows, until the vault is unlocked
+   * or closed.
    */
   readonly stoppedByLock: readonly StoppedWork[];
 }

@@ -32,7 +32,7 @@ describe('what the unlock screen says of jobs a lock stopped', () => {
 describe('what the unlock screen says of jobs a lock stopped before their turn', () => {
   it('says that a restore or an add that had not begun did nothing', () => {
     expect(stoppedByLockNotice([waiting('restore')])).toBe(
-      'Locking stopped a restore before it finished. Nothing was restored: the restore had not begun. Restore ' +
+      'Locking stopped a restore before it began. Nothing was restored: the restore had not begun. Restore ' +
         'again what you still want.',
     );
     expect(stoppedByLockNotice([begun('restore'), waiting('add'), waiting('add')])).toBe(
@@ -49,9 +49,15 @@ describe('what the unlock screen says of jobs a lock stopped before their turn',
     );
   });
 
-  it('says the same of a check or a re-encryption, begun or not', () => {
+  it('says what to do the same way of a check or a re-encryption, begun or not', () => {
+    const what =
+      'Run “Check all data” again from Vault details. Start the re-encryption again from Security: it goes on ' +
+      'where it stopped.';
     expect(stoppedByLockNotice([waiting('verify'), waiting('reencrypt')])).toBe(
-      stoppedByLockNotice([begun('verify'), begun('reencrypt')]),
+      `Locking stopped a check and a re-encryption before they began. ${what}`,
+    );
+    expect(stoppedByLockNotice([begun('verify'), begun('reencrypt')])).toBe(
+      `Locking stopped a check and a re-encryption before they finished. ${what}`,
     );
   });
 });
@@ -64,7 +70,7 @@ describe('what the unlock screen says of deletes a lock stopped before their tur
         'again what you still want gone.',
     );
     expect(stoppedByLockNotice([waiting('delete'), waiting('delete')])).toBe(
-      'Locking stopped 2 deletes before they finished. Nothing was deleted: the deletes had not begun. Delete ' +
+      'Locking stopped 2 deletes before they began. Nothing was deleted: the deletes had not begun. Delete ' +
         'again what you still want gone.',
     );
   });

@@ -26,14 +26,20 @@ function indexAnswering(namedFor: Map<Intent, boolean[]>) {
   return { db: db as unknown as IndexDb, cleared };
 }
 
+/** A vault folder holding two packs, and their intents. */
+function twoPacksOnDisk() {
+  const dir = tempDir();
+  mkdirSync(join(dir, 'packs'));
+  const first = pack(1);
+  const second = pack(2);
+  writeFileSync(packFile(dir, first), 'x');
+  writeFileSync(packFile(dir, second), 'y');
+  return { dir, first, second };
+}
+
 describe('settling intents', () => {
   it('removes the files no row names and forgets their intents, and forgets those whose files rows still name', async () => {
-    const dir = tempDir();
-    mkdirSync(join(dir, 'packs'));
-    const unnamed = pack(1);
-    const named = pack(2);
-    writeFileSync(packFile(dir, unnamed), 'x');
-    writeFileSync(packFile(dir, named), 'y');
+    const { dir, first: unnamed, second: named } = twoPacksOnDisk();
     const { db, cleared } = indexAnswering(
       new Map([
         [unnamed, [false]],
@@ -46,12 +52,7 @@ describe('settling intents', () => {
   });
 
   it('keeps the intent of a file a change stopped naming while it settled, for that change to settle', async () => {
-    const dir = tempDir();
-    mkdirSync(join(dir, 'packs'));
-    const unnamed = pack(1);
-    const releasedMeanwhile = pack(2);
-    writeFileSync(packFile(dir, unnamed), 'x');
-    writeFileSync(packFile(dir, releasedMeanwhile), 'y');
+    const { dir, first: unnamed, second: releasedMeanwhile } = twoPacksOnDisk();
     // Named when looked at, no longer once the removal of the other file was made durable.
     const { db, cleared } = indexAnswering(
       new Map([
@@ -65,12 +66,7 @@ describe('settling intents', () => {
   });
 
   it('leaves alone, recorded, an intent its caller says to keep when it is reached', async () => {
-    const dir = tempDir();
-    mkdirSync(join(dir, 'packs'));
-    const unnamed = pack(1);
-    const held = pack(2);
-    writeFileSync(packFile(dir, unnamed), 'x');
-    writeFileSync(packFile(dir, held), 'y');
+    const { dir, first: unnamed, second: held } = twoPacksOnDisk();
     const { db, cleared } = indexAnswering(new Map());
     const asked: Intent[] = [];
     const lookingAt = (intent: Intent) => {

@@ -1,11 +1,13 @@
 import {
   copyFileSync,
   existsSync,
+  lstatSync,
   mkdirSync,
   readdirSync,
   readFileSync,
   rmSync,
   statSync,
+  symlinkSync,
   truncateSync,
   writeFileSync,
 } from 'node:fs';
@@ -36,6 +38,14 @@ function smallFiles(count: number, seed = 0): Record<string, Buffer> {
 
 function packNames(dir: string): string[] {
   return readdirSync(join(dir, 'packs')).sort();
+}
+
+/** Moves a pack out of the vault and leaves a symbolic link to it in its place (never followed, FORMAT.md 8.1). */
+function linkInPlaceOf(pack: string): void {
+  const moved = join(tempDir(), 'moved.pack');
+  copyFileSync(pack, moved);
+  rmSync(pack);
+  symlinkSync(moved, pack);
 }
 
 /** A new vault's blob for a file of `length` bytes: padded with Padmé by default (FORMAT.md section 5.7). */
@@ -230,6 +240,80 @@ describe('small files in packs', () => {
         expect(readFileSync(join(dest, 'few', name)).equals(bytes), name).toBe(true);
     } finally {
       seal.mockRestore();
+      open.mockRestore();
+    }
+  });
+
+  it.each([
+    ['removed', rmSync, 'missing'],
+    ['a symbolic link', linkInPlaceOf, 'a symbolic link or not a regular file'],
+  ])(
+    'restores the other files when a pack is %s before the workers read it, and says which are damaged',
+    async (_, spoil, words) => {
+      const { vault, root, dir } = await newVault();
+      const sized = (seed: number) =>
+        Object.fromEntries(
+          Array.from({ length: 6 }, (_, i) => [`f${i}.bin`, Buffer.alloc(SMALL_FILE_LIMIT - i, seed + i)]),
+        );
+      const spoilt = sized(1);
+      const whole = sized(50);
+      await writeTree(join(root, 'spoilt'), spoilt);
+      await vault.add([join(root, 'spoilt')]);
+      const spoiltPacks = packNames(dir).map((name) => join(dir, 'packs', name));
+      await writeTree(join(root, 'whole'), whole);
+      await vault.add([join(root, 'whole')]);
+      // eslint-disable-next-line @typescript-eslint/unbound-method -- called below with the spied-on pool as `this`
+      const openSmall = CryptoPool.prototype.openSmallFiles;
+      const open = vi.spyOn(CryptoPool.prototype, 'openSmallFiles').mockImplementation(function (
+        this: CryptoPool,
+        batch,
+      ) {
+        for (const pack of spoiltPacks)
+          if (existsSync(pack) && !lstatSync(pack).isSymbolicLink()) spoil(pack);
+        return openSmall.call(this, batch);
+      });
+      try {
+        const dest = tempDir();
+        const result = await vault.restore(['/spoilt', '/whole'], dest);
+        expect(open).toHaveBeenCalled();
+        expect(result.filesRestored).toBe(6);
+        expect(result.problems.map((problem) => problem.path).sort()).toEqual(
+          Object.keys(spoilt).map((name) => `/spoilt/${name}`),
+        );
+        for (const problem of result.problems) {
+          expect(problem.code).toBe('INTEGRITY');
+          expect(problem.message).toContain(`stored contents of "${problem.path}"`);
+          expect(problem.message).toContain(words);
+        }
+        expect(readdirSync(join(dest, 'spoilt'))).toEqual([]);
+        for (const [name, bytes] of Object.entries(whole))
+          expect(readFileSync(join(dest, 'whole', name)).equals(bytes), name).toBe(true);
+      } finally {
+        open.mockRestore();
+      }
+    },
+  );
+
+  it('fails a restore whose workers could not read a pack, saying it was reading, not writing', async () => {
+    const { vault, root } = await newVault();
+    const files = Object.fromEntries(
+      Array.from({ length: 10 }, (_, i) => [`f${i}.bin`, Buffer.alloc(SMALL_FILE_LIMIT - i, i)]),
+    );
+    await writeTree(join(root, 'few'), files);
+    await vault.add([join(root, 'few')]);
+    const open = vi
+      .spyOn(CryptoPool.prototype, 'openSmallFiles')
+      .mockImplementation((batch) =>
+        Promise.resolve(
+          batch.temps.map(() => ({ ok: false, pack: { code: 'EIO', syscall: 'read' } }) as const),
+        ),
+      );
+    try {
+      await expect(vault.restore(['/few'], tempDir())).rejects.toThrow(
+        /^Could not read the stored contents of "\/few\/f\d\.bin": the disk reported an input\/output error/,
+      );
+      expect(open).toHaveBeenCalled();
+    } finally {
       open.mockRestore();
     }
   });

@@ -70,11 +70,15 @@ export interface OpenBatch {
   readonly material: Uint8Array;
 }
 
-/** How one file went: restored, failed authentication, its target was taken, or the file system refused. */
+/**
+ * How one file went: restored, failed authentication, its target was taken, its pack could not be read (`pack`:
+ * the system call that failed on the vault's side), or the file system refused to write it.
+ */
 export type OpenedSmallFile =
   | { readonly ok: true }
   | { readonly ok: false; readonly failure: BatchFailureReason }
   | { readonly ok: false; readonly exists: true }
+  | { readonly ok: false; readonly pack: { readonly code: string; readonly syscall: string } }
   | { readonly ok: false; readonly code: string; readonly syscall: string };
 
 /**

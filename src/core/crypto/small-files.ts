@@ -144,8 +144,7 @@ export function sealSmallFiles(sodium: SodiumBackend, batch: SealBatch): SealedB
   try {
     writeFileAtomicSync(batch.pack, out.subarray(0, packed));
   } catch (error) {
-    const cause = error as NodeJS.ErrnoException;
-    return { ok: false, code: cause.code ?? 'EIO', syscall: cause.syscall ?? 'write' };
+    return { ok: false, ...errnoOf(error, 'write') };
   }
   return { ok: true, files };
 }
@@ -166,9 +165,14 @@ function writeTemp(temp: string, plaintext: readonly Uint8Array[], mtime: number
   }
 }
 
-function ioFailure(error: unknown, syscall: string): OpenedSmallFile {
+/** A failed system call's code and name, as plain data (`syscall` when the error names none). */
+function errnoOf(error: unknown, syscall: string): { code: string; syscall: string } {
   const cause = error as NodeJS.ErrnoException;
-  return { ok: false, code: cause.code ?? 'EIO', syscall: cause.syscall ?? syscall };
+  return { code: cause.code ?? 'EIO', syscall: cause.syscall ?? syscall };
+}
+
+function ioFailure(error: unknown, syscall: string): OpenedSmallFile {
+  return { ok: false, ...errnoOf(error, syscall) };
 }
 
 /**
@@ -239,7 +243,7 @@ function restoreOne(sodium: SodiumBackend, batch: OpenBatch, i: number, packs: B
     if (packs.read(batch.packs[i] ?? '', batch.offsets[i] ?? 0, records) < records.byteLength)
       return { ok: false, failure: 'truncated' };
   } catch (error) {
-    return ioFailure(error, 'read');
+    return { ok: false, pack: errnoOf(error, 'read') };
   }
   const file = {
     temp: batch.temps[i] ?? '',

@@ -24,6 +24,11 @@ export function notReplaced(target: string): AlreadyExistsError {
 const BATCH_FILES = 128;
 const IN_FLIGHT = 3;
 
+/** A worker's failed system call as the error Node would have thrown on this thread. */
+function systemError(failed: { readonly code: string; readonly syscall: string }): Error {
+  return Object.assign(new Error(`${failed.syscall} ${failed.code}`), failed);
+}
+
 /** A small file the workers wrote and published. */
 export interface RestoredFile {
   readonly node: TreeNode;
@@ -172,7 +177,7 @@ export class SmallFileRestorer {
   ): Promise<void> {
     if (this.#abandoned) return;
     const restored: RestoredFile[] = [];
-    let failed: { target: string; code: string; syscall: string } | undefined;
+    let failed: { cause: unknown; what: string } | undefined;
     for (const [i, file] of files.entries()) {
       const result = results[i];
       if (result?.ok) restored.push(file);
@@ -181,18 +186,23 @@ export class SmallFileRestorer {
         this.#hooks.problem(file.vaultPath, await explainDamage(this.#session, file.node, damage));
       } else if (result && 'exists' in result) {
         this.#hooks.problem(file.vaultPath, notReplaced(file.target));
+      } else if (result && 'pack' in result) {
+        // Gone or not a regular file since the header was read from it: damage to that file, as on this thread.
+        const cause = this.#session.missingBlob(file.node, systemError(result.pack));
+        if (cause instanceof IntegrityError) this.#hooks.problem(file.vaultPath, cause);
+        else failed ??= { cause, what: `Could not read the stored contents of "${file.vaultPath}"` };
       } else if (result?.code === 'ENAMETOOLONG') {
         this.#hooks.tooLong(file.vaultPath, file.target);
       } else {
-        failed ??= { target: file.target, code: result?.code ?? 'EIO', syscall: result?.syscall ?? 'write' };
+        const cause = systemError({ code: result?.code ?? 'EIO', syscall: result?.syscall ?? 'write' });
+        failed ??= { cause, what: `Could not write "${file.target}"` };
       }
     }
     // A file the file system refused is the news: it goes first, whatever befalls the report of the others.
     const reporting = this.#hooks.restored(restored);
     if (failed) {
       await reporting.catch(() => undefined);
-      const cause = Object.assign(new Error(`${failed.syscall} ${failed.code}`), failed);
-      throw asIoError(cause, `Could not write "${failed.target}"`);
+      throw asIoError(failed.cause, failed.what);
     }
     await reporting;
   }

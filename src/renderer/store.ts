@@ -39,8 +39,9 @@ export interface JobView {
   /** When its latest progress arrived. */
   readonly progressAt?: number;
   /**
-   * When its latest progress with no bytes done yet arrived: when its work began, after any wait for another job
-   * (speed is measured from then, not from {@link startedAt}).
+   * When its work began, after any wait for another job: when its latest progress with no bytes done yet arrived,
+   * or when a wait before any byte ended (progress is sent at most every so often, so the first after a wait may
+   * already count bytes). Speed is measured from then, not from {@link startedAt}.
    */
   readonly workStartedAt?: number;
   /** A finished check's report, for the vault details' report (unreferenced files too). */
@@ -211,8 +212,12 @@ export function jobEvent(event: JobEvent): void {
       startedAt: Date.now(),
     };
     let next: JobView = current;
-    if (event.type === 'waiting') next = { ...current, waiting: event.waiting };
-    else if (event.type === 'progress') {
+    if (event.type === 'waiting') {
+      next = { ...current, waiting: event.waiting };
+      // Not a re-encryption's wait between batches: the bytes done before it took their time, and count.
+      if (!event.waiting && (current.progress?.bytesDone ?? 0) === 0)
+        next = { ...next, workStartedAt: Date.now() };
+    } else if (event.type === 'progress') {
       const now = Date.now();
       next = { ...current, progress: event.progress, progressAt: now };
       if (event.progress.bytesDone === 0) next = { ...next, workStartedAt: now };

@@ -292,6 +292,35 @@ describe('the jobs panel', () => {
     );
   });
 
+  it('measures the speed from the end of the wait when the first progress after it already counts bytes', () => {
+    render(<JobsPanel />);
+    emit('add-2', 'add', { type: 'started' });
+    emit('add-2', 'add', { type: 'waiting', waiting: true });
+    wait(10_000);
+    emit('add-2', 'add', { type: 'waiting', waiting: false });
+    wait(1000);
+    progress('add-2', 'add', { filesDone: 1, filesTotal: 4, bytesDone: 500, bytesTotal: 2000 });
+    expect(within(row('Add job')).getByRole('status').textContent).toBe(
+      'Adding · 1 of 4 files · 500 B of 2.0 kB · 500 B/s · 3 s left',
+    );
+  });
+
+  it('counts the waits of a job between its batches in its speed: it will wait again', () => {
+    render(<JobsPanel />);
+    emit('re', 'reencrypt', { type: 'started' });
+    wait(1000);
+    progress('re', 'reencrypt', { filesDone: 1, filesTotal: 4, bytesDone: 1000, bytesTotal: 4000 });
+    emit('re', 'reencrypt', { type: 'waiting', waiting: true });
+    wait(1000);
+    emit('re', 'reencrypt', { type: 'waiting', waiting: false });
+    wait(2000);
+    progress('re', 'reencrypt', { filesDone: 2, filesTotal: 4, bytesDone: 2000, bytesTotal: 4000 });
+    // 2 kB in 4 s, the wait included: 500 B/s, so the 2 kB left take 4 s.
+    expect(within(row('Re-encrypt job')).getByRole('status').textContent).toBe(
+      'Re-encrypting · 2 of 4 files · 2.0 kB of 4.0 kB · 500 B/s · 4 s left',
+    );
+  });
+
   it('keeps several jobs apart: each row its own figures, and Cancel cancels only its own job', () => {
     render(<JobsPanel />);
     emit('add-1', 'add', { type: 'started' });

@@ -230,7 +230,9 @@ test('Vault details say a check waits while an add runs, then report it', async 
   const details = page.getByRole('dialog', { name: 'Vault details' });
   await details.getByRole('button', { name: 'Check all data' }).click();
   await expect(
-    details.getByText('The check waits for another job on this vault to end (see the jobs panel).'),
+    details.getByText(
+      'The check waits until other work on this vault ends: a job in the jobs panel, or a preview reading a file.',
+    ),
   ).toBeVisible();
   await upload(-1);
   await expect(details.getByRole('region', { name: 'Check report' }).getByRole('status')).toHaveText(

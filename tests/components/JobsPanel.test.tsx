@@ -126,6 +126,16 @@ describe('the jobs panel', () => {
     expect(within(second).getByRole('status').textContent).toBe('Adding…');
   });
 
+  it('says a waiting check may wait for a preview too: it runs alone, after every read', () => {
+    render(<JobsPanel />);
+    emit('c1', 'verify', { type: 'started' });
+    emit('c1', 'verify', { type: 'waiting', waiting: true });
+    wait(SHOWN_AFTER_MS);
+    expect(within(row('Check job')).getByRole('status').textContent).toBe(
+      'Check · waiting for other work on this vault to end (a job, or a preview reading a file)…',
+    );
+  });
+
   it('shows only the outcome of a job that ended at once, with no bar that flashes', () => {
     render(<JobsPanel />);
     emit('j1', 'add', { type: 'started' });

@@ -186,7 +186,9 @@ describe('the vault details', () => {
       api.emit('job', { jobId: 'check-1', vaultId: 'v1', kind: 'verify', type: 'started' });
       api.emit('job', { jobId: 'check-1', vaultId: 'v1', kind: 'verify', type: 'waiting', waiting: true });
     });
-    await screen.findByText('The check waits for another job on this vault to end (see the jobs panel).');
+    await screen.findByText(
+      'The check waits until other work on this vault ends: a job in the jobs panel, or a preview reading a file.',
+    );
     expect(screen.queryByText('Checking… (progress in the jobs panel)')).toBeNull();
     act(() => {
       api.emit('job', { jobId: 'check-1', vaultId: 'v1', kind: 'verify', type: 'waiting', waiting: false });

@@ -158,7 +158,7 @@ export function VaultDetails({ vaultId, onClose }: { vaultId: string; onClose: (
       {checking && (
         <p className="muted">
           {check.waiting === true
-            ? 'The check waits for another job on this vault to end (see the jobs panel).'
+            ? 'The check waits until other work on this vault ends: a job in the jobs panel, or a preview reading a file.'
             : 'Checking… (progress in the jobs panel)'}
         </p>
       )}

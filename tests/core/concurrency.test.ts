@@ -368,6 +368,71 @@ describe('operations called while others run', () => {
     expect((await vault.verify({ readData: true })).problems).toEqual([]);
   });
 
+  it.each([
+    // As it looks at the first intent; as it turns to the second pack (the first compacted).
+    ['removes the files no row names', 'names', 1, 0],
+    ['compacts the packs left half used', 'packContents', 2, 1],
+  ] as const)(
+    'a lock while an add that replaced files %s leaves nothing half done: the next open reads every file, and verify reclaims the rest',
+    async (_, lockAt, lockAtCall, compacted) => {
+      const { vault, dir } = await newVault();
+      await vault.addStreams(numbered(5, 1, 30), '/');
+      const [emptied] = packFiles(dir);
+      const halfUsed: string[] = [];
+      for (const from of [0, 10, 20]) {
+        await vault.addStreams(numbered(10, 1, from), '/');
+        halfUsed.push(...packFiles(dir).filter((name) => name !== emptied && !halfUsed.includes(name)));
+      }
+      expect(halfUsed).toHaveLength(3);
+      let calls = 0;
+      // eslint-disable-next-line @typescript-eslint/unbound-method -- called below with the spied-on index as `this`
+      const original = IndexDb.prototype[lockAt] as (this: IndexDb, ...args: never[]) => unknown;
+      const step = vi.spyOn(IndexDb.prototype, lockAt).mockImplementation(function (
+        this: IndexDb,
+        ...args: unknown[]
+      ) {
+        if (++calls === lockAtCall) vault.lock();
+        return original.apply(this, args as never[]) as never;
+      });
+      try {
+        const replaced = [
+          ...numbered(8, 2, 0),
+          ...numbered(8, 2, 10),
+          ...numbered(8, 2, 20),
+          ...numbered(5, 2, 30),
+        ];
+        expect(await vault.addStreams(replaced, '/', { onExisting: 'replace' })).toMatchObject({
+          replaced: 29,
+        });
+        expect(calls).toBeGreaterThanOrEqual(lockAtCall);
+        await vault.released();
+      } finally {
+        step.mockRestore();
+      }
+      // What had begun was finished and made durable; what had not was left for later, with nothing half done.
+      expect(packFiles(dir)).not.toContain(emptied);
+      expect(halfUsed.filter((name) => !packFiles(dir).includes(name))).toHaveLength(compacted);
+      vault.close();
+      await vault.released();
+      expect(leftBehind(dir)).toEqual({ files: [], intents: 0 });
+
+      const reopened = await Vault.open(dir, { sodium: nativeSodium });
+      try {
+        await reopened.unlock(passphrase());
+        for (const { name, bytes } of [...numbered(30, 1), ...numbered(5, 1, 30)]) {
+          const i = Number(name.slice(1, -4));
+          const kept = i < 30 && i % 10 >= 8;
+          const expected = kept ? bytes : Buffer.alloc(bytes.length, 2);
+          expect((await collect(reopened.read(`/${name}`))).equals(expected), name).toBe(true);
+        }
+        expect((await reopened.verify({ readData: true })).problems).toEqual([]);
+        expect(halfUsed.filter((name) => packFiles(dir).includes(name))).toEqual([]);
+      } finally {
+        reopened.close();
+      }
+    },
+  );
+
   it('frees the space of what an add replaced at its end, beside the add that waited for it, and leaves compaction to verify', async () => {
     const { vault, dir } = await newVault();
     await vault.addStreams(numbered(5, 1), '/');

@@ -9,7 +9,8 @@ import { describe, expect, it } from 'vitest';
 
 import { Vault, type CreateOptions } from '../../src/core/index.js';
 import { nativeSodium } from '../helpers/backends.js';
-import { rewriteRecord } from '../helpers/records.js';
+import { editIndexAsWriter } from '../helpers/index-format.js';
+import { rewriteRecord, withRecords } from '../helpers/records.js';
 import { collect, newVault, passphrase, track, writeTree } from '../helpers/vault.js';
 
 const MiB = 1024 * 1024;
@@ -55,6 +56,18 @@ describe('a record of another shape than a writer writes is malformed', () => {
       },
     ],
     [
+      'a record whose name has an unpaired surrogate (a JSON escape)',
+      'small.txt',
+      (record) => Buffer.from(JSON.stringify({ ...record, n: 'small\ud800.txt' })),
+    ],
+    ['a record whose name holds a separator', 'small.txt', (record) => ({ ...record, n: 'sm/all.txt' })],
+    ['a record whose name is not in NFC', 'small.txt', (record) => ({ ...record, n: 'sma\u0301ll.txt' })],
+    [
+      'a record with a key written twice (JSON.parse keeps the last, another reader the first)',
+      'small.txt',
+      (record) => Buffer.from(JSON.stringify(record).replace('"n":', '"n":"other.txt","n":')),
+    ],
+    [
       'a record starting with a byte order mark',
       'small.txt',
       (record) => Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify(record))]),
@@ -91,6 +104,63 @@ describe('a record of another shape than a writer writes is malformed', () => {
     const { vault, damaged } = await unlocked(dir);
     expect(damaged).toEqual([]);
     expect((await collect(vault.read('/folder/small.txt'))).toString()).toBe('small file');
+  });
+});
+
+describe('of two names in a folder that clash, a reader keeps the entry with the lower id (section 8.3)', () => {
+  it.each(['lower', 'higher'] as const)('a name made to clash in the entry with the %s id', async (which) => {
+    const { vault, dir, root } = await newVault();
+    await writeTree(join(root, 'in'), { 'a.txt': 'a', 'b.txt': 'b' });
+    await vault.add([join(root, 'in', 'a.txt'), join(root, 'in', 'b.txt')]);
+    vault.close();
+    const ids = await withRecords(dir, ({ rows }) =>
+      Object.fromEntries(
+        rows.map((row) => [(JSON.parse(row.plaintext.toString()) as { n: string }).n, row.id]),
+      ),
+    );
+    const [lower, higher] = ['a.txt', 'b.txt'].sort((x, y) =>
+      Buffer.compare(ids[x] as Buffer, ids[y] as Buffer),
+    );
+    const renamed = which === 'lower' ? lower : higher;
+    const other = renamed === 'a.txt' ? 'b.txt' : 'a.txt';
+    await rewriteRecord(dir, named(renamed ?? ''), (record) => ({ ...record, n: other.toUpperCase() }));
+    const { vault: reopened, damaged } = await unlocked(dir);
+    const kept = which === 'lower' ? other.toUpperCase() : other;
+    expect(reopened.list('/').map((entry) => entry.name)).toEqual([kept]);
+    expect(damaged).toEqual([
+      expect.objectContaining({ message: expect.stringContaining('already exists') as string }),
+    ]);
+  });
+});
+
+describe('two file records naming one file id (section 5.4)', () => {
+  it('verify reports the entry whose record names another entry’s file, which both read', async () => {
+    const { vault, dir, root } = await newVault();
+    await writeTree(join(root, 'in'), { 'a.txt': 'same size', 'b.txt': 'same-size' });
+    await vault.add([join(root, 'in', 'a.txt'), join(root, 'in', 'b.txt')]);
+    vault.close();
+    const records = await withRecords(dir, ({ rows }) =>
+      rows.map((row) => ({
+        id: row.id,
+        ...(JSON.parse(row.plaintext.toString()) as { n: string; c: string }),
+      })),
+    );
+    const [a, b] = ['a.txt', 'b.txt'].map((name) => records.find((record) => record.n === name));
+    if (!a || !b) throw new Error('two records expected');
+    await rewriteRecord(dir, named('b.txt'), (record) => ({ ...record, c: a.c }));
+    await editIndexAsWriter(dir, (db) => {
+      db.prepare('DELETE FROM contents WHERE node_id = ?').run(b.id);
+    });
+    const { vault: reopened, damaged } = await unlocked(dir);
+    expect(damaged).toEqual([]);
+    expect((await collect(reopened.read('/b.txt'))).toString()).toBe('same size');
+    expect((await reopened.verify({ readData: true })).problems).toEqual([
+      expect.objectContaining({
+        path: '/b.txt',
+        code: 'INTEGRITY',
+        message: expect.stringContaining("is another entry's: its record names that entry's file") as string,
+      }),
+    ]);
   });
 });
 

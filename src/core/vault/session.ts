@@ -9,11 +9,10 @@ import {
   CofferError,
   IntegrityError,
   InvalidArgumentError,
-  InvalidNameError,
   NotFoundError,
   ReadOnlyVaultError,
 } from '../errors.js';
-import { checkName, parseVaultPath } from '../names.js';
+import { isStorableName, parseVaultPath } from '../names.js';
 import { childPath } from '../../shared/vault-path.js';
 import { INDEX_PROBLEM_PATH, type Problem, type VaultEntry } from '../types.js';
 import { isNotRegular } from './layout.js';
@@ -434,13 +433,14 @@ export class Session {
           id,
           row.key_id,
         );
-        // A writer only stores checked names; anything else was forged, and must not reach a listing or a restore.
-        if (checkName(node.name) !== node.name) {
+        // A writer only stores checked names; anything else (an unpaired surrogate from a JSON escape too) was
+        // forged, and must not reach a listing or a restore.
+        if (!isStorableName(node.name)) {
           throw new IntegrityError('malformed', { subject: 'metadata record', fileId: id });
         }
         pending.push(node);
       } catch (error) {
-        if (!(error instanceof IntegrityError) && !(error instanceof InvalidNameError)) throw error;
+        if (!(error instanceof IntegrityError)) throw error;
         this.damaged.push({ path: `(index row ${id})`, code: error.code, message: error.message });
       }
     }

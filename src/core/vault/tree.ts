@@ -55,6 +55,17 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const FILE_RECORD_KEYS = 6;
 
 /**
+ * How many colons `text` holds. In a record that is valid JSON of the right shape, that is how many keys were
+ * written: no value holds one (a name may not contain ":", section 8.3; the ids are hex, the sizes and times
+ * numbers), so a count above the keys parsed is a key written twice, or a name refused anyway.
+ */
+function colonsIn(text: string): number {
+  let count = 0;
+  for (let at = text.indexOf(':'); at !== -1; at = text.indexOf(':', at + 1)) count++;
+  return count;
+}
+
+/**
  * Parses a decrypted record into the node of its row `id` (hex) with key id `keyId`, rejecting any shape a writer
  * does not produce (FORMAT.md section 8.3): exactly its keys, each of its type, a folder's size 0. Builds the node
  * in one object: an unlock from the rows decodes one per entry.
@@ -63,9 +74,11 @@ const FILE_RECORD_KEYS = 6;
 export function decodeNode(bytes: Buffer, id: string, keyId: number): TreeNode {
   const malformed = (): IntegrityError =>
     new IntegrityError('malformed', { subject: 'metadata record', fileId: id });
+  let text: string;
   let parsed: unknown;
   try {
-    parsed = JSON.parse(UTF8.decode(bytes));
+    text = UTF8.decode(bytes);
+    parsed = JSON.parse(text);
   } catch {
     throw malformed();
   }
@@ -76,8 +89,10 @@ export function decodeNode(bytes: Buffer, id: string, keyId: number): TreeNode {
     throw malformed();
   if (p !== ROOT && !HEX_ID.test(p)) throw malformed();
   if (t === 'f' ? typeof c !== 'string' || !HEX_ID.test(c) : c !== undefined || s !== 0) throw malformed();
-  // Every key read above is present, so another count means a key a writer never writes.
-  if (Object.keys(parsed).length !== (t === 'f' ? FILE_RECORD_KEYS : FILE_RECORD_KEYS - 1)) throw malformed();
+  // Every key read above is present, so another count means a key a writer never writes; a key written twice
+  // (JSON.parse keeps the last, another reader may keep the first) is counted as written.
+  const keys = t === 'f' ? FILE_RECORD_KEYS : FILE_RECORD_KEYS - 1;
+  if (Object.keys(parsed).length !== keys || colonsIn(text) !== keys) throw malformed();
   const parent = p === ROOT ? null : p;
   return typeof c === 'string'
     ? { id, keyId, type: 'file', name: n, parent, size: s as number, mtime: m, fileId: c }

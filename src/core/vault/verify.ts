@@ -142,9 +142,9 @@ async function unreferencedFiles(
 }
 
 /**
- * Checks that every `contents` row belongs to the file entry whose record names its file id (FORMAT.md 8.7). A
- * swapped or moved pointer is reported by the entry's path; a file entry with no row at all is reported by the
- * check of its contents.
+ * Checks that every `contents` row belongs to the file entry whose record names its file id (FORMAT.md 8.7), and
+ * that no other file entry names that file id (two entries would read one blob, 5.4). A swapped or moved pointer
+ * is reported by the entry's path; a file entry with no row at all is reported by the check of its contents.
  */
 function checkContentsLinks(session: Session): Problem[] {
   const isIdBuffer = (value: unknown): value is Buffer => Buffer.isBuffer(value) && value.length === 16;
@@ -154,9 +154,13 @@ function checkContentsLinks(session: Session): Problem[] {
     code: 'INTEGRITY',
     message: `The index's pointer to the stored contents of "${path}" ${detail} (the index was changed outside Coffer).`,
   });
+  /** Each file id a row names, with the node id it names it for. */
+  const owners = new Map<string, string>();
+  const reported = new Set<string>();
   for (const [fileId, nodeId] of session.db.contentsLinks()) {
     const node = Buffer.isBuffer(nodeId) ? session.tree.get(nodeId.toString('hex')) : undefined;
     const file = Buffer.isBuffer(fileId) ? fileId.toString('hex') : '?';
+    if (Buffer.isBuffer(nodeId)) owners.set(file, nodeId.toString('hex'));
     if (!node) {
       // A row whose entry is there but did not open goes with that entry, which is reported already.
       if (isIdBuffer(nodeId) && session.db.hasNode(nodeId)) continue;
@@ -168,6 +172,15 @@ function checkContentsLinks(session: Session): Problem[] {
       );
     } else if (node.type !== 'file' || node.fileId !== file) {
       problems.push(mismatch(session.tree.pathOf(node), 'names another file than its entry does'));
+      reported.add(node.id);
+    }
+  }
+  for (const node of session.tree.values()) {
+    const owner = node.type === 'file' ? owners.get(node.fileId ?? '') : undefined;
+    if (owner !== undefined && owner !== node.id && !reported.has(node.id)) {
+      problems.push(
+        mismatch(session.tree.pathOf(node), "is another entry's: its record names that entry's file"),
+      );
     }
   }
   return problems;

@@ -493,6 +493,7 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
       const entry = openVault(request.vaultId);
       return { ...summary(entry), info: await entry.vault.info() };
     },
+    'vault.totals': (request) => openVault(request.vaultId).vault.totals(),
     'vault.listOpen': () => [...open.values()].map(summary),
     'vault.rotateKey': (request) => openVault(request.vaultId).vault.rotateKey(),
     'security.importHeader': async (request) => {

@@ -178,6 +178,13 @@ export interface KeySlotInfo {
   readonly unlockedWith?: boolean;
 }
 
+/** How many files and folders an unlocked vault holds, and the files' plaintext bytes. */
+export interface VaultTotals {
+  readonly files: number;
+  readonly folders: number;
+  readonly totalBytes: number;
+}
+
 export interface VaultInfo {
   /** The vault header's version (FORMAT.md section 4): 1 for formats 1.0 and 1.1. */
   readonly formatVersion: number;

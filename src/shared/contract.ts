@@ -21,11 +21,12 @@ import type {
   RestoreReport,
   VaultEntry,
   VaultInfo,
+  VaultTotals,
   VerifyReport,
 } from '../core/types.js';
 import type { ErrorCode } from './error-codes.js';
 
-export type { AddReport, Problem, Progress, RestoreReport, VaultEntry, VaultInfo, VerifyReport };
+export type { AddReport, Problem, Progress, RestoreReport, VaultEntry, VaultInfo, VaultTotals, VerifyReport };
 export type { ReencryptReport };
 
 /** Largest byte range one `preview.read` returns (4 MiB): enough to show an image or a page of text. */
@@ -178,6 +179,8 @@ export const requestSchemas = {
   /** Locks and releases the vault; its vaultId is no longer valid. Emits `closed`. */
   'vault.close': z.strictObject(vaultRef),
   'vault.info': z.strictObject(vaultRef),
+  /** What an unlocked vault holds, counted in memory: asked after each change (vault.info also walks the disk). */
+  'vault.totals': z.strictObject(vaultRef),
   /** The vaults open in this back end (after a renderer reload, say). */
   'vault.listOpen': z.strictObject({}),
   /**
@@ -550,6 +553,7 @@ export interface Responses {
   'vault.lock': null;
   'vault.close': null;
   'vault.info': VaultSummary & { readonly info: VaultInfo };
+  'vault.totals': VaultTotals;
   'vault.listOpen': readonly VaultSummary[];
   /** The new key's id and the one it replaces as the active key. */
   'vault.rotateKey': { readonly keyId: number; readonly previousKeyId: number };

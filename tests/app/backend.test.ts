@@ -372,7 +372,7 @@ describe('vaults', () => {
 });
 
 describe('browsing and changes', () => {
-  it('makes folders, renames, moves, lists, stats, searches, draws the tree and removes', async () => {
+  it('makes folders, renames, moves, lists, stats, searches, draws the tree, counts and removes', async () => {
     const app = await newApp();
     const { vaultId } = await newVaultIn(app);
     await app.call('entries.mkdir', { vaultId, path: '/Docs/Old' });
@@ -402,12 +402,16 @@ describe('browsing and changes', () => {
     ]);
     const shallow = await app.call('entries.tree', { vaultId, depth: 1 });
     expect(shallow.children[0]).toMatchObject({ path: '/Docs', children: [], truncated: true });
+    expect(await app.call('vault.totals', { vaultId })).toEqual({ files: 1, folders: 3, totalBytes: 17 });
     expect(await app.call('entries.remove', { vaultId, paths: ['/Docs'] })).toEqual({ removed: 3 });
+    expect(await app.call('vault.totals', { vaultId })).toEqual({ files: 0, folders: 1, totalBytes: 0 });
     expect(codeOf(await app.raw('entries.stat', { vaultId, path: '/Docs' }))).toBe('NOT_FOUND');
     expect(codeOf(await app.raw('entries.rename', { vaultId, path: '/Photos', newName: 'a/b' }))).toBe(
       'INVALID_NAME',
     );
     expect(codeOf(await app.raw('entries.tree', { vaultId, path: '/Nope' }))).toBe('NOT_FOUND');
+    await app.call('vault.lock', { vaultId });
+    expect(codeOf(await app.raw('vault.totals', { vaultId }))).toBe('VAULT_LOCKED');
   });
 
   it('reads a bounded byte range of a file for preview', async () => {

@@ -9,7 +9,7 @@ import { formatDate } from '../../src/renderer/format.js';
 import { jobEvent } from '../../src/renderer/store.js';
 import type { VaultEntry } from '../../src/shared/contract.js';
 import { Refusal } from './fake-api.js';
-import { browse, drawnRows, withViewport } from './vault-browser.js';
+import { browse, drawnRows, itemsStatus, withViewport } from './vault-browser.js';
 import { file, folder, VAULT } from './fixtures.js';
 
 withViewport();
@@ -46,7 +46,7 @@ const row = (name: string) => {
   if (found === undefined) throw new Error(`no row ${name} drawn`);
   return found;
 };
-const status = () => screen.getByRole('status', { name: 'Status' }).textContent;
+const status = itemsStatus;
 
 /** The root is ROOT, /Archive holds ARCHIVE; `listing` overrides what a folder holds. */
 function listing(extra: Record<string, readonly VaultEntry[]> = {}) {

@@ -11,7 +11,7 @@ import { clearVaultContents, showVault } from '../../src/renderer/store.js';
 import { ROW_HEIGHT } from '../../src/renderer/virtual-rows.js';
 import type { Channel, FolderTree, RequestOf, VaultEntry } from '../../src/shared/contract.js';
 import { fakeApi, type FakeApi, type Handlers } from './fake-api.js';
-import { INFO, NO_CAPABILITIES, requests, SETTINGS, tree, VAULT } from './fixtures.js';
+import { NO_CAPABILITIES, requests, SETTINGS, tree, VAULT } from './fixtures.js';
 
 /** The body's height in the tests: ten rows in view. */
 const VIEWPORT_ROWS = 10;
@@ -60,6 +60,16 @@ export function drawnRows(): HTMLElement[] {
     .filter((row) => row.hasAttribute('aria-selected'));
 }
 
+/** The status bar's words. */
+export function statusBar(): string {
+  return screen.getByRole('status', { name: 'Status' }).textContent;
+}
+
+/** The status bar's words before the vault's size, which most tests do not look at. */
+export function itemsStatus(): string {
+  return statusBar().replace(/ · vault [^·]+$/u, '');
+}
+
 export interface Browsed {
   readonly api: FakeApi;
   /** The requests sent on `channel`, in order. */
@@ -78,7 +88,12 @@ export async function browse(
   const api = fakeApi({
     'entries.list': () => root,
     'entries.tree': () => folders,
-    'vault.info': () => ({ ...VAULT, info: INFO }),
+    // As if the root held all there is.
+    'vault.totals': () => ({
+      files: root.filter((entry) => entry.type === 'file').length,
+      folders: root.filter((entry) => entry.type === 'folder').length,
+      totalBytes: root.reduce((sum, entry) => sum + (entry.type === 'file' ? entry.size : 0), 0),
+    }),
     'app.capabilities': () => NO_CAPABILITIES,
     'security.logProblems': () => [],
     'settings.get': () => SETTINGS,

@@ -48,6 +48,7 @@ import type {
   RestoreReport,
   VaultEntry,
   VaultInfo,
+  VaultTotals,
   VerifyOptions,
   VerifyReport,
 } from '../types.js';
@@ -719,6 +720,16 @@ export class Vault {
     };
     const session = this.#session;
     if (!session) return base;
+    return { ...base, ...this.totals(), keyIds: session.keys.keyring.keyIds };
+  }
+
+  /**
+   * The counts and plaintext size of what the vault holds, from memory (unlike {@link Vault.info}, which also
+   * measures the vault folder on disk): cheap enough to ask after each commit of a running add.
+   * @throws {@link VaultLockedError} when locked.
+   */
+  totals(): VaultTotals {
+    const session = this.#unlocked();
     let files = 0;
     let folders = 0;
     let totalBytes = 0;
@@ -728,7 +739,7 @@ export class Vault {
         totalBytes += node.size;
       } else folders++;
     }
-    return { ...base, files, folders, totalBytes, keyIds: session.keys.keyring.keyIds };
+    return { files, folders, totalBytes };
   }
 
   /**

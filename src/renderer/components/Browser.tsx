@@ -127,12 +127,10 @@ export function Browser({ vault }: { vault: VaultSummary }) {
   const [previewing, setPreviewing] = useState<VaultEntry | null>(null);
   const [panel, setPanel] = useState<(typeof PANELS)[number]['panel'] | null>(null);
   const dragDepth = useRef(0);
-  /** How many loads of rows, of the tree and of the vault's size were started: only the latest one's is shown. */
-  const loaded = useRef({ rows: 0, tree: 0, size: 0 });
+  /** How many loads of rows, and of the tree with the vault's size, were started: only the latest one's is shown. */
+  const loaded = useRef({ rows: 0, tree: 0 });
   /** The folder the latest load asked for, and what it selects there, until its rows are shown. */
   const wanted = useRef<{ path: string; select: readonly string[] | 'kept' } | null>(null);
-  /** The count of ended jobs last answered by a refresh. */
-  const endedSeen = useRef(0);
   /** The words searched for, how many searches were sent, and the number of the one whose answer is shown. */
   const searchAsked = useRef({ text: '', sent: 0, shown: 0 });
   const searchField = useRef<HTMLInputElement>(null);
@@ -151,37 +149,29 @@ export function Browser({ vault }: { vault: VaultSummary }) {
 
   /**
    * Shows `path` (selecting `select`; 'kept': what is selected when its rows come, of those still there), and
-   * unless `changed` is false refreshes the tree and (unless `sized` is false) the vault's size, which only a
-   * change moves (this window's own: no other program can open the vault meanwhile). With `rowsShown`, the
-   * folder's entries are already in the store (the root's come with the unlock's answer), so they are not asked
-   * for. A `refresh` (a job's work, not the person's) leaves the words of an earlier failure, which the person may
+   * unless `changed` is false refreshes the tree and the vault's size, which only a change moves (this window's
+   * own: no other program can open the vault meanwhile). With `rowsShown`, the folder's entries are already in the
+   * store (the root's come with the unlock's answer), so they are not asked for. A `refresh` (a job's work, not the person's) leaves the words of an earlier failure, which the person may
    * not have read yet.
    */
   const load = useCallback(
     (
       path: string,
       select: readonly string[] | 'kept' = [],
-      { changed = true, sized = true, rowsShown = false, refresh = false } = {},
+      { changed = true, rowsShown = false, refresh = false } = {},
     ): Promise<void> =>
       run(async () => {
-        const round = {
-          rows: ++loaded.current.rows,
-          tree: changed ? ++loaded.current.tree : 0,
-          size: changed && sized ? ++loaded.current.size : 0,
-        };
+        const round = { rows: ++loaded.current.rows, tree: changed ? ++loaded.current.tree : 0 };
         wanted.current = { path, select };
         const listed = rowsShown ? undefined : call('entries.list', { vaultId, path });
-        // Asked together, but the rows are shown as soon as they come: the tree and the vault's size (a walk of
-        // every folder, and of the vault folder on disk) must not hold back the first rows after an unlock.
+        // Asked together, but the rows are shown as soon as they come: the tree and the vault's size (walks of
+        // every folder and of every entry) must not hold back the first rows after an unlock.
         const refreshing = changed
-          ? {
-              folders: call('entries.tree', { vaultId }),
-              details: sized ? call('vault.info', { vaultId }) : undefined,
-            }
+          ? { folders: call('entries.tree', { vaultId }), totals: call('vault.totals', { vaultId }) }
           : undefined;
         // Awaited below, unless the rows fail first: then their failures are the same news, already shown.
         refreshing?.folders.catch(() => undefined);
-        refreshing?.details?.catch(() => undefined);
+        refreshing?.totals.catch(() => undefined);
         let rows: readonly VaultEntry[] | undefined;
         try {
           rows = await listed;
@@ -198,8 +188,8 @@ export function Browser({ vault }: { vault: VaultSummary }) {
           if (rows) showFolder(path, rows);
           if (chosen.length > 0) setSelection(new Set(chosen));
         }
-        // The tree and the size too come from the latest load that asked for each, which a later load of rows
-        // alone (a folder opened), or of rows and tree (an add's rows while it runs), does not replace.
+        // The tree and the size too come from the latest load that asked for them, which a later load of rows
+        // alone (a folder opened) does not replace.
         if (!refreshing) return;
         const folders = await refreshing.folders;
         // The same object when no folder changed (most changes are to files): the sidebar is then not drawn
@@ -207,9 +197,8 @@ export function Browser({ vault }: { vault: VaultSummary }) {
         // times are then the older ones; nothing here shows them.
         if (round.tree === loaded.current.tree)
           setTree((before) => (before !== null && sameFolders(before, folders) ? before : folders));
-        if (!refreshing.details) return;
-        const { info } = await refreshing.details;
-        if (round.size === loaded.current.size) setVaultBytes(info.totalBytes ?? null);
+        const { totalBytes } = await refreshing.totals;
+        if (round.tree === loaded.current.tree) setVaultBytes(totalBytes);
       }, refresh),
     [run, vaultId],
   );
@@ -223,13 +212,9 @@ export function Browser({ vault }: { vault: VaultSummary }) {
   // show them again. The folder being opened, if one is: the one shown is about to go.
   useEffect(() => {
     if (jobsEnded === 0 && addsCommitted === 0) return;
-    // A job's end refreshes the vault's size too; an add's rows while it runs do not: the size is a walk of the
-    // vault folder on disk, too much for each second of a long add.
-    const ended = jobsEnded !== endedSeen.current;
-    endedSeen.current = jobsEnded;
     const shownFolder = useCoffer.getState().folder;
     const { path, select } = wanted.current ?? { path: shownFolder, select: 'kept' as const };
-    void load(path, select, { refresh: true, sized: ended });
+    void load(path, select, { refresh: true });
     setSearchRound((round) => round + 1);
   }, [jobsEnded, addsCommitted, load]);
 

@@ -231,7 +231,7 @@ test('Vault details say a check waits while an add runs, then report it', async 
   await details.getByRole('button', { name: 'Check all data' }).click();
   await expect(
     details.getByText(
-      'The check waits until other work on this vault ends: a job in the jobs panel, or a preview reading a file.',
+      'The check waits until other work on this vault ends: a job in the jobs panel, a preview, or a file being opened in another app.',
     ),
   ).toBeVisible();
   await upload(-1);

@@ -1,5 +1,5 @@
 /** Speed and time left of a running job, from its progress so far; which jobs the panel shows; waiting words. */
-import type { JobKind, Progress } from '../shared/contract.js';
+import type { Progress } from '../shared/contract.js';
 import type { JobView } from './store.js';
 
 export interface JobFigures {
@@ -31,18 +31,14 @@ export function formatTimeLeft(seconds: number): string {
 /** How long a job runs before the jobs panel shows it running (how it ended is always shown). */
 export const SHOW_RUNNING_AFTER_MS = 400;
 
-/** What a job, or a delete, says while the engine holds it back for another job on its vault. */
+/** What a delete says while it waits behind a job on its vault. */
 export const WAITING_FOR_ANOTHER_JOB = 'waiting for another job on this vault to end…';
 
 /**
- * What a job says while held back. A check or a re-encryption runs alone, so it also waits for reads that no job
- * shows: a preview still loading or playing a file.
+ * What a job says while the engine holds it back: not always for a job the panel shows (a delete, a preview still
+ * reading a file, a file being opened in another app, the space an add freed being reclaimed).
  */
-export function waitingWords(kind: JobKind): string {
-  return kind === 'verify' || kind === 'reencrypt'
-    ? 'waiting for other work on this vault to end (a job, or a preview reading a file)…'
-    : WAITING_FOR_ANOTHER_JOB;
-}
+export const WAITING_FOR_OTHER_WORK = 'waiting for other work on this vault to end…';
 
 /**
  * The jobs the panel shows at `now`: every ended one, and those running for {@link SHOW_RUNNING_AFTER_MS} or

@@ -46,7 +46,7 @@ export interface JobView {
   readonly workStartedAt?: number;
   /** A finished check's report, for the vault details' report (unreferenced files too). */
   readonly verifyReport?: VerifyReport;
-  /** Whether it waits for another job on the vault to end before it starts. */
+  /** Whether the engine holds it back for other work on the vault (a job, a delete, a read) before it starts. */
   readonly waiting?: boolean;
   /** When the window heard that it ended (ms since the epoch). */
   readonly endedAt?: number;

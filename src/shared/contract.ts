@@ -439,8 +439,8 @@ export interface JobSummary {
   /** The latest progress, when any was reported. */
   readonly progress?: Progress;
   /**
-   * Whether it waits for another job on its vault to end before it starts (absent: no wait long enough to be told,
-   * 250 ms, has come).
+   * Whether the engine holds it back for other work on its vault (a job, a delete, a read) before it starts
+   * (absent: no wait long enough to be told, 250 ms, has come).
    */
   readonly waiting?: boolean;
 }

@@ -120,19 +120,19 @@ describe('the jobs panel', () => {
     if (first === undefined || second === undefined) throw new Error('two add jobs expected');
     expect(within(first).getByRole('status').textContent).toBe('Adding…');
     expect(within(second).getByRole('status').textContent).toBe(
-      'Add · waiting for another job on this vault to end…',
+      'Add · waiting for other work on this vault to end…',
     );
     emit('j2', 'add', { type: 'waiting', waiting: false });
     expect(within(second).getByRole('status').textContent).toBe('Adding…');
   });
 
-  it('says a waiting check may wait for a preview too: it runs alone, after every read', () => {
+  it('says a waiting check waits for other work, which need not be a job (a preview being read, say)', () => {
     render(<JobsPanel />);
     emit('c1', 'verify', { type: 'started' });
     emit('c1', 'verify', { type: 'waiting', waiting: true });
     wait(SHOWN_AFTER_MS);
     expect(within(row('Check job')).getByRole('status').textContent).toBe(
-      'Check · waiting for other work on this vault to end (a job, or a preview reading a file)…',
+      'Check · waiting for other work on this vault to end…',
     );
   });
 

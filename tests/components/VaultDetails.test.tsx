@@ -187,7 +187,7 @@ describe('the vault details', () => {
       api.emit('job', { jobId: 'check-1', vaultId: 'v1', kind: 'verify', type: 'waiting', waiting: true });
     });
     await screen.findByText(
-      'The check waits until other work on this vault ends: a job in the jobs panel, or a preview reading a file.',
+      'The check waits until other work on this vault ends: a job in the jobs panel, a preview, or a file being opened in another app.',
     );
     expect(screen.queryByText('Checking… (progress in the jobs panel)')).toBeNull();
     act(() => {

@@ -11,6 +11,7 @@ import {
   truncateSync,
   writeFileSync,
 } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 
 import Database from 'better-sqlite3';
@@ -46,6 +47,14 @@ function linkInPlaceOf(pack: string): void {
   copyFileSync(pack, moved);
   rmSync(pack);
   symlinkSync(moved, pack);
+}
+
+/** Removes a pack and has `make` make something else at its path. */
+function inPlaceOf(make: (pack: string) => unknown): (pack: string) => void {
+  return (pack) => {
+    rmSync(pack);
+    make(pack);
+  };
 }
 
 /** A new vault's blob for a file of `length` bytes: padded with Padmé by default (FORMAT.md section 5.7). */
@@ -247,6 +256,8 @@ describe('small files in packs', () => {
   it.each([
     ['removed', rmSync, 'missing'],
     ['a symbolic link', linkInPlaceOf, 'a symbolic link or not a regular file'],
+    ['a named pipe', inPlaceOf((pack) => execFileSync('mkfifo', [pack])), 'not a regular file'],
+    ['a folder', inPlaceOf(mkdirSync), 'not a regular file'],
   ])(
     'restores the other files when a pack is %s before the workers read it, and says which are damaged',
     async (_, spoil, words) => {
@@ -268,8 +279,7 @@ describe('small files in packs', () => {
         this: CryptoPool,
         batch,
       ) {
-        for (const pack of spoiltPacks)
-          if (existsSync(pack) && !lstatSync(pack).isSymbolicLink()) spoil(pack);
+        for (const pack of spoiltPacks) if (existsSync(pack) && lstatSync(pack).isFile()) spoil(pack);
         return openSmall.call(this, batch);
       });
       try {

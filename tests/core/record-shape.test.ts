@@ -128,13 +128,21 @@ describe('of two names in a folder that clash, a reader keeps the entry with the
     const kept = which === 'lower' ? other.toUpperCase() : other;
     expect(reopened.list('/').map((entry) => entry.name)).toEqual([kept]);
     expect(damaged).toEqual([
-      expect.objectContaining({ message: expect.stringContaining('already exists') as string }),
+      {
+        // Whichever was renamed, the entry with the higher id goes.
+        path: `(index row ${ids[higher ?? '']?.toString('hex') ?? ''})`,
+        code: 'INTEGRITY',
+        message: expect.stringContaining(
+          'has the same name as another entry in its folder, ignoring case, so it is left out',
+        ) as string,
+      },
     ]);
   });
 });
 
 describe('two file records naming one file id (section 5.4)', () => {
-  it('verify reports the entry whose record names another entry’s file, which both read', async () => {
+  /** A closed vault of /a.txt and /b.txt, of the same size, and their records. */
+  async function twoFiles() {
     const { vault, dir, root } = await newVault();
     await writeTree(join(root, 'in'), { 'a.txt': 'same size', 'b.txt': 'same-size' });
     await vault.add([join(root, 'in', 'a.txt'), join(root, 'in', 'b.txt')]);
@@ -147,6 +155,26 @@ describe('two file records naming one file id (section 5.4)', () => {
     );
     const [a, b] = ['a.txt', 'b.txt'].map((name) => records.find((record) => record.n === name));
     if (!a || !b) throw new Error('two records expected');
+    return { dir, a, b };
+  }
+
+  it('verify reports a contents row moved to no entry once, and its file not as another entry’s', async () => {
+    const { dir, a } = await twoFiles();
+    await editIndexAsWriter(dir, (db) => {
+      db.pragma('foreign_keys = OFF');
+      db.prepare('UPDATE contents SET node_id = ? WHERE node_id = ?').run(Buffer.alloc(16, 7), a.id);
+    });
+    const { vault } = await unlocked(dir);
+    expect((await vault.verify({ readData: true })).problems).toEqual([
+      expect.objectContaining({
+        path: `(index contents row ${a.c})`,
+        message: expect.stringContaining('belongs to no entry of the index') as string,
+      }),
+    ]);
+  });
+
+  it('verify reports the entry whose record names another entry’s file, which both read', async () => {
+    const { dir, a, b } = await twoFiles();
     await rewriteRecord(dir, named('b.txt'), (record) => ({ ...record, c: a.c }));
     await editIndexAsWriter(dir, (db) => {
       db.prepare('DELETE FROM contents WHERE node_id = ?').run(b.id);

@@ -21,6 +21,7 @@ import { describe, expect, it } from 'vitest';
 
 import { AlreadyExistsError, ReadOnlyVaultError, Vault } from '../../src/core/index.js';
 import { nativeSodium } from '../helpers/backends.js';
+import { editIndexAsWriter } from '../helpers/index-format.js';
 import { collect, leftBehind, newVault, passphrase, track, writeTree } from '../helpers/vault.js';
 
 async function reopen(dir: string, readOnly = false): Promise<Vault> {
@@ -127,6 +128,28 @@ describe('packs and blob files that arrive before the index that names them', ()
     const again = await reopen(w);
     expect(await again.verify({ readData: true })).toMatchObject({ ok: true, unreferenced: [] });
     for (const path of arrived) expect(storedFiles(w)).toContain(path);
+  });
+
+  it('verify --repair gives entries whose contents rows were lost their contents back, not copies in /lost+found', async () => {
+    const { vault, dir, root } = await newVault();
+    const files = { 'small.txt': randomBytes(3000), 'big.bin': randomBytes(1_200_000) };
+    await writeTree(join(root, 'in'), files);
+    await vault.add([join(root, 'in')]);
+    vault.close();
+    await editIndexAsWriter(dir, (db) => {
+      db.prepare('DELETE FROM contents').run();
+    });
+    const repaired = await reopen(dir);
+    const report = await repaired.verify({ repair: true });
+    expect(report.recovered.map((entry) => entry.path).sort()).toEqual(['/in/big.bin', '/in/small.txt']);
+    expect(repaired.list('/').map((entry) => entry.name)).toEqual(['in']);
+    for (const [name, bytes] of Object.entries(files))
+      expect((await collect(repaired.read(`/in/${name}`))).equals(bytes), name).toBe(true);
+    expect(await repaired.verify({ readData: true })).toMatchObject({
+      ok: true,
+      problems: [],
+      unreferenced: [],
+    });
   });
 
   it('repair keeps what is not a blob of this vault, and only --delete-unreferenced deletes it', async () => {

@@ -11,7 +11,7 @@ import { dirname } from 'node:path';
 
 import { fileChanged } from '../file-stat.js';
 import { fsyncDirectorySync, publishFile, writeFileAtomicSync } from '../publish.js';
-import { VAULT_READ_FLAGS } from '../vault/layout.js';
+import { requireRegularFile, VAULT_READ_FLAGS } from '../vault/layout.js';
 import { ascii } from './bytes.js';
 import { plaintextViews, runBatch } from './chunk-batch.js';
 import { LABEL, TAG_BYTES } from './constants.js';
@@ -221,8 +221,15 @@ class BatchPacks {
   read(path: string, offset: number, into: Uint8Array): number {
     let fd = this.#fds.get(path);
     if (fd === undefined) {
-      // As the main thread opens packs: never through a link planted since it checked (FORMAT.md section 8.1).
+      // As the main thread opens packs: never through a link planted since it checked, and only a regular file (a
+      // pipe put in its place would be read as the pack; FORMAT.md section 8.1).
       fd = openSync(path, VAULT_READ_FLAGS);
+      try {
+        requireRegularFile(fstatSync(fd), path);
+      } catch (error) {
+        closeSync(fd);
+        throw error;
+      }
       this.#fds.set(path, fd);
     }
     let got = 0;

@@ -11,6 +11,7 @@ import { PACK_DIR, requireRegularFile, VAULT_READ_FLAGS } from './layout.js';
 import { walkPack } from './pack-walk.js';
 import { contentSizeOf, cryptoPlace, openBlobFrom } from './read.js';
 import type { Session } from './session.js';
+import type { TreeNode } from './tree.js';
 
 /** The vault folder recovered files go into. */
 const LOST_FOUND = 'lost+found';
@@ -26,9 +27,10 @@ interface FoundBlob {
 
 /**
  * Brings the contents of unreferenced packs and blob files back into the vault (FORMAT.md section 8.5): each
- * complete blob of this vault in them, authenticated with the file id in its own header, becomes the file
- * `/lost+found/recovered-<file id>`, named by a new row that points at the blob where it is (nothing is copied), so
- * the pack or blob file is referenced again. All rows for one pack or blob file go in one transaction.
+ * complete blob of this vault in them, authenticated with the file id in its own header, is named by a new row that
+ * points at the blob where it is (nothing is copied), so the pack or blob file is referenced again: the row of the
+ * file entry whose record names that file id, or else of a new file `/lost+found/recovered-<file id>`. All rows for
+ * one pack or blob file go in one transaction.
  * @returns the recovered entries, the files left unreferenced with the reason, and those of them that hold no
  * readable blob of this vault (nothing in them can be recovered; a copy whose file ids rows already name is not
  * among them, since those rows' own data may be what is missing).
@@ -45,6 +47,7 @@ export async function recoverUnreferenced(
   const left: StoredFile[] = [];
   const holdsNothing: StoredFile[] = [];
   const syncedFolders = new Set<string>();
+  let entriesByFileId: Map<string, TreeNode> | undefined;
   for (const file of files) {
     if (signal?.aborted) throw new CancelledError();
     try {
@@ -63,7 +66,9 @@ export async function recoverUnreferenced(
         });
         continue;
       }
-      recovered.push(...adopt(session, fresh, await makeDurable(session, file, syncedFolders)));
+      entriesByFileId ??= fileEntriesByFileId(session);
+      const mtime = await makeDurable(session, file, syncedFolders);
+      recovered.push(...adopt(session, fresh, mtime, entriesByFileId));
     } catch (error) {
       // Only damage to the file itself leaves it behind; anything else (a full disk, a lock, "/lost+found" being a
       // file) stops the repair, so that a --delete-unreferenced after it cannot remove data repair could not
@@ -173,10 +178,48 @@ async function blobInFile(session: Session, file: StoredFile, signal?: AbortSign
 }
 
 /**
- * Names found blobs with new rows under /lost+found (created when missing), in one transaction.
+ * Names found blobs, in one transaction: a blob a file entry's record names gives that entry back the contents row
+ * it lost (rather than a second entry reading the same blob, which verify would report); any other becomes a new
+ * file under /lost+found (created when missing).
+ * @throws {@link AlreadyExistsError} when /lost+found is a file and a blob needs it.
+ */
+function adopt(
+  session: Session,
+  blobs: readonly FoundBlob[],
+  mtime: number,
+  entriesByFileId: ReadonlyMap<string, TreeNode>,
+): VaultEntry[] {
+  const reattached: { node: TreeNode; content: ContentRow }[] = [];
+  const unnamed: FoundBlob[] = [];
+  for (const blob of blobs) {
+    const node = entriesByFileId.get(blob.fileId.toString('hex'));
+    if (node) {
+      const content = { file_id: blob.fileId, node_id: Buffer.from(node.id, 'hex'), location: blob.location };
+      reattached.push({ node, content });
+    } else unnamed.push(blob);
+  }
+  const { folderRow, rows } = unnamed.length > 0 ? lostAndFound(session, unnamed, mtime) : { rows: [] };
+  session.db.transaction(() => {
+    for (const { content } of reattached) session.db.putContent(content);
+    if (folderRow) session.db.putNode(folderRow);
+    for (const { row, content } of rows) {
+      session.db.putNode(row);
+      session.db.putContent(content);
+    }
+  });
+  if (folderRow) session.tree.insert(folderRow.node);
+  for (const { row } of rows) session.tree.insert(row.node);
+  return [...reattached.map(({ node }) => node), ...rows.map(({ row }) => row.node)].map((node) =>
+    session.entry(node),
+  );
+}
+
+/**
+ * The rows that name blobs no entry names as files `/lost+found/recovered-<file id>`, and the folder's row when it
+ * is missing.
  * @throws {@link AlreadyExistsError} when /lost+found is a file.
  */
-function adopt(session: Session, found: readonly FoundBlob[], mtime: number): VaultEntry[] {
+function lostAndFound(session: Session, found: readonly FoundBlob[], mtime: number) {
   const existing = session.tree.child(null, LOST_FOUND);
   if (existing && existing.type !== 'folder') {
     throw new AlreadyExistsError(
@@ -206,16 +249,12 @@ function adopt(session: Session, found: readonly FoundBlob[], mtime: number): Va
     });
     return [{ row, content: { file_id: fileId, node_id: row.id, location } }];
   });
-  session.db.transaction(() => {
-    if (folderRow) session.db.putNode(folderRow);
-    for (const { row, content } of rows) {
-      session.db.putNode(row);
-      session.db.putContent(content);
-    }
-  });
-  if (folderRow) session.tree.insert(folderRow.node);
-  return rows.map(({ row }) => {
-    session.tree.insert(row.node);
-    return session.entry(row.node);
-  });
+  return { folderRow, rows };
+}
+
+/** The vault's file entries by the file id their records name. */
+function fileEntriesByFileId(session: Session): Map<string, TreeNode> {
+  const entries = new Map<string, TreeNode>();
+  for (const node of session.tree.values()) if (node.fileId !== undefined) entries.set(node.fileId, node);
+  return entries;
 }

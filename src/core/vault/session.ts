@@ -6,6 +6,7 @@ import { RecordSealer } from '../crypto/record.js';
 import type { SodiumBackend } from '../crypto/sodium.js';
 import type { UnlockedKeys } from '../crypto/vault-header.js';
 import {
+  AlreadyExistsError,
   CofferError,
   IntegrityError,
   InvalidArgumentError,
@@ -448,7 +449,15 @@ export class Session {
       try {
         this.tree.insert(node);
       } catch (error) {
-        this.damaged.push({ path: node.name, code: 'INTEGRITY', message: (error as Error).message });
+        if (!(error instanceof AlreadyExistsError)) throw error;
+        // Rows come in id order: the entry with the lower id stays (FORMAT.md 8.3, "Unique names").
+        this.damaged.push({
+          path: `(index row ${node.id})`,
+          code: 'INTEGRITY',
+          message:
+            `"${node.name}" has the same name as another entry in its folder, ignoring case, so it is left out ` +
+            '(damaged or tampered index, or one written where Unicode maps letter case differently).',
+        });
       }
     }
     for (const node of unreachable(this.tree)) {

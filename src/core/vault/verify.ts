@@ -154,13 +154,13 @@ function checkContentsLinks(session: Session): Problem[] {
     code: 'INTEGRITY',
     message: `The index's pointer to the stored contents of "${path}" ${detail} (the index was changed outside Coffer).`,
   });
-  /** Each file id a row names, with the node id it names it for. */
+  /** Each file id a row names, with the entry it names it for (a row naming no entry is reported as such). */
   const owners = new Map<string, string>();
   const reported = new Set<string>();
   for (const [fileId, nodeId] of session.db.contentsLinks()) {
     const node = Buffer.isBuffer(nodeId) ? session.tree.get(nodeId.toString('hex')) : undefined;
     const file = Buffer.isBuffer(fileId) ? fileId.toString('hex') : '?';
-    if (Buffer.isBuffer(nodeId)) owners.set(file, nodeId.toString('hex'));
+    if (node) owners.set(file, node.id);
     if (!node) {
       // A row whose entry is there but did not open goes with that entry, which is reported already.
       if (isIdBuffer(nodeId) && session.db.hasNode(nodeId)) continue;

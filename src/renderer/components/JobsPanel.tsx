@@ -5,7 +5,7 @@ import '../panels.css';
 import { ApiError, call, describeError } from '../api.js';
 import { focusIsNowhere } from '../focus.js';
 import { formatSize } from '../format.js';
-import { formatTimeLeft, jobFigures, jobsShown, waitingWords } from '../job-figures.js';
+import { formatTimeLeft, jobFigures, jobsShown, WAITING_FOR_OTHER_WORK } from '../job-figures.js';
 import { plural } from '../../shared/plural.js';
 import { dismissEndedJobs, dismissJob, useCoffer, type JobView } from '../store.js';
 import { folderLabel } from '../browser/entries.js';
@@ -44,7 +44,7 @@ async function cancelJob(jobId: string): Promise<string | null> {
 function runningText(job: JobView, now: number): string {
   const { progress } = job;
   // Before its turn, rather than a verb for work not begun: a second add waits for the first.
-  if (job.waiting === true) return `${NOUNS[job.kind]} · ${waitingWords(job.kind)}`;
+  if (job.waiting === true) return `${NOUNS[job.kind]} · ${WAITING_FOR_OTHER_WORK}`;
   if (progress === undefined) return `${VERBS[job.kind]}…`;
   const parts = [
     `${progress.filesDone.toLocaleString()} of ${plural(progress.filesTotal, 'file')}`,

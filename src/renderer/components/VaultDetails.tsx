@@ -158,7 +158,7 @@ export function VaultDetails({ vaultId, onClose }: { vaultId: string; onClose: (
       {checking && (
         <p className="muted">
           {check.waiting === true
-            ? 'The check waits until other work on this vault ends: a job in the jobs panel, or a preview reading a file.'
+            ? 'The check waits until other work on this vault ends: a job in the jobs panel, a preview, or a file being opened in another app.'
             : 'Checking… (progress in the jobs panel)'}
         </p>
       )}

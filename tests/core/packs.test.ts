@@ -23,6 +23,7 @@ import { editIndex, editIndexAsWriter, toFormat10 } from '../helpers/index-forma
 import { CryptoPool } from '../../src/core/crypto/pool.js';
 import { SMALL_FILE_LIMIT, UnsupportedFormatError, Vault } from '../../src/core/index.js';
 import { INDEX_SCHEMA_VERSION } from '../../src/core/vault/index-db.js';
+import { PackReader } from '../../src/core/vault/pack-reader.js';
 import { nativeSodium } from '../helpers/backends.js';
 import { collect, newVault, passphrase, tempDir, track, writeTree } from '../helpers/vault.js';
 
@@ -325,6 +326,37 @@ describe('small files in packs', () => {
       expect(open).toHaveBeenCalled();
     } finally {
       open.mockRestore();
+    }
+  });
+
+  it('says a pack that fails to read (EIO) is the vault’s side: restore fails so, verify lists the file', async () => {
+    const { vault, root } = await newVault();
+    await writeTree(join(root, 'in'), { 'a.txt': 'in a pack' });
+    await vault.add([join(root, 'in', 'a.txt')]);
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- called below with the spied-on reader as `this`
+    const source = PackReader.prototype.source;
+    const failing = vi.spyOn(PackReader.prototype, 'source').mockImplementation(function (
+      this: PackReader,
+      blob,
+    ) {
+      const opened = source.call(this, blob);
+      const eio = Object.assign(new Error('EIO: i/o error, read'), { code: 'EIO', syscall: 'read' });
+      return { ...opened, source: { readv: () => Promise.reject(eio) } };
+    });
+    try {
+      const words =
+        /^Could not read the stored contents of "\/a\.txt": the disk reported an input\/output error/;
+      await expect(vault.restore(['/a.txt'], tempDir())).rejects.toThrow(words);
+      const report = await vault.verify({ readData: true });
+      expect(report.problems).toEqual([
+        expect.objectContaining({
+          path: '/a.txt',
+          code: 'IO',
+          message: expect.stringMatching(words) as string,
+        }),
+      ]);
+    } finally {
+      failing.mockRestore();
     }
   });
 

@@ -21,6 +21,7 @@ import {
   type PlaintextSink,
 } from './blob-io.js';
 import type { BlobLocation } from './index-db.js';
+import { asIoError } from './durable.js';
 import { blobPath, requireRegularFile, VAULT_READ_FLAGS } from './layout.js';
 import type { Session } from './session.js';
 import type { TreeNode } from './tree.js';
@@ -77,6 +78,14 @@ export async function openStoredBlob(
   const bind = binding(session, node);
   const location = session.blobOf(bind.fileId);
   if (location === undefined) throw session.missingContents(node);
+  // Said as the vault's side, so that a restore does not blame the file it was writing (an EIO on a pack).
+  const readError = (error: unknown): unknown =>
+    asIoError(error, `Could not read the stored contents of "${session.tree.pathOf(node)}"`);
+  // Missing or not a regular file is damage to this file; any other failure to open it, the vault's side too.
+  const unopened = (error: unknown): unknown => {
+    const missing = session.missingBlob(node, error);
+    return missing instanceof IntegrityError ? missing : readError(missing);
+  };
   let source: ByteSource;
   let size: number;
   let closeFile = (): Promise<void> => Promise.resolve();
@@ -86,13 +95,23 @@ export async function openStoredBlob(
   } else if (location.kind === 'pack') {
     try {
       let release: () => void;
-      ({ source, size, release } = session.packs.source(location));
+      let packed: ByteSource;
+      ({ source: packed, size, release } = session.packs.source(location));
+      source = {
+        readv: async (views, position) => {
+          try {
+            return await packed.readv(views, position);
+          } catch (error) {
+            throw readError(error);
+          }
+        },
+      };
       closeFile = () => {
         release();
         return Promise.resolve();
       };
     } catch (error) {
-      throw session.missingBlob(node, error);
+      throw unopened(error);
     }
     if (size < location.length) {
       await closeFile();
@@ -101,7 +120,7 @@ export async function openStoredBlob(
   } else {
     const path = blobPath(session.dir, bind.fileId);
     const handle = await open(path, VAULT_READ_FLAGS).catch((error: unknown) => {
-      throw session.missingBlob(node, error);
+      throw unopened(error);
     });
     try {
       const stats = await handle.stat();
@@ -109,9 +128,9 @@ export async function openStoredBlob(
       size = stats.size;
     } catch (error) {
       await handle.close();
-      throw session.missingBlob(node, error);
+      throw unopened(error);
     }
-    source = fileSource(handle);
+    source = fileSource(handle, readError);
     closeFile = () => handle.close();
   }
   try {

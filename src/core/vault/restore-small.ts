@@ -1,5 +1,6 @@
 import { TAG_BYTES } from '../crypto/constants.js';
 import { BLOB_HEADER_BYTES, type ChunkCipher } from '../crypto/content.js';
+import { systemError } from '../crypto/file-stripe.js';
 import type { CryptoPool } from '../crypto/pool.js';
 import { MATERIAL_BYTES, putKeyMaterial } from '../crypto/small-file-protocol.js';
 import { AlreadyExistsError, IntegrityError } from '../errors.js';
@@ -25,8 +26,8 @@ const BATCH_FILES = 128;
 const IN_FLIGHT = 3;
 
 /** A worker's failed system call as the error Node would have thrown on this thread. */
-function systemError(failed: { readonly code: string; readonly syscall: string }): Error {
-  return Object.assign(new Error(`${failed.syscall} ${failed.code}`), failed);
+function systemErrorOf(failed: { readonly code: string; readonly syscall: string }): Error {
+  return systemError({ message: `${failed.syscall} ${failed.code}`, ...failed });
 }
 
 /** A small file the workers wrote and published. */
@@ -188,13 +189,13 @@ export class SmallFileRestorer {
         this.#hooks.problem(file.vaultPath, notReplaced(file.target));
       } else if (result && 'pack' in result) {
         // Gone or not a regular file since the header was read from it: damage to that file, as on this thread.
-        const cause = this.#session.missingBlob(file.node, systemError(result.pack));
+        const cause = this.#session.missingBlob(file.node, systemErrorOf(result.pack));
         if (cause instanceof IntegrityError) this.#hooks.problem(file.vaultPath, cause);
         else failed ??= { cause, what: `Could not read the stored contents of "${file.vaultPath}"` };
       } else if (result?.code === 'ENAMETOOLONG') {
         this.#hooks.tooLong(file.vaultPath, file.target);
       } else {
-        const cause = systemError({ code: result?.code ?? 'EIO', syscall: result?.syscall ?? 'write' });
+        const cause = systemErrorOf({ code: result?.code ?? 'EIO', syscall: result?.syscall ?? 'write' });
         failed ??= { cause, what: `Could not write "${file.target}"` };
       }
     }

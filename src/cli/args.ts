@@ -174,7 +174,8 @@ const COMMANDS: Readonly<Record<CommandName, CommandSpec>> = {
     details:
       'Stored files (packs, blob files) that no entry names are listed and kept, with exit code 1: they may ' +
       'belong to an index that has not arrived yet, or to another copy of the index. --repair brings their ' +
-      'contents back as /lost+found/recovered-<id> files; --delete-unreferenced --yes deletes them.',
+      'contents back: to the entry that lost them, or as /lost+found/recovered-<id> files; ' +
+      '--delete-unreferenced --yes deletes them.',
     minArgs: 1,
     maxArgs: 1,
     options: {
@@ -185,7 +186,8 @@ const COMMANDS: Readonly<Record<CommandName, CommandSpec>> = {
       repair: {
         type: 'boolean',
         description:
-          'Bring the contents of stored files no entry names back into the vault, under /lost+found.',
+          'Bring the contents of stored files no entry names back into the vault: to the entry that lost them, ' +
+          'else under /lost+found.',
       },
       'delete-unreferenced': {
         type: 'boolean',

@@ -133,8 +133,8 @@ export interface VerifyOptions extends JobOptions {
   /** Also decrypt and authenticate every chunk of every file (slow: reads the whole vault). */
   readonly readData?: boolean;
   /**
-   * Bring the contents of unreferenced packs and blob files back into the vault, as files under /lost+found
-   * (FORMAT.md section 8.5). Needs a writable vault.
+   * Bring the contents of unreferenced packs and blob files back into the vault: to the file entry that lost its
+   * contents row, or as files under /lost+found (FORMAT.md section 8.5). Needs a writable vault.
    */
   readonly repair?: boolean;
   /** Delete the unreferenced packs and blob files still left (after `repair`, if asked). Ask the user first. */
@@ -161,7 +161,7 @@ export interface VerifyReport {
    * before their index, or damage): kept, unless `deleteUnreferenced` removed them.
    */
   readonly unreferenced: readonly StoredFile[];
-  /** With `repair`: the files brought back under /lost+found. */
+  /** With `repair`: the files whose contents were brought back, to their own entries or under /lost+found. */
   readonly recovered: readonly VaultEntry[];
   /** With `deleteUnreferenced`: what was deleted. */
   readonly deleted: readonly StoredFile[];

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
 
+import { editIndexAsWriter } from '../helpers/index-format.js';
 import { filesBelow, requireBuiltCli, runCli, tempDir, type RunResult } from './helpers.js';
 
 requireBuiltCli();
@@ -144,12 +145,28 @@ describe("an index that is not this vault's own", () => {
     expect(repaired.code, repaired.stderr).toBe(1);
     expect(repaired.stderr).toMatch(/This vault is older than when this computer last opened it/u);
     expect(repaired.stdout).toMatch(/^recovered \/lost\+found\/recovered-[0-9a-f]{32} \(23 B\)$/mu);
-    expect(repaired.stdout).toMatch(/^Recovered 1 file into \/lost\+found\.$/mu);
+    expect(repaired.stdout).toMatch(/^Recovered 1 file: 1 into \/lost\+found\.$/mu);
     const restored = await cli('restore', 'R', '/lost+found', '--to', 'out-r');
     expect(restored.code).toBe(0);
     const [name = ''] = await filesBelow(join(cwd, 'out-r'));
     expect(readFileSync(join(cwd, 'out-r', name), 'utf8')).toBe('second, to be recovered');
     expect((await cli('verify', 'R')).code).toBe(0);
     expect(await stored(join(cwd, 'R'))).toEqual(before);
+  });
+
+  it('verify --repair gives a file that lost its contents row its contents back, and says so', async () => {
+    expect((await cli('init', 'L', '--kdf', 'interactive')).code).toBe(0);
+    await writeFile(join(cwd, 'kept.txt'), 'kept, row lost');
+    expect((await cli('add', 'L', 'kept.txt')).code).toBe(0);
+    // As a writer with the passphrase could leave it (the commitment sealed over the result).
+    await editIndexAsWriter(join(cwd, 'L'), (db) => {
+      db.prepare('DELETE FROM contents').run();
+    });
+    const repaired = await cli('verify', 'L', '--repair');
+    expect(repaired.stdout).toMatch(/^Recovered 1 file: 1 to its own entry\.$/mu);
+    const restored = await cli('restore', 'L', '/kept.txt', '--to', 'out-l');
+    expect(restored.code, restored.stderr).toBe(0);
+    expect(readFileSync(join(cwd, 'out-l', 'kept.txt'), 'utf8')).toBe('kept, row lost');
+    expect((await cli('verify', 'L')).code).toBe(0);
   });
 });

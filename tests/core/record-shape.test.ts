@@ -173,6 +173,25 @@ describe('two file records naming one file id (section 5.4)', () => {
     ]);
   });
 
+  it('verify reports a contents row moved onto a folder by the folder, not the file as another entry’s', async () => {
+    const { vault, dir, root } = await newVault();
+    await writeTree(join(root, 'in'), { 'a.txt': 'a file', 'sub/b.txt': 'b file' });
+    await vault.add([join(root, 'in')]);
+    vault.close();
+    const sub = await withRecords(
+      dir,
+      ({ rows }) => rows.find((row) => row.plaintext.includes('"n":"sub"'))?.id,
+    );
+    await editIndexAsWriter(dir, (db) => {
+      db.pragma('foreign_keys = OFF');
+      db.prepare('UPDATE contents SET node_id = ? WHERE length(node_id) = 16 AND pack_offset = 0').run(sub);
+    });
+    const { vault: reopened } = await unlocked(dir);
+    const problems = (await reopened.verify()).problems;
+    expect(problems.map((problem) => problem.path)).toEqual(['/in/sub']);
+    expect(problems[0]?.message).toContain('names another file than its entry does');
+  });
+
   it('verify reports the entry whose record names another entry’s file, which both read', async () => {
     const { dir, a, b } = await twoFiles();
     await rewriteRecord(dir, named('b.txt'), (record) => ({ ...record, c: a.c }));

@@ -22,6 +22,7 @@ import { describe, expect, it } from 'vitest';
 import { AlreadyExistsError, ReadOnlyVaultError, Vault } from '../../src/core/index.js';
 import { nativeSodium } from '../helpers/backends.js';
 import { editIndexAsWriter } from '../helpers/index-format.js';
+import { rewriteRecord, withRecords } from '../helpers/records.js';
 import { collect, leftBehind, newVault, passphrase, track, writeTree } from '../helpers/vault.js';
 
 async function reopen(dir: string, readOnly = false): Promise<Vault> {
@@ -150,6 +151,68 @@ describe('packs and blob files that arrive before the index that names them', ()
       problems: [],
       unreferenced: [],
     });
+  });
+
+  it('verify --repair puts a found blob in /lost+found when the entry naming it has another row, or another size', async () => {
+    const { vault, dir, root } = await newVault();
+    const files = { 'small.txt': randomBytes(3000), 'big.bin': randomBytes(1_200_000) };
+    await writeTree(join(root, 'in'), files);
+    await vault.add([join(root, 'in')]);
+    vault.close();
+    // big.bin's row now names a file id no blob has; small.txt's record a size its blob does not hold, and its row
+    // is gone.
+    await rewriteRecord(
+      dir,
+      (record) => record.n === 'small.txt',
+      (record) => ({ ...record, s: (record.s as number) + 1 }),
+    );
+    await editIndexAsWriter(dir, (db) => {
+      db.prepare('UPDATE contents SET file_id = ? WHERE pack_id IS NULL').run(randomBytes(16));
+      db.prepare('DELETE FROM contents WHERE pack_id IS NOT NULL').run();
+    });
+    const repaired = await reopen(dir);
+    const report = await repaired.verify({ repair: true });
+    expect(report.recovered.map((entry) => entry.path.replace(/-[0-9a-f]{32}$/u, ''))).toEqual([
+      '/lost+found/recovered',
+      '/lost+found/recovered',
+    ]);
+    const recovered = await Promise.all(
+      report.recovered.map(async (entry) => collect(repaired.read(entry.path))),
+    );
+    expect(recovered.map((bytes) => bytes.length).sort((a, b) => a - b)).toEqual([3000, 1_200_000]);
+    for (const bytes of recovered)
+      expect(Object.values(files).some((original) => original.equals(bytes))).toBe(true);
+  });
+
+  it('verify --repair gives a found blob no entry when two entries name it', async () => {
+    const { vault, dir, root } = await newVault();
+    await writeTree(join(root, 'in'), { 'a.txt': 'same size', 'b.txt': 'same-size' });
+    await vault.add([join(root, 'in')]);
+    vault.close();
+    const named = await withRecords(
+      dir,
+      ({ rows }) =>
+        rows
+          .map((row) => JSON.parse(row.plaintext.toString()) as { n: string; c?: string })
+          .find((record) => record.n === 'a.txt')?.c,
+    );
+    await rewriteRecord(
+      dir,
+      (record) => record.n === 'b.txt',
+      (record) => ({ ...record, c: named }),
+    );
+    await editIndexAsWriter(dir, (db) => {
+      db.prepare('DELETE FROM contents').run();
+    });
+    const repaired = await reopen(dir);
+    const report = await repaired.verify({ repair: true });
+    expect(report.recovered.map((entry) => entry.path).sort()).toEqual(
+      repaired
+        .list('/lost+found')
+        .map((entry) => entry.path)
+        .sort(),
+    );
+    expect(report.recovered).toHaveLength(2);
   });
 
   it('repair keeps what is not a blob of this vault, and only --delete-unreferenced deletes it', async () => {

@@ -1,4 +1,4 @@
-import type { StoredFile } from '../../core/index.js';
+import type { StoredFile, VaultEntry } from '../../core/index.js';
 import type { Context } from '../context.js';
 import { EXIT, UsageError } from '../errors.js';
 import { formatBytes } from '../format.js';
@@ -35,7 +35,7 @@ export async function verify(ctx: Context): Promise<number> {
         : `Damage found: ${plural(report.problems.length, 'problem')}; ${checked}.`,
     );
     if (report.recovered.length > 0)
-      ctx.print(`Recovered ${plural(report.recovered.length, 'file')} into /lost+found.`);
+      ctx.print(`Recovered ${plural(report.recovered.length, 'file')}: ${recoveredWhere(report.recovered)}.`);
     if (report.deleted.length > 0)
       ctx.print(
         `Deleted ${plural(report.deleted.length, 'unreferenced stored file')}: ${total(report.deleted)}.`,
@@ -44,7 +44,8 @@ export async function verify(ctx: Context): Promise<number> {
       ctx.warn(
         `Kept ${plural(report.unreferenced.length, 'stored file')} (${total(report.unreferenced)}) that no entry ` +
           'names. They may belong to an index that has not arrived yet (a sync service) or to another copy of ' +
-          'this vault\'s index; "coffer verify --repair" brings their contents back under /lost+found, and ' +
+          'this vault\'s index; "coffer verify --repair" brings their contents back (to their entries, or ' +
+          'under /lost+found), and ' +
           '"coffer verify --delete-unreferenced --yes" deletes them.',
       );
     }
@@ -55,4 +56,15 @@ export async function verify(ctx: Context): Promise<number> {
 
 function total(files: readonly StoredFile[]): string {
   return formatBytes(files.reduce((sum, file) => sum + file.size, 0));
+}
+
+/** "3 into /lost+found", "2 to their own entries and 1 into /lost+found". */
+function recoveredWhere(entries: readonly VaultEntry[]): string {
+  const lost = entries.filter((entry) => entry.path.startsWith('/lost+found/')).length;
+  const own = entries.length - lost;
+  const parts = [
+    ...(own > 0 ? [`${String(own)} to ${own === 1 ? 'its own entry' : 'their own entries'}`] : []),
+    ...(lost > 0 ? [`${String(lost)} into /lost+found`] : []),
+  ];
+  return parts.join(' and ');
 }

@@ -47,14 +47,21 @@ export async function recoverUnreferenced(
   const left: StoredFile[] = [];
   const holdsNothing: StoredFile[] = [];
   const syncedFolders = new Set<string>();
-  let entriesByFileId: Map<string, TreeNode> | undefined;
+  let waiting: Map<string, TreeNode> | undefined;
   for (const file of files) {
     if (signal?.aborted) throw new CancelledError();
     try {
       const found = file.path.startsWith(`${PACK_DIR}/`)
         ? await blobsInPack(session, file)
         : [await blobInFile(session, file, signal)];
-      const fresh = found.filter(({ fileId }) => session.db.blobOf(fileId) === undefined);
+      // Each file id once: a pack may hold a copy of a blob after it, which a second row could not name.
+      const seen = new Set<string>();
+      const fresh = found.filter(({ fileId }) => {
+        const hex = fileId.toString('hex');
+        if (seen.has(hex) || session.db.blobOf(fileId) !== undefined) return false;
+        seen.add(hex);
+        return true;
+      });
       if (fresh.length === 0) {
         if (found.length === 0) holdsNothing.push(file);
         left.push({
@@ -66,9 +73,9 @@ export async function recoverUnreferenced(
         });
         continue;
       }
-      entriesByFileId ??= fileEntriesByFileId(session);
+      waiting ??= entriesWithoutContents(session);
       const mtime = await makeDurable(session, file, syncedFolders);
-      recovered.push(...adopt(session, fresh, mtime, entriesByFileId));
+      recovered.push(...adopt(session, fresh, mtime, waiting));
     } catch (error) {
       // Only damage to the file itself leaves it behind; anything else (a full disk, a lock, "/lost+found" being a
       // file) stops the repair, so that a --delete-unreferenced after it cannot remove data repair could not
@@ -178,24 +185,29 @@ async function blobInFile(session: Session, file: StoredFile, signal?: AbortSign
 }
 
 /**
- * Names found blobs, in one transaction: a blob a file entry's record names gives that entry back the contents row
- * it lost (rather than a second entry reading the same blob, which verify would report); any other becomes a new
- * file under /lost+found (created when missing).
+ * Names found blobs, in one transaction: a blob that is what a file entry lost gives that entry its contents row
+ * back (rather than a second entry reading the same blob, which verify would report); any other becomes a new file
+ * under /lost+found (created when missing).
+ * @param waiting - File entries that have no contents row, by the file id their records name (see
+ * {@link entriesWithoutContents}); an entry given its row here is taken out.
  * @throws {@link AlreadyExistsError} when /lost+found is a file and a blob needs it.
  */
 function adopt(
   session: Session,
   blobs: readonly FoundBlob[],
   mtime: number,
-  entriesByFileId: ReadonlyMap<string, TreeNode>,
+  waiting: Map<string, TreeNode>,
 ): VaultEntry[] {
   const reattached: { node: TreeNode; content: ContentRow }[] = [];
   const unnamed: FoundBlob[] = [];
   for (const blob of blobs) {
-    const node = entriesByFileId.get(blob.fileId.toString('hex'));
-    if (node) {
+    const node = waiting.get(blob.fileId.toString('hex'));
+    // Of another size the blob is not that entry's file as its record has it: reading it there would fail, and the
+    // bytes would be out of reach. They go to /lost+found instead, readable.
+    if (node?.size === blob.plaintextSize) {
       const content = { file_id: blob.fileId, node_id: Buffer.from(node.id, 'hex'), location: blob.location };
       reattached.push({ node, content });
+      waiting.delete(blob.fileId.toString('hex'));
     } else unnamed.push(blob);
   }
   const { folderRow, rows } = unnamed.length > 0 ? lostAndFound(session, unnamed, mtime) : { rows: [] };
@@ -252,9 +264,19 @@ function lostAndFound(session: Session, found: readonly FoundBlob[], mtime: numb
   return { folderRow, rows };
 }
 
-/** The vault's file entries by the file id their records name. */
-function fileEntriesByFileId(session: Session): Map<string, TreeNode> {
-  const entries = new Map<string, TreeNode>();
-  for (const node of session.tree.values()) if (node.fileId !== undefined) entries.set(node.fileId, node);
-  return entries;
+/**
+ * The file entries that no contents row names, by the file id their records name, leaving out a file id more than
+ * one entry names (which of them the blob is cannot be told; verify reports them).
+ */
+function entriesWithoutContents(session: Session): Map<string, TreeNode> {
+  const withRow = new Set<string>();
+  for (const [, nodeId] of session.db.contentsLinks())
+    if (Buffer.isBuffer(nodeId)) withRow.add(nodeId.toString('hex'));
+  const named = new Map<string, TreeNode | null>();
+  for (const node of session.tree.values()) {
+    if (node.fileId !== undefined) named.set(node.fileId, named.has(node.fileId) ? null : node);
+  }
+  const waiting = new Map<string, TreeNode>();
+  for (const [fileId, node] of named) if (node && !withRow.has(node.id)) waiting.set(fileId, node);
+  return waiting;
 }

@@ -69,6 +69,8 @@ function sizeDiffers(bind: ContentBinding, node: TreeNode, stored?: number): Int
  * read: for readers that do not open every chunk, such as a range read.
  * @throws {@link IntegrityError} when it is missing, belongs to another file, names an unknown key, or its size
  * does not match the size the index records.
+ * @throws {@link IoError} when its pack or blob file cannot be opened or read for another reason (its reads, later,
+ * fail the same way).
  */
 export async function openStoredBlob(
   session: Session,
@@ -209,6 +211,7 @@ export async function cryptoPlace(session: Session, chunkCount: number): Promise
  * gets it written at its offsets, in any order (by the worker threads, when a pool runs), so it must be a staging
  * file until this returns. `onBytes` gets the plaintext bytes of each batch once it authenticated.
  * @throws {@link IntegrityError} at the first damaged chunk; nothing of its batch reaches the sink.
+ * @throws {@link IoError} when the stored file cannot be read (see {@link openStoredBlob}).
  * @throws {@link CancelledError} when `signal` aborts.
  */
 export async function decryptFile(

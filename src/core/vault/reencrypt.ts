@@ -2,7 +2,7 @@ import { open } from 'node:fs/promises';
 
 import { BLOB_HEADER_BYTES, BLOB_MAGIC, ChunkCipher } from '../crypto/content.js';
 import { sharedCryptoPool } from '../crypto/pool.js';
-import { CancelledError, CofferError, IntegrityError } from '../errors.js';
+import { CancelledError, CofferError, IntegrityError, IoError } from '../errors.js';
 import { writeFileAtomicSync } from '../publish.js';
 import type { Problem, Progress } from '../types.js';
 import { newContent, sealInMemory, writeBlobFile } from './add.js';
@@ -212,7 +212,9 @@ export class Reencryption {
   }
 
   #fail(node: TreeNode | undefined, id: string, error: unknown): void {
-    if (!(error instanceof CofferError) || error instanceof CancelledError) throw error;
+    // A read the disk refused stops the job, large file or small: it is no fault of that file's.
+    if (!(error instanceof CofferError) || error instanceof CancelledError || error instanceof IoError)
+      throw error;
     this.#failed.add(id);
     this.problems.push({
       path: node ? this.session.tree.pathOf(node) : `(index row ${id})`,

@@ -1187,7 +1187,8 @@ export class Vault {
    * read until it ends or is destroyed it counts as a running read: a delete or verify waits for it, so destroy a
    * stream that will not be read to the end. Locking destroys it with {@link CancelledError}, at once, whether or
    * not it is being read; one first read after a lock fails with {@link VaultLockedError}, and one after the file
-   * was deleted or replaced (by an add) with {@link NotFoundError}.
+   * was deleted or replaced (by an add) with {@link NotFoundError}; one whose stored file cannot be read with
+   * {@link IoError}, and damage with {@link IntegrityError}.
    * @throws {@link NotFoundError}, {@link InvalidArgumentError} (a folder, or a range outside the file).
    */
   read(path: string, range?: ByteRange): Readable {

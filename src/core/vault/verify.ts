@@ -1,4 +1,4 @@
-import { CancelledError, CofferError, IntegrityError, VaultLockedError } from '../errors.js';
+import { CancelledError, CofferError, IntegrityError, IoError, VaultLockedError } from '../errors.js';
 import {
   INDEX_PROBLEM_PATH,
   type Problem,
@@ -78,11 +78,13 @@ export async function verifyVault(session: Session, options: VerifyOptions): Pro
         await authenticateLastChunk(session, node);
       }
     } catch (error) {
-      // A lock stops verify: the wiped keys say so, and that is no problem with this file.
+      // A lock stops verify: the wiped keys say so, and that is no problem with this file. Nor is a disk that fails
+      // to read (it would be one "problem" per file left, and exit code 4 says damage): verify stops and says so.
       if (
         !(error instanceof CofferError) ||
         error instanceof CancelledError ||
-        error instanceof VaultLockedError
+        error instanceof VaultLockedError ||
+        error instanceof IoError
       )
         throw error;
       problems.push({ path, code: error.code, message: error.message });
@@ -154,13 +156,13 @@ function checkContentsLinks(session: Session): Problem[] {
     code: 'INTEGRITY',
     message: `The index's pointer to the stored contents of "${path}" ${detail} (the index was changed outside Coffer).`,
   });
-  /** Each file id a row names, with the entry it names it for (a row naming no entry is reported as such). */
+  /** Each file id a row rightly names, with its entry (a row naming no entry, or the wrong one, is reported as such). */
   const owners = new Map<string, string>();
   const reported = new Set<string>();
   for (const [fileId, nodeId] of session.db.contentsLinks()) {
     const node = Buffer.isBuffer(nodeId) ? session.tree.get(nodeId.toString('hex')) : undefined;
     const file = Buffer.isBuffer(fileId) ? fileId.toString('hex') : '?';
-    if (node) owners.set(file, node.id);
+    if (node?.fileId === file) owners.set(file, node.id);
     if (!node) {
       // A row whose entry is there but did not open goes with that entry, which is reported already.
       if (isIdBuffer(nodeId) && session.db.hasNode(nodeId)) continue;

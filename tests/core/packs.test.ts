@@ -338,10 +338,16 @@ describe('small files in packs', () => {
     const failing = vi.spyOn(PackReader.prototype, 'source').mockImplementation(function (
       this: PackReader,
       blob,
+      readError = (error: unknown) => error,
     ) {
-      const opened = source.call(this, blob);
+      const opened = source.call(this, blob, readError);
       const eio = Object.assign(new Error('EIO: i/o error, read'), { code: 'EIO', syscall: 'read' });
-      return { ...opened, source: { readv: () => Promise.reject(eio) } };
+      // As the pack's own read fails: through the caller's readError.
+      const readv = () =>
+        Promise.resolve().then(() => {
+          throw readError(eio);
+        });
+      return { ...opened, source: { readv } };
     });
     try {
       const words =

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { Vault, type CreateOptions } from '../../src/core/index.js';
 import { nativeSodium } from '../helpers/backends.js';
 import { editIndexAsWriter } from '../helpers/index-format.js';
-import { rewriteRecord, withRecords } from '../helpers/records.js';
+import { rewriteRecord, twoFilesOfOneSize, withRecords } from '../helpers/records.js';
 import { collect, newVault, passphrase, track, writeTree } from '../helpers/vault.js';
 
 const MiB = 1024 * 1024;
@@ -141,25 +141,8 @@ describe('of two names in a folder that clash, a reader keeps the entry with the
 });
 
 describe('two file records naming one file id (section 5.4)', () => {
-  /** A closed vault of /a.txt and /b.txt, of the same size, and their records. */
-  async function twoFiles() {
-    const { vault, dir, root } = await newVault();
-    await writeTree(join(root, 'in'), { 'a.txt': 'same size', 'b.txt': 'same-size' });
-    await vault.add([join(root, 'in', 'a.txt'), join(root, 'in', 'b.txt')]);
-    vault.close();
-    const records = await withRecords(dir, ({ rows }) =>
-      rows.map((row) => ({
-        id: row.id,
-        ...(JSON.parse(row.plaintext.toString()) as { n: string; c: string }),
-      })),
-    );
-    const [a, b] = ['a.txt', 'b.txt'].map((name) => records.find((record) => record.n === name));
-    if (!a || !b) throw new Error('two records expected');
-    return { dir, a, b };
-  }
-
   it('verify reports a contents row moved to no entry once, and its file not as another entry’s', async () => {
-    const { dir, a } = await twoFiles();
+    const { dir, a } = await twoFilesOfOneSize();
     await editIndexAsWriter(dir, (db) => {
       db.pragma('foreign_keys = OFF');
       db.prepare('UPDATE contents SET node_id = ? WHERE node_id = ?').run(Buffer.alloc(16, 7), a.id);
@@ -193,7 +176,7 @@ describe('two file records naming one file id (section 5.4)', () => {
   });
 
   it('verify reports the entry whose record names another entry’s file, which both read', async () => {
-    const { dir, a, b } = await twoFiles();
+    const { dir, a, b } = await twoFilesOfOneSize();
     await rewriteRecord(dir, named('b.txt'), (record) => ({ ...record, c: a.c }));
     await editIndexAsWriter(dir, (db) => {
       db.prepare('DELETE FROM contents WHERE node_id = ?').run(b.id);

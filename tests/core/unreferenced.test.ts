@@ -22,7 +22,7 @@ import { describe, expect, it } from 'vitest';
 import { AlreadyExistsError, ReadOnlyVaultError, Vault } from '../../src/core/index.js';
 import { nativeSodium } from '../helpers/backends.js';
 import { editIndexAsWriter } from '../helpers/index-format.js';
-import { rewriteRecord, withRecords } from '../helpers/records.js';
+import { rewriteRecord, twoFilesOfOneSize } from '../helpers/records.js';
 import { collect, leftBehind, newVault, passphrase, track, writeTree } from '../helpers/vault.js';
 
 async function reopen(dir: string, readOnly = false): Promise<Vault> {
@@ -70,6 +70,16 @@ async function deliveredBeforeIndex(): Promise<{
     cpSync(join(v, path), join(w, path));
   }
   return { v, w, root, newFiles, arrived };
+}
+
+/** A closed vault holding /in/small.txt (in a pack) and /in/big.bin (in a blob file), and their bytes. */
+async function smallAndLargeClosed(): Promise<{ dir: string; files: Record<string, Buffer> }> {
+  const { vault, dir, root } = await newVault();
+  const files = { 'small.txt': randomBytes(3000), 'big.bin': randomBytes(1_200_000) };
+  await writeTree(join(root, 'in'), files);
+  await vault.add([join(root, 'in')]);
+  vault.close();
+  return { dir, files };
 }
 
 describe('packs and blob files that arrive before the index that names them', () => {
@@ -132,11 +142,7 @@ describe('packs and blob files that arrive before the index that names them', ()
   });
 
   it('verify --repair gives entries whose contents rows were lost their contents back, not copies in /lost+found', async () => {
-    const { vault, dir, root } = await newVault();
-    const files = { 'small.txt': randomBytes(3000), 'big.bin': randomBytes(1_200_000) };
-    await writeTree(join(root, 'in'), files);
-    await vault.add([join(root, 'in')]);
-    vault.close();
+    const { dir, files } = await smallAndLargeClosed();
     await editIndexAsWriter(dir, (db) => {
       db.prepare('DELETE FROM contents').run();
     });
@@ -154,11 +160,7 @@ describe('packs and blob files that arrive before the index that names them', ()
   });
 
   it('verify --repair puts a found blob in /lost+found when the entry naming it has another row, or another size', async () => {
-    const { vault, dir, root } = await newVault();
-    const files = { 'small.txt': randomBytes(3000), 'big.bin': randomBytes(1_200_000) };
-    await writeTree(join(root, 'in'), files);
-    await vault.add([join(root, 'in')]);
-    vault.close();
+    const { dir, files } = await smallAndLargeClosed();
     // big.bin's row now names a file id no blob has; small.txt's record a size its blob does not hold, and its row
     // is gone.
     await rewriteRecord(
@@ -185,21 +187,11 @@ describe('packs and blob files that arrive before the index that names them', ()
   });
 
   it('verify --repair gives a found blob no entry when two entries name it', async () => {
-    const { vault, dir, root } = await newVault();
-    await writeTree(join(root, 'in'), { 'a.txt': 'same size', 'b.txt': 'same-size' });
-    await vault.add([join(root, 'in')]);
-    vault.close();
-    const named = await withRecords(
-      dir,
-      ({ rows }) =>
-        rows
-          .map((row) => JSON.parse(row.plaintext.toString()) as { n: string; c?: string })
-          .find((record) => record.n === 'a.txt')?.c,
-    );
+    const { dir, a } = await twoFilesOfOneSize();
     await rewriteRecord(
       dir,
       (record) => record.n === 'b.txt',
-      (record) => ({ ...record, c: named }),
+      (record) => ({ ...record, c: a.c }),
     );
     await editIndexAsWriter(dir, (db) => {
       db.prepare('DELETE FROM contents').run();

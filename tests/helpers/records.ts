@@ -7,7 +7,7 @@ import { RecordSealer } from '../../src/core/crypto/record.js';
 import { unlockVaultKeys, type UnlockedKeys } from '../../src/core/crypto/vault-header.js';
 import { nativeSodium } from './backends.js';
 import { editIndexAsWriter } from './index-format.js';
-import { passphrase } from './vault.js';
+import { newVault, passphrase, writeTree } from './vault.js';
 
 /** A row of a closed vault's `nodes` table, with its record opened. */
 export interface OpenedRow {
@@ -95,4 +95,21 @@ export async function rewriteRecord(
     );
     db.prepare("DELETE FROM meta WHERE key = 'tree_snapshot'").run();
   });
+}
+
+/** A closed vault of /a.txt and /b.txt, of the same size, and their rows' ids with their records' names and `c`. */
+export async function twoFilesOfOneSize() {
+  const { vault, dir, root } = await newVault();
+  await writeTree(join(root, 'in'), { 'a.txt': 'same size', 'b.txt': 'same-size' });
+  await vault.add([join(root, 'in', 'a.txt'), join(root, 'in', 'b.txt')]);
+  vault.close();
+  const records = await withRecords(dir, ({ rows }) =>
+    rows.map((row) => ({
+      id: row.id,
+      ...(JSON.parse(row.plaintext.toString()) as { n: string; c: string }),
+    })),
+  );
+  const [a, b] = ['a.txt', 'b.txt'].map((name) => records.find((record) => record.n === name));
+  if (!a || !b) throw new Error('two records expected');
+  return { dir, a, b };
 }

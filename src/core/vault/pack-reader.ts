@@ -45,12 +45,16 @@ export class PackReader {
 
   /**
    * A byte source over one blob in its pack, and how many of the blob's bytes the pack holds (fewer than its
-   * length when the pack was cut short). Reads stop at the blob's end. `release` once it is no longer read.
+   * length when the pack was cut short). Reads stop at the blob's end; `readError` turns a failed read into the
+   * error callers should see (as `fileSource`'s). `release` once it is no longer read.
    * @throws the file system's error (ENOENT for a missing pack, ELOOP for a symbolic link, see
    * {@link requireRegularFile} for anything else but a regular file) when the pack cannot be opened;
    * {@link VaultLockedError} after {@link PackReader.close}.
    */
-  source(blob: PackedBlob): { source: ByteSource; size: number; release: () => void } {
+  source(
+    blob: PackedBlob,
+    readError: (error: unknown) => unknown = (error) => error,
+  ): { source: ByteSource; size: number; release: () => void } {
     const pack = this.#openForReader(blob.packId);
     let released = false;
     const release = (): void => {
@@ -64,14 +68,19 @@ export class PackReader {
     };
     const size = Math.max(0, Math.min(blob.length, pack.size - blob.offset));
     const source: ByteSource = {
-      readv: (views, position) => {
+      // eslint-disable-next-line @typescript-eslint/require-await -- a ByteSource's reads are promises; this one reads at once
+      readv: async (views, position) => {
         let room = Math.max(0, size - position);
         const within = views.map((view) => {
           const part = view.subarray(0, Math.min(view.byteLength, room));
           room -= part.byteLength;
           return part;
         });
-        return Promise.resolve(readvSync(pack.fd, within, blob.offset + position));
+        try {
+          return readvSync(pack.fd, within, blob.offset + position);
+        } catch (error) {
+          throw readError(error);
+        }
       },
     };
     return { source, size, release };

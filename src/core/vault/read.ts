@@ -64,6 +64,23 @@ function sizeDiffers(bind: ContentBinding, node: TreeNode, stored?: number): Int
 }
 
 /**
+ * A failed read of a file's stored contents, said as the vault's side (an EIO on a pack, say), so that a restore
+ * does not blame the file it was writing.
+ */
+function unreadable(session: Session, node: TreeNode, error: unknown): unknown {
+  return asIoError(error, `Could not read the stored contents of "${session.tree.pathOf(node)}"`);
+}
+
+/**
+ * What failing to open a file's pack or blob file is: damage to that file when it is missing or not a regular file
+ * (see {@link Session.missingBlob}), else the vault's side too ({@link unreadable}).
+ */
+export function unopenedBlob(session: Session, node: TreeNode, error: unknown): unknown {
+  const missing = session.missingBlob(node, error);
+  return missing instanceof IntegrityError ? missing : unreadable(session, node, missing);
+}
+
+/**
  * Opens a file's blob (in a pack, in a blob file, or inline in a schema 1 index) for decryption. With `proveSize`,
  * a padded blob's size (in its last chunk, FORMAT.md 5.7) is also checked against the record's before anything is
  * read: for readers that do not open every chunk, such as a range read.
@@ -80,14 +97,8 @@ export async function openStoredBlob(
   const bind = binding(session, node);
   const location = session.blobOf(bind.fileId);
   if (location === undefined) throw session.missingContents(node);
-  // Said as the vault's side, so that a restore does not blame the file it was writing (an EIO on a pack).
-  const readError = (error: unknown): unknown =>
-    asIoError(error, `Could not read the stored contents of "${session.tree.pathOf(node)}"`);
-  // Missing or not a regular file is damage to this file; any other failure to open it, the vault's side too.
-  const unopened = (error: unknown): unknown => {
-    const missing = session.missingBlob(node, error);
-    return missing instanceof IntegrityError ? missing : readError(missing);
-  };
+  const readError = (error: unknown): unknown => unreadable(session, node, error);
+  const unopened = (error: unknown): unknown => unopenedBlob(session, node, error);
   let source: ByteSource;
   let size: number;
   let closeFile = (): Promise<void> => Promise.resolve();
@@ -97,17 +108,7 @@ export async function openStoredBlob(
   } else if (location.kind === 'pack') {
     try {
       let release: () => void;
-      let packed: ByteSource;
-      ({ source: packed, size, release } = session.packs.source(location));
-      source = {
-        readv: async (views, position) => {
-          try {
-            return await packed.readv(views, position);
-          } catch (error) {
-            throw readError(error);
-          }
-        },
-      };
+      ({ source, size, release } = session.packs.source(location, readError));
       closeFile = () => {
         release();
         return Promise.resolve();

@@ -5,7 +5,7 @@ import type { CryptoPool } from '../crypto/pool.js';
 import { MATERIAL_BYTES, putKeyMaterial } from '../crypto/small-file-protocol.js';
 import { AlreadyExistsError, IntegrityError } from '../errors.js';
 import { asIoError } from './durable.js';
-import { explainDamage, openStoredBlob } from './read.js';
+import { explainDamage, openStoredBlob, unopenedBlob } from './read.js';
 import type { RestoreRecord } from './restore-record.js';
 import type { Session } from './session.js';
 import type { TreeNode } from './tree.js';
@@ -178,7 +178,8 @@ export class SmallFileRestorer {
   ): Promise<void> {
     if (this.#abandoned) return;
     const restored: RestoredFile[] = [];
-    let failed: { cause: unknown; what: string } | undefined;
+    /** What the first file the file system refused ends the restore with. */
+    let failed: { error: unknown } | undefined;
     for (const [i, file] of files.entries()) {
       const result = results[i];
       if (result?.ok) restored.push(file);
@@ -189,21 +190,21 @@ export class SmallFileRestorer {
         this.#hooks.problem(file.vaultPath, notReplaced(file.target));
       } else if (result && 'pack' in result) {
         // Gone or not a regular file since the header was read from it: damage to that file, as on this thread.
-        const cause = this.#session.missingBlob(file.node, systemErrorOf(result.pack));
-        if (cause instanceof IntegrityError) this.#hooks.problem(file.vaultPath, cause);
-        else failed ??= { cause, what: `Could not read the stored contents of "${file.vaultPath}"` };
+        const error = unopenedBlob(this.#session, file.node, systemErrorOf(result.pack));
+        if (error instanceof IntegrityError) this.#hooks.problem(file.vaultPath, error);
+        else failed ??= { error };
       } else if (result?.code === 'ENAMETOOLONG') {
         this.#hooks.tooLong(file.vaultPath, file.target);
       } else {
         const cause = systemErrorOf({ code: result?.code ?? 'EIO', syscall: result?.syscall ?? 'write' });
-        failed ??= { cause, what: `Could not write "${file.target}"` };
+        failed ??= { error: asIoError(cause, `Could not write "${file.target}"`) };
       }
     }
     // A file the file system refused is the news: it goes first, whatever befalls the report of the others.
     const reporting = this.#hooks.restored(restored);
     if (failed) {
       await reporting.catch(() => undefined);
-      throw asIoError(failed.cause, failed.what);
+      throw failed.error;
     }
     await reporting;
   }

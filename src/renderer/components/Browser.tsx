@@ -151,8 +151,8 @@ export function Browser({ vault }: { vault: VaultSummary }) {
    * Shows `path` (selecting `select`; 'kept': what is selected when its rows come, of those still there), and
    * unless `changed` is false refreshes the tree and the vault's size, which only a change moves (this window's
    * own: no other program can open the vault meanwhile). With `rowsShown`, the folder's entries are already in the
-   * store (the root's come with the unlock's answer), so they are not asked for. A `refresh` (a job's work, not the person's) leaves the words of an earlier failure, which the person may
-   * not have read yet.
+   * store (the root's come with the unlock's answer), so they are not asked for. A `refresh` (a job's work, not
+   * the person's) leaves the words of an earlier failure, which the person may not have read yet.
    */
   const load = useCallback(
     (

@@ -39,7 +39,7 @@ export interface JobView {
   /** When its latest progress arrived. */
   readonly progressAt?: number;
   /**
-   * When its work began, after any wait for another job: when its latest progress with no bytes done yet arrived,
+   * When its work began, after any wait for other work on the vault: when its latest progress with no bytes done yet arrived,
    * or when a wait before any byte ended (progress is sent at most every so often, so the first after a wait may
    * already count bytes). Speed is measured from then, not from {@link startedAt}.
    */

@@ -54,4 +54,20 @@ describe('the pack reader', () => {
     again.release();
     packs.close();
   });
+
+  it("turns a failed read into the caller's error, with the system's error as its cause", async () => {
+    const bytes = Buffer.from('a pack read after its descriptor closed');
+    const { dir, blob } = onePack(bytes);
+    const packs = new PackReader(dir);
+    const { source, release } = packs.source(
+      blob,
+      (error) => new Error('could not read the pack', { cause: error }),
+    );
+    packs.close();
+    release();
+    // Its descriptor is closed: the read fails in the system call, as a failing disk's would.
+    const failure = readAll(source, bytes.length);
+    await expect(failure).rejects.toThrow('could not read the pack');
+    await expect(failure).rejects.toMatchObject({ cause: { code: 'EBADF' } });
+  });
 });

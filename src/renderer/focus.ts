@@ -21,3 +21,20 @@ export function useFocusWhenNowhere(target: RefObject<HTMLElement | null>, shown
     };
   }, [target, shown]);
 }
+
+/**
+ * Keeps the person typing: after a failed try (`failed` once `busy` ends), `field` takes the keyboard back with its
+ * text selected, ready to be retyped. In an effect, so it runs once the field is enabled again: a field disabled
+ * while the try ran dropped the keyboard to the page, and focusing a disabled field does nothing.
+ */
+export function useRetypeAfterFailure(
+  field: RefObject<HTMLInputElement | null>,
+  busy: boolean,
+  failed: boolean,
+): void {
+  useEffect(() => {
+    if (busy || !failed) return;
+    field.current?.focus();
+    field.current?.select();
+  }, [field, busy, failed]);
+}

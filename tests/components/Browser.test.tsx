@@ -327,6 +327,9 @@ describe('search as you type', () => {
     expect((await screen.findByRole('alert')).textContent).toBe(
       'The vault is locked. Unlock it with its passphrase and try again.',
     );
+    // Nothing was searched: not "no names match", nor "0 results".
+    expect(status()).toBe('Search failed');
+    expect(screen.queryByText(/No names match/)).toBeNull();
   });
 
   it('goes to the search field by Ctrl+F, and from it to the results by ArrowDown', async () => {
@@ -434,6 +437,46 @@ describe('changing search results', () => {
     });
   });
 
+  /** Presses F2 on the selected row and, once its field has the keyboard, types over the name's stem. */
+  const renameTo = async (name: string, stem: string) => {
+    await userEvent.keyboard('{F2}');
+    const field = screen.getByRole('textbox', { name: `New name for ${name}` });
+    await waitFor(() => {
+      expect(document.activeElement).toBe(field);
+    });
+    await userEvent.keyboard(`${stem}{Enter}`);
+  };
+
+  it('keeps a renamed result in the results, with the words searched, and results inside a renamed folder follow it', async () => {
+    const { requests } = await browse(ROOT, {
+      'entries.list': list,
+      'entries.search': () => FOUND,
+      'entries.rename': ({ path, newName }) =>
+        path === '/Reports' ? folder(`/${newName}`) : file(`/${newName}`, 200),
+    });
+    await userEvent.type(searchField(), 'rep');
+    await screen.findByRole('grid', { name: 'Search results' });
+    await userEvent.click(row('report-draft.txt'));
+    await renameTo('report-draft.txt', 'summary');
+    await waitFor(() => {
+      expect(resultNames()).toEqual(['Reports', 'report.pdf', 'summary.txt']);
+    });
+    expect(searchField()).toHaveProperty('value', 'rep');
+    expect(row('summary.txt').getAttribute('aria-selected')).toBe('true');
+
+    await userEvent.click(row('Reports'));
+    await renameTo('Reports', 'Papers');
+    await waitFor(() => {
+      expect(resultNames()).toEqual(['Papers', 'report.pdf', 'summary.txt']);
+    });
+    expect(cellsOf(row('report.pdf')).slice(0, 2)).toEqual(['report.pdf', 'Personal/Papers']);
+    expect(requests('entries.rename')).toEqual([
+      { vaultId: 'v1', path: '/report-draft.txt', newName: 'summary.txt' },
+      { vaultId: 'v1', path: '/Reports', newName: 'Papers' },
+    ]);
+    expect(screen.getByRole('grid', { name: 'Search results' })).toBeTruthy();
+  });
+
   it('shows a moved result in its new folder', async () => {
     let moved = false;
     const { requests } = await browse(
@@ -472,6 +515,11 @@ describe('changing search results', () => {
     await userEvent.keyboard('{Enter}');
     await screen.findByText(/^2 items/);
     expect(crumbs()).toEqual(['Personal', 'Reports']);
+    const crumb = (name: string) =>
+      within(screen.getByRole('navigation', { name: 'Folder path' })).getByRole('button', { name });
+    // The folder shown is the current one of the path, for a screen reader.
+    expect(crumb('Reports').getAttribute('aria-current')).toBe('page');
+    expect(crumb('Personal').getAttribute('aria-current')).toBeNull();
     await deleteFoundFolder();
     await waitFor(() => {
       expect(crumbs()).toEqual(['Personal']);

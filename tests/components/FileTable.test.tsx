@@ -123,6 +123,26 @@ describe('sorting', () => {
   });
 });
 
+describe('the column headers from the keyboard', () => {
+  it('sorts by Enter or Space on a header, leaving the rows and the folder as they were', async () => {
+    const { requests } = await browse(ROOT, { 'entries.list': listing() });
+    await screen.findByText(/^5 items/);
+    await userEvent.click(row('Archive'));
+    const size = screen.getByRole('button', { name: 'Size' });
+    size.focus();
+    await userEvent.keyboard('{Enter}');
+    expect(screen.getByRole('columnheader', { name: 'Size' }).getAttribute('aria-sort')).toBe('ascending');
+    await userEvent.keyboard(' ');
+    expect(screen.getByRole('columnheader', { name: 'Size' }).getAttribute('aria-sort')).toBe('descending');
+    // The table's own keys are not the header's: nothing opened, went up, moved or was asked to be deleted.
+    await userEvent.keyboard('{ArrowDown}{Backspace}{Delete}');
+    expect(document.activeElement).toBe(size);
+    expect(selectedNames()).toEqual(['Archive']);
+    expect(requests('entries.list').map(({ path }) => path)).toEqual(['/']);
+    expect(screen.queryByRole('dialog')).toBeNull();
+  });
+});
+
 describe('selecting with the mouse', () => {
   it('selects a row by click, adds or removes one by Ctrl-click, and a range by Shift-click', async () => {
     const user = userEvent.setup();
@@ -316,6 +336,25 @@ describe('renaming in place', () => {
     await userEvent.keyboard('{ArrowDown}');
     expect(focusedName()).toBe('todo.txt');
     expect(requests('entries.rename')).toEqual([]);
+  });
+
+  it('takes leaving the field with the refused name as a cancel, not another try', async () => {
+    const { requests } = await renameByF2('notes.txt', {
+      'entries.rename': () => new Refusal('ALREADY_EXISTS'),
+    });
+    await userEvent.keyboard('todo{Enter}');
+    const again = await screen.findByRole<HTMLInputElement>('textbox', { name: 'New name for notes.txt' });
+    await waitFor(() => {
+      expect(document.activeElement).toBe(again);
+    });
+    // A click elsewhere leaves it as it was refused.
+    await userEvent.click(row('budget.xlsx'));
+    await waitFor(() => {
+      expect(screen.queryByRole('textbox', { name: /^New name for/ })).toBeNull();
+    });
+    expect(requests('entries.rename')).toHaveLength(1);
+    expect(names()).toContain('notes.txt');
+    expect(selectedNames()).toEqual(['budget.xlsx']);
   });
 
   it('says in words when the name is taken or cannot be used, and keeps the field with what was typed', async () => {

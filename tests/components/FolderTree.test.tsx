@@ -54,13 +54,13 @@ describe('the folder tree', () => {
     ]);
   });
 
-  it('opens and closes a folder by its arrow button, and shows a folder when it is clicked', async () => {
+  it('expands and collapses a folder by its arrow button, and shows a folder when it is clicked', async () => {
     const { onOpen } = showTree('/');
-    await userEvent.click(screen.getByRole('button', { name: 'Open Photos' }));
+    await userEvent.click(screen.getByRole('button', { name: 'Expand Photos' }));
     expect(outline()).toContain('3 Beach');
     // Opening a folder in the tree only shows what is inside it; the table stays where it was.
     expect(onOpen).not.toHaveBeenCalled();
-    await userEvent.click(screen.getByRole('button', { name: 'Close Photos' }));
+    await userEvent.click(screen.getByRole('button', { name: 'Collapse Photos' }));
     expect(outline()).not.toContain('3 Beach');
 
     await userEvent.click(row('Work'));

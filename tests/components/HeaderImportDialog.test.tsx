@@ -129,13 +129,16 @@ describe('restoring a header backup', () => {
   it('says a passphrase that does not open the backup changed nothing, as the field’s description', async () => {
     showUnlock({ 'security.importHeader': () => new Refusal('WRONG_PASSPHRASE') });
     const dialog = await chooseBackup();
-    const field = within(dialog).getByLabelText('A passphrase of the backup');
+    const field = within(dialog).getByLabelText<HTMLInputElement>('A passphrase of the backup');
     await userEvent.type(field, 'wrong words{Enter}');
     const said = securityErrorSentence('header-restore', 'WRONG_PASSPHRASE');
     expect((await within(dialog).findByRole('alert')).textContent).toBe(said);
     expect(said).toContain('Nothing was changed.');
     expect(field.getAttribute('aria-invalid')).toBe('true');
     expect(description(field)).toContain(said);
+    // Focused again with what was typed selected, to be typed over.
+    expect(document.activeElement).toBe(field);
+    expect([field.selectionStart, field.selectionEnd]).toEqual([0, 'wrong words'.length]);
   });
 
   it('says a file that is not this vault’s header backup is not one, in words for restoring', async () => {

@@ -236,6 +236,23 @@ describe('changing the passphrase', () => {
     expect(current.getAttribute('aria-describedby')).toContain(screen.getByRole('alert').id);
   });
 
+  it('gives the emptied current passphrase field the keyboard after a refusal that is no field’s fault', async () => {
+    await openSecurity(THREE_WAYS, { 'security.changePassphrase': () => new Refusal('BUSY') });
+    await userEvent.click(button('Change passphrase…'));
+    await fillForm('old words here', 'velvet tundra quarry');
+    await userEvent.click(
+      within(screen.getByRole('form')).getByRole('button', { name: 'Change passphrase' }),
+    );
+    expect((await screen.findByRole('alert')).textContent).toBe(securityErrorSentence('change', 'BUSY'));
+    const current = screen.getByLabelText<HTMLInputElement>('Current passphrase');
+    expect(current.value).toBe('');
+    await waitFor(() => {
+      expect(document.activeElement).toBe(current);
+    });
+    // Not marked as the field at fault: the vault was busy.
+    expect(current.getAttribute('aria-invalid')).not.toBe('true');
+  });
+
   it('says it is deriving the key, and lets nothing be changed meanwhile', async () => {
     await openSecurity(THREE_WAYS, {
       'security.changePassphrase': () => new Promise<never>(() => undefined),

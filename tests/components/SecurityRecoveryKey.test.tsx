@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 import './dom.js';
 
-import { fireEvent, screen, within } from '@testing-library/react';
+import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
@@ -187,8 +187,13 @@ describe('the current secret before making a key', () => {
     expect(screen.getByRole('alert').textContent).toBe(
       securityErrorSentence('recovery-key', 'WRONG_PASSPHRASE'),
     );
-    expect(screen.getByLabelText<HTMLInputElement>('Current passphrase').value).toBe('');
+    const field = screen.getByLabelText<HTMLInputElement>('Current passphrase');
+    expect(field.value).toBe('');
     expect(screen.queryByRole('alertdialog')).toBeNull();
+    // The field takes the keyboard back from the button pressed, to be typed in again.
+    await waitFor(() => {
+      expect(document.activeElement).toBe(field);
+    });
   });
 
   it('says there is no room for a recovery key when every slot holds a passphrase', async () => {

@@ -147,7 +147,8 @@ export function FileTable(props: FileTableProps) {
   );
 
   const onKeyDown = (event: KeyboardEvent) => {
-    if (props.renaming !== null) return;
+    // Keys pressed on a sort button (or any control inside) are that control's.
+    if (props.renaming !== null || event.target !== event.currentTarget) return;
     const ctrl = event.ctrlKey || event.metaKey;
     const entry = rows[focusIndex];
     const handled = (() => {
@@ -425,7 +426,9 @@ function RenameField({
         field.closest<HTMLElement>('[role=grid]')?.focus();
       }}
       onBlur={(event) => {
-        end(event.currentTarget.value.trim() || null);
+        // Leaving a refused name as it was refused cancels, rather than asking again (and taking the focus back).
+        const value = event.currentTarget.value.trim();
+        end(value === '' || value === draft ? null : value);
       }}
     />
   );

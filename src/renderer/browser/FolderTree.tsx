@@ -136,9 +136,10 @@ function FolderRow({
   return (
     <div className={drop.over ? 'tree-row drop-target' : 'tree-row'} {...drop.props}>
       {toggle ? (
-        // Not in the tab order: the tree's own keys (Right, Left) open and close; this is for the mouse. React Aria
-        // labels it by this word and the row's name ("Open Photos"): the name is not repeated here.
-        <Button slot="chevron" className="tree-toggle" aria-label={expanded ? 'Close' : 'Open'}>
+        // Not in the tab order: the tree's own keys (Right, Left) expand and collapse; this is for the mouse. React
+        // Aria labels it by this word and the row's name ("Expand Photos"): the name is not repeated here. Not
+        // "Open": elsewhere that goes into a folder, which this button does not.
+        <Button slot="chevron" className="tree-toggle" aria-label={expanded ? 'Collapse' : 'Expand'}>
           <ChevronRight size={14} aria-hidden="true" className={expanded ? 'chevron open' : 'chevron'} />
         </Button>
       ) : (

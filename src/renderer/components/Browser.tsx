@@ -116,6 +116,8 @@ export function Browser({ vault }: { vault: VaultSummary }) {
   const [sort, setSort] = useState<SortOrder>({ column: 'name', ascending: true });
   const [query, setQuery] = useState('');
   const [results, setResults] = useState<readonly VaultEntry[] | null>(null);
+  /** The latest search failed: its empty results are not an answer ("no names match" would be false). */
+  const [searchFailed, setSearchFailed] = useState(false);
   /** Raised to ask for the search again, when a change may have moved what it found. */
   const [searchRound, setSearchRound] = useState(0);
   // The row being renamed in place, and the name to show in its field when a refused rename opens it again.
@@ -236,6 +238,7 @@ export function Browser({ vault }: { vault: VaultSummary }) {
     }
     if (text === '') {
       setResults(null);
+      setSearchFailed(false);
       return;
     }
     const number = ++asked.sent;
@@ -246,12 +249,15 @@ export function Browser({ vault }: { vault: VaultSummary }) {
     };
     call('entries.search', { vaultId, query: text, limit: SEARCH_LIMIT }).then(
       (found) => {
-        if (latest()) setResults(found);
+        if (!latest()) return;
+        setSearchFailed(false);
+        setResults(found);
       },
       (cause: unknown) => {
         if (!latest()) return;
         setError(describeError(cause));
-        // Not "Searching…" beside the words saying it failed.
+        // Not "Searching…" beside the words saying it failed, nor "No names match": nothing was searched.
+        setSearchFailed(true);
         setResults([]);
       },
     );
@@ -440,8 +446,21 @@ export function Browser({ vault }: { vault: VaultSummary }) {
         return;
       }
       followMovedFolders([{ from: entry.path, to: renamed.path }]);
-      if (searching) setQuery('');
-      await load(parentOf(renamed.path), [renamed.path]);
+      if (!searching) return load(parentOf(renamed.path), [renamed.path]);
+      // Stays in the results, renamed (found again only when the words change), as results inside it do.
+      const moved = (path: string): string =>
+        isWithin(path, entry.path) ? renamed.path + path.slice(entry.path.length) : path;
+      setResults(
+        (before) =>
+          before?.map((row) =>
+            row.path === entry.path
+              ? renamed
+              : isWithin(row.path, entry.path)
+                ? { ...row, path: moved(row.path) }
+                : row,
+          ) ?? null,
+      );
+      await load(moved(folder), [renamed.path]);
     });
 
   const newFolder = (): Promise<void> =>
@@ -605,11 +624,22 @@ export function Browser({ vault }: { vault: VaultSummary }) {
       <VaultNotices />
       <header className="toolbar">
         <nav className="breadcrumb" aria-label="Folder path">
-          <Crumb path="/" name={vault.name} onOpen={(path) => void open(path)} handlers={dropHandlers} />
+          <Crumb
+            path="/"
+            name={vault.name}
+            current={folder === '/'}
+            onOpen={(path) => void open(path)}
+            handlers={dropHandlers}
+          />
           {crumbs(folder).map((crumb) => (
             <span key={crumb.path} className="crumb-part">
               <ChevronRight size={14} aria-hidden="true" className="muted" />
-              <Crumb {...crumb} onOpen={(path) => void open(path)} handlers={dropHandlers} />
+              <Crumb
+                {...crumb}
+                current={crumb.path === folder}
+                onOpen={(path) => void open(path)}
+                handlers={dropHandlers}
+              />
             </span>
           ))}
         </nav>
@@ -740,7 +770,8 @@ export function Browser({ vault }: { vault: VaultSummary }) {
               {...dropHandlers}
             />
           ) : searching ? (
-            results !== null && (
+            results !== null &&
+            !searchFailed && (
               <div className="empty" role="status">
                 <SearchX size={40} aria-hidden="true" className="muted" />
                 <p>No names match “{query.trim()}”.</p>
@@ -762,11 +793,13 @@ export function Browser({ vault }: { vault: VaultSummary }) {
         {/* Busy while an add runs: its rows come each second, and a screen reader would read the figures each time. */}
         <span role="status" aria-label="Status" aria-busy={adding}>
           {searching
-            ? results === null
-              ? 'Searching…'
-              : results.length >= SEARCH_LIMIT
-                ? `First ${plural(results.length, 'result')}`
-                : plural(results.length, 'result')
+            ? searchFailed
+              ? 'Search failed'
+              : results === null
+                ? 'Searching…'
+                : results.length >= SEARCH_LIMIT
+                  ? `First ${plural(results.length, 'result')}`
+                  : plural(results.length, 'result')
             : plural(entries.length, 'item')}
           {selected.length > 0 && ` · ${selected.length.toLocaleString()} selected`}
           {/* A folder's size is not known without walking it: a sum that left it out would read as its size. */}
@@ -882,15 +915,17 @@ export function Browser({ vault }: { vault: VaultSummary }) {
   );
 }
 
-/** One breadcrumb: opens its folder, and takes rows dropped on it. */
+/** One breadcrumb: opens its folder, and takes rows dropped on it. The folder shown is marked as the current one. */
 function Crumb({
   path,
   name,
+  current,
   onOpen,
   handlers,
 }: {
   path: string;
   name: string;
+  current: boolean;
   onOpen: (path: string) => void;
   handlers: FolderDropHandlers;
 }) {
@@ -900,6 +935,7 @@ function Crumb({
       type="button"
       className={drop.over ? 'crumb drop-target' : 'crumb'}
       title={name}
+      aria-current={current ? 'page' : undefined}
       onClick={() => {
         onOpen(path);
       }}

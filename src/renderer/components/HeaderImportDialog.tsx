@@ -1,10 +1,11 @@
 import './header-import.css';
 
 import { LoaderCircle } from 'lucide-react';
-import { useState, type SyntheticEvent } from 'react';
+import { useRef, useState, type SyntheticEvent } from 'react';
 
 import type { Problem } from '../../shared/contract.js';
 import { call } from '../api.js';
+import { useRetypeAfterFailure } from '../focus.js';
 import { useSecurityAction } from '../security/use-security-action.js';
 import { ErrorText } from './ErrorText.js';
 import { PanelDialog } from './PanelDialog.js';
@@ -33,6 +34,8 @@ export function HeaderImportDialog({
   const [secretKind, setSecretKind] = useState<SecretKind>('passphrase');
   const [secret, setSecret] = useState('');
   const { busy, error, setError, run } = useSecurityAction('header-restore', secretKind === 'recovery-key');
+  const field = useRef<HTMLInputElement>(null);
+  useRetypeAfterFailure(field, busy, error !== null);
 
   const submit = (event: SyntheticEvent): void => {
     event.preventDefault();
@@ -63,6 +66,7 @@ export function HeaderImportDialog({
           value={secret}
           onValue={setSecret}
           autoFocus
+          inputRef={field}
           disabled={busy}
           invalid={error !== null}
           describedBy={error === null ? [] : ['header-import-error']}

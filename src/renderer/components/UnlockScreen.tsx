@@ -3,7 +3,7 @@ import { useEffect, useRef, useState, type SyntheticEvent } from 'react';
 
 import type { VaultSummary } from '../../shared/contract.js';
 import { ApiError, call, describeError } from '../api.js';
-import { useFocusWhenNowhere } from '../focus.js';
+import { useFocusWhenNowhere, useRetypeAfterFailure } from '../focus.js';
 import { formatDuration } from '../format.js';
 import { showFolder, showNotices, showVault, useCoffer } from '../store.js';
 import { stoppedByLockNotice } from '../stopped-jobs.js';
@@ -104,14 +104,7 @@ export function UnlockScreen({ vault }: { vault: VaultSummary }) {
     }
   };
 
-  // Keep the person typing: after a failed try the field is focused again with its text selected, ready to be
-  // retyped. In an effect, so it runs once the field is enabled again (focusing a disabled field does nothing).
-  useEffect(() => {
-    if (!busy && error !== null) {
-      input.current?.focus();
-      input.current?.select();
-    }
-  }, [busy, error]);
+  useRetypeAfterFailure(input, busy, error !== null);
 
   const close = async (): Promise<void> => {
     try {

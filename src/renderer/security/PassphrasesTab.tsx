@@ -1,5 +1,5 @@
 import { KeyRound, LifeBuoy } from 'lucide-react';
-import { useEffect, useId, useRef, useState, type SyntheticEvent } from 'react';
+import { useId, useRef, useState, type SyntheticEvent } from 'react';
 
 import type { Problem, VaultInfo } from '../../shared/contract.js';
 import { call } from '../api.js';
@@ -8,6 +8,7 @@ import { ErrorText } from '../components/ErrorText.js';
 import { KdfPresetField, kdfPresetLabel, type KdfPresetName } from '../components/KdfPresetField.js';
 import { NewPassphraseFields } from '../components/NewPassphraseFields.js';
 import { useFieldFault } from '../components/field-fault.js';
+import { useRetypeAfterFailure } from '../focus.js';
 import { useWeakPassphraseAsk } from '../components/weak-passphrase.js';
 import { CurrentSecretField } from './CurrentSecretField.js';
 import { HeaderBackup } from './HeaderBackup.js';
@@ -119,11 +120,9 @@ function PassphraseForm({
     repeat: useRef<HTMLInputElement>(null),
   };
   const errorId = `${useId()}-error`;
-  // The fields are disabled while the back end works: a refused current secret takes the keyboard once they are
-  // enabled again.
-  useEffect(() => {
-    if (!busy && fault === 'current') fields.current.current?.focus();
-  }, [busy, fault]);
+  // Any refusal by the back end (a wrong current secret, a busy vault) empties the current secret's field, which
+  // takes the keyboard once the form is enabled again, to be typed in again. A fault in the new passphrase does not.
+  useRetypeAfterFailure(fields.current, busy, error !== null && (fault === null || fault === 'current'));
 
   const submit = async (event: SyntheticEvent): Promise<void> => {
     event.preventDefault();

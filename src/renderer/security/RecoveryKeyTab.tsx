@@ -1,8 +1,9 @@
-import { useState, type SyntheticEvent } from 'react';
+import { useRef, useState, type SyntheticEvent } from 'react';
 
 import type { Problem } from '../../shared/contract.js';
 import { call } from '../api.js';
 import { ErrorText } from '../components/ErrorText.js';
+import { useRetypeAfterFailure } from '../focus.js';
 import { CurrentSecretField } from './CurrentSecretField.js';
 import type { SecurityTabProps } from './PassphrasesTab.js';
 import { RecoveryKeySheet } from './RecoveryKeySheet.js';
@@ -22,6 +23,8 @@ export function RecoveryKeyTab({ vaultId, vaultName, info, onChanged }: Security
   );
   const { busy, error, setError, run } = useSecurityAction('recovery-key', withRecoveryKey);
   const hasOne = info.slots.some((slot) => slot.kind === 'recovery-key');
+  const field = useRef<HTMLInputElement>(null);
+  useRetypeAfterFailure(field, busy, error !== null);
 
   const submit = async (event: SyntheticEvent): Promise<void> => {
     event.preventDefault();
@@ -66,6 +69,7 @@ export function RecoveryKeyTab({ vaultId, vaultName, info, onChanged }: Security
             value={current}
             onValue={setCurrent}
             disabled={busy}
+            inputRef={field}
           />
           <ErrorText message={error} />
           <div className="actions">

@@ -332,6 +332,46 @@ describe('header backup', () => {
     const [header, backup] = headerFiles(dir);
     expect(backup.equals(header)).toBe(true);
   });
+  it('keeps the backup when an older header lacking a key was put back: no repair, no change, then it is imported', async () => {
+    const { vault, dir, root } = await newVault();
+    await writeTree(join(root, 'src'), { 'before.txt': 'under key 1' });
+    await vault.add([join(root, 'src', 'before.txt')]);
+    const exported = vault.exportHeader();
+    await vault.rotateKey();
+    await writeTree(join(root, 'src'), { 'after.txt': 'under key 2' });
+    await vault.add([join(root, 'src', 'after.txt')]);
+    vault.close();
+    const [newer] = headerFiles(dir);
+    // A sync service, or a person, puts the older header back.
+    writeFileSync(join(dir, HEADER), exported);
+
+    const opened = track(await Vault.open(dir, { sodium }));
+    const damaged = await opened.unlock(passphrase());
+    expect(damaged.map(({ message }) => message).join('\n')).toMatch(
+      /encryption key this vault does not have/u,
+    );
+    // The backup, the only file holding key 2, is not repaired from the older header.
+    expect(headerFiles(dir)).toEqual([exported, newer]);
+    for (const change of [
+      () => opened.changePassphrase(passphrase('new'), { kdf: 'interactive' }),
+      () => opened.rotateKey(),
+    ]) {
+      const refusal = await change().catch((error: unknown) => error);
+      expect(refusal).toBeInstanceOf(IntegrityError);
+      expect((refusal as Error).message).toMatch(/key 2, which the header in use does not hold/u);
+      expect(headerFiles(dir)).toEqual([exported, newer]);
+    }
+    opened.close();
+
+    // The backup can be imported like an export, and every file reads again.
+    expect(await Vault.importHeader(dir, readFileSync(join(dir, BACKUP)), passphrase(), { sodium })).toEqual(
+      [],
+    );
+    const repaired = track(await Vault.open(dir, { sodium }));
+    expect(await repaired.unlock(passphrase())).toEqual([]);
+    expect((await repaired.verify({ readData: true })).problems).toEqual([]);
+  });
+
   it('never writes over a whole header that arrived after open (a sync service), at unlock or in a change', async () => {
     const { vault, dir } = await newVault();
     vault.close();

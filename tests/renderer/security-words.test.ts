@@ -29,6 +29,10 @@ describe("the Security page's words", () => {
     expect(securityErrorSentence('remove', 'INVALID_ARGUMENT')).toContain('last way into the vault');
     expect(securityErrorSentence('add', 'KDF_LIMIT')).toContain('Choose a faster key strength');
     expect(securityErrorSentence('reencrypt', 'BUSY')).toContain('Another task is changing the vault');
+    // A header change refused because the header in use is older than the data: not "part of the vault is damaged".
+    for (const action of ['change', 'add', 'remove', 'recovery-key'] as const) {
+      expect(securityErrorSentence(action, 'INTEGRITY'), action).toContain('an older header was put back');
+    }
     // Codes the action gives no meaning of its own fall back to the general words.
     expect(securityErrorSentence('rotate', 'READ_ONLY')).toBe(
       `${ERROR_WORDS.READ_ONLY.message} ${ERROR_WORDS.READ_ONLY.next}`,

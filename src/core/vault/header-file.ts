@@ -143,10 +143,21 @@ async function headerOnDisk(
 /**
  * The repair after unlock (FORMAT.md 4.7): writes the header that unlocked over a damaged or missing `coffer.header`,
  * and over a backup that differs. A whole `coffer.header` with other bytes is left alone, and so is its backup: it
- * arrived after the vault was opened, and the next open uses it.
+ * arrived after the vault was opened, and the next open uses it. So are both when `holdsEveryKey` says the header
+ * in use lacks a key the vault's data names (asked only when a file would be written): it is older than the data,
+ * and the other file may be the only one that holds that key.
+ * @throws {@link IoError} when a header file cannot be read or written.
  */
-export async function repairVaultHeader(dir: string, sodium: SodiumBackend, inUse: Buffer): Promise<void> {
-  if ((await headerOnDisk(dir, sodium, inUse)) !== 'other') await writeVaultHeader(dir, inUse);
+export async function repairVaultHeader(
+  dir: string,
+  sodium: SodiumBackend,
+  inUse: Buffer,
+  holdsEveryKey: () => boolean,
+): Promise<void> {
+  const header = await headerOnDisk(dir, sodium, inUse);
+  if (header === 'other') return;
+  if (header === 'same' && (await readHeaderFile(dir, HEADER_BACKUP_FILE))?.equals(inUse)) return;
+  if (holdsEveryKey()) await writeVaultHeader(dir, inUse);
 }
 
 /**

@@ -113,6 +113,11 @@ async function isWritable(dir: string): Promise<boolean> {
   }
 }
 
+/** The key ids the index and the activity log name (FORMAT.md 11.1) that `keyring` does not hold. */
+function keyIdsLacking(db: IndexDb, log: ActivityLog | undefined, keyring: Keyring): number[] {
+  return keyring.lacking([...db.keyIdsNamed(), ...(log?.keyIdsNamed() ?? [])]);
+}
+
 /**
  * Refuses a header that lacks a key the vault's data is sealed under (FORMAT.md 4.7): one exported before a key
  * rotation would make everything written since unreadable, and the next rotation would hand the missing key id to a
@@ -121,13 +126,30 @@ async function isWritable(dir: string): Promise<boolean> {
  * @throws {@link InvalidArgumentError} naming the key ids the header lacks.
  */
 function refuseLackingKeys(db: IndexDb, log: ActivityLog, keyring: Keyring): void {
-  const lacking = keyring.lacking([...db.keyIdsNamed(), ...log.keyIdsNamed()]);
+  const lacking = keyIdsLacking(db, log, keyring);
   if (lacking.length === 0) return;
   throw new InvalidArgumentError(
     `This header does not hold key ${lacking.join(', ')}, under which data in the vault is sealed: it was exported before a key ` +
       'rotation, and importing it would make that data unreadable. Nothing was written. Import a header exported ' +
       'after the last rotation ("coffer info" lists the key ids a vault uses).',
   );
+}
+
+/**
+ * Refuses a change of a header that lacks a key the vault's data names (`lacking`, FORMAT.md 4.6): it would be
+ * written over the backup too, which may be the only file holding that key.
+ * @throws {@link IntegrityError} (`unknown-key`) naming the key ids, when there are any.
+ */
+function refuseChangeLackingKeys(lacking: readonly number[]): void {
+  if (lacking.length === 0) return;
+  throw new IntegrityError('unknown-key', {
+    subject: `vault index (key ${lacking.join(', ')}, which the header in use does not hold)`,
+    advice:
+      'The header is older than that data (an older coffer.header was put back), or that data is damaged. ' +
+      'Nothing was changed, so that the backup header (coffer.header.bak), which may hold the key, stays as it ' +
+      'is. Import a header that holds the key (coffer.header.bak, or one exported after the last key rotation); ' +
+      '"coffer verify" lists the entries that name it.',
+  });
 }
 
 /**
@@ -140,6 +162,11 @@ function refuseLackingKeys(db: IndexDb, log: ActivityLog, keyring: Keyring): voi
  * time; a delete or verify runs alone. One that may not run yet waits its turn (its signal still cancels it).
  * Creating a folder, renaming and moving are done at once, between an add's steps too (the add commits what it
  * holds first); while a delete or verify runs they are refused with {@link BusyError}.
+ *
+ * Every change of the header (passphrases, slots, the recovery key, a rotation, a re-encryption) is refused,
+ * nothing written, with {@link InvalidArgumentError} when `coffer.header` on disk was replaced since the open, and
+ * with {@link IntegrityError} (`unknown-key`) when the header in use lacks a key id the index or the activity log
+ * names (FORMAT.md 4.6).
  */
 export class Vault {
   readonly dir: string;
@@ -301,7 +328,7 @@ export class Vault {
    * Unlocks with a passphrase (NFC UTF-8 bytes, see `encodePassphrase`): derives the key (about half a second),
    * unwraps the DEKs, decrypts the index.
    * On a writable vault, then rewrites a damaged or missing header file, or a backup left old by a crash, from the
-   * header that unlocked (FORMAT.md 4.7).
+   * header that unlocked, unless that header lacks a key id the vault's data names (FORMAT.md 4.7).
    * @returns index rows that could not be decrypted (empty for a healthy vault); they are also in `verify()`.
    * @throws {@link WrongPassphraseError}, {@link KdfLimitError}, {@link IntegrityError}; {@link IoError} when
    * the repaired header file cannot be written (the vault stays locked then).
@@ -331,7 +358,17 @@ export class Vault {
     }
     if (!this.readOnly) {
       try {
-        await repairVaultHeader(this.dir, this.#sodium, this.#headerBytes);
+        const log = new ActivityLog(this.dir, {
+          sodium: this.#sodium,
+          keyring: keys.keyring,
+          vaultId: keys.vaultId,
+        });
+        await repairVaultHeader(
+          this.dir,
+          this.#sodium,
+          this.#headerBytes,
+          () => keyIdsLacking(this.#db, log, keys.keyring).length === 0,
+        );
       } catch (error) {
         keys.wipe();
         throw error;
@@ -531,6 +568,7 @@ export class Vault {
     session.requireWritable();
     const run = this.#headerChanges.then(async () => {
       checkVaultFolder(this.dir);
+      refuseChangeLackingKeys(keyIdsLacking(this.#db, this.#log, session.keys.keyring));
       const result = await change(session, this.#headerBytes);
       await replaceVaultHeader(this.dir, this.#sodium, this.#headerBytes, result.headerBytes);
       this.#headerBytes = result.headerBytes;

@@ -1,4 +1,5 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import Database from 'better-sqlite3';
@@ -8,7 +9,9 @@ import type { SodiumBackend } from '../../src/core/crypto/sodium.js';
 import { Vault } from '../../src/core/index.js';
 import { nativeSodium } from '../helpers/backends.js';
 import { toFormat10 } from '../helpers/index-format.js';
-import { collect, newVault, passphrase, track, writeTree } from '../helpers/vault.js';
+import { VECTOR_ROOT } from '../helpers/vector-schema.js';
+import { collect, newVault, passphrase, tempDir, track, writeTree } from '../helpers/vault.js';
+import written10 from '../vectors/vault-1.0/contents.json' with { type: 'json' };
 
 /** What the index says about its format: schema, whether it has a commitment, and the records' versions. */
 function indexFormat(dir: string): { schema: number; commitment: boolean; versions: unknown[] } {
@@ -58,6 +61,45 @@ function failingAfter(after: number): SodiumBackend {
   };
 }
 
+/** A copy of the vault Coffer 1.0 wrote (tests/vectors/vault-1.0), to be opened and upgraded. */
+function copyOfVault10(): string {
+  const dir = join(tempDir(), 'vault');
+  cpSync(join(VECTOR_ROOT, 'vault-1.0', 'vault'), dir, { recursive: true });
+  return dir;
+}
+
+/** Every file of a vault folder, by its path there, with its bytes' SHA-256: what a read-only open may not change. */
+function folderDigests(dir: string): Record<string, string> {
+  const digests: Record<string, string> = {};
+  for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const path = join(entry.parentPath, entry.name);
+    digests[path.slice(dir.length)] = createHash('sha256').update(readFileSync(path)).digest('hex');
+  }
+  return digests;
+}
+
+/** Checks that `vault` holds exactly the files and folders of contents.json, every file's bytes read back. */
+async function expectWritten10(vault: Vault): Promise<void> {
+  const listed = vault.listRecursive('/');
+  expect(
+    listed
+      .filter((entry) => entry.type === 'folder')
+      .map((entry) => entry.path)
+      .sort(),
+  ).toEqual([...written10.folders].sort());
+  const files = listed.filter((entry) => entry.type === 'file');
+  expect(files.map((entry) => entry.path).sort()).toEqual(written10.files.map((file) => file.path).sort());
+  for (const file of written10.files) {
+    const bytes = await collect(vault.read(file.path));
+    expect({
+      path: file.path,
+      size: bytes.length,
+      sha256: createHash('sha256').update(bytes).digest('hex'),
+    }).toEqual(file);
+  }
+}
+
 describe('format 1.0 vaults', () => {
   it('are read as 1.0 when opened read-only, and upgraded to 1.1 at the first writable unlock', async () => {
     const { dir, paths } = await format10Vault();
@@ -85,6 +127,39 @@ describe('format 1.0 vaults', () => {
     expect(await again.verify({ readData: true })).toMatchObject({ ok: true, problems: [] });
     again.close();
     expect(indexFormat(dir).versions.sort()).toEqual([1, 1, 2]);
+  });
+
+  it('written by Coffer 1.0 itself: read read-only as 1.0 with nothing written, then upgraded whole', async () => {
+    const dir = copyOfVault10();
+    const unlock = (vault: Vault) => vault.unlock(passphrase(written10.passphrase));
+    const before = folderDigests(dir);
+    expect(indexFormat(dir)).toEqual({ schema: 3, commitment: false, versions: [] });
+
+    const readOnly = track(await Vault.open(dir, { sodium: nativeSodium, readOnly: true }));
+    expect(await unlock(readOnly)).toEqual([]);
+    expect(await readOnly.info()).toMatchObject({ format: '1.0', formatVersion: 1 });
+    await expectWritten10(readOnly);
+    expect(await readOnly.verify({ readData: true })).toMatchObject({ ok: true, problems: [] });
+    readOnly.close();
+    expect(folderDigests(dir)).toEqual(before);
+
+    const writable = track(await Vault.open(dir, { sodium: nativeSodium }));
+    expect(await unlock(writable)).toEqual([]);
+    expect(await writable.info()).toMatchObject({ format: '1.1' });
+    await expectWritten10(writable);
+    writable.close();
+    expect(indexFormat(dir)).toMatchObject({ schema: 4, commitment: true });
+    expect(indexFormat(dir).versions).toEqual(Array<number>(10).fill(1));
+
+    const again = track(await Vault.open(dir, { sodium: nativeSodium }));
+    expect(await unlock(again)).toEqual([]);
+    await expectWritten10(again);
+    expect(await again.verify({ readData: true })).toMatchObject({
+      ok: true,
+      problems: [],
+      unreferenced: [],
+    });
+    again.close();
   });
 
   it('are upgraded in one transaction: a failure midway leaves the 1.0 index as it was', async () => {

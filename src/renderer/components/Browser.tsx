@@ -447,9 +447,11 @@ export function Browser({ vault }: { vault: VaultSummary }) {
       }
       followMovedFolders([{ from: entry.path, to: renamed.path }]);
       if (!searching) return load(parentOf(renamed.path), [renamed.path]);
-      // Stays in the results, renamed (found again only when the words change), as results inside it do.
+      // Stays in the results, renamed (found again only when the words change), as results inside it do. Selected
+      // with the same change, so that the table's focus follows it to its new place among the results.
       const moved = (path: string): string =>
         isWithin(path, entry.path) ? renamed.path + path.slice(entry.path.length) : path;
+      setSelection(new Set([renamed.path]));
       setResults(
         (before) =>
           before?.map((row) =>

@@ -123,13 +123,13 @@ const OVER_KDF_BUDGET: ErrorWords = {
   next: 'Choose a faster key strength, or remove a passphrase you no longer use first. Nothing was changed.',
 };
 
-/** A header change refused because the header in use lacks a key the vault's data names (FORMAT.md 4.6). */
-const HEADER_LACKS_KEY: ErrorWords = {
+/** A header change refused because the header in use is older than the vault's data (FORMAT.md 4.7). */
+const HEADER_OLDER_THAN_DATA: ErrorWords = {
   message:
-    'The vault header in use lacks a key that data in this vault is sealed under: an older header was put back, ' +
-    'or the vault index is damaged. Nothing was changed, so the backup copy of the header, which may hold the ' +
-    'key, stays as it is.',
-  next: 'Lock the vault and restore a newer header backup from the Unlock screen; “Check all data” in the vault details lists what is affected.',
+    'The vault header in use is older than the data in this vault: an older copy was put back, and the ' +
+    'backup copy of the header holds a key the data is sealed under. Nothing was changed, so that backup stays ' +
+    'as it is.',
+  next: 'Lock the vault, then choose “Restore a header backup…” on the Unlock screen and pick “coffer.header.bak” in the vault folder (show all files).',
 };
 
 const BUSY_CHANGING: ErrorWords = {
@@ -147,7 +147,7 @@ export const SECURITY_ERROR_WORDS: Readonly<
   change: {
     WRONG_PASSPHRASE: WRONG_CURRENT,
     KDF_LIMIT: OVER_KDF_BUDGET,
-    INTEGRITY: HEADER_LACKS_KEY,
+    INTEGRITY: HEADER_OLDER_THAN_DATA,
     INVALID_ARGUMENT: {
       message: 'This window was unlocked with the recovery key, which has no passphrase to change.',
       next: 'Add a new passphrase instead, then remove the one you forgot.',
@@ -156,14 +156,14 @@ export const SECURITY_ERROR_WORDS: Readonly<
   add: {
     WRONG_PASSPHRASE: WRONG_CURRENT,
     KDF_LIMIT: OVER_KDF_BUDGET,
-    INTEGRITY: HEADER_LACKS_KEY,
+    INTEGRITY: HEADER_OLDER_THAN_DATA,
     INVALID_ARGUMENT: {
       message: 'This vault already has 8 ways in (passphrases and the recovery key), the most it can hold.',
       next: 'Remove a passphrase you no longer use, then add the new one.',
     },
   },
   remove: {
-    INTEGRITY: HEADER_LACKS_KEY,
+    INTEGRITY: HEADER_OLDER_THAN_DATA,
     INVALID_ARGUMENT: {
       message:
         'That passphrase cannot be removed: it is the last way into the vault, or the one this window used.',
@@ -172,7 +172,7 @@ export const SECURITY_ERROR_WORDS: Readonly<
   },
   'recovery-key': {
     WRONG_PASSPHRASE: WRONG_CURRENT,
-    INTEGRITY: HEADER_LACKS_KEY,
+    INTEGRITY: HEADER_OLDER_THAN_DATA,
     INVALID_ARGUMENT: {
       message: 'All 8 key slots hold passphrases, so there is no room for a recovery key.',
       next: 'Remove a passphrase you no longer use, then make the recovery key. The old key still works.',

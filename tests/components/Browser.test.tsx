@@ -332,6 +332,20 @@ describe('search as you type', () => {
     expect(screen.queryByText(/No names match/)).toBeNull();
   });
 
+  it('searches again after a failure, saying so until the answer comes', async () => {
+    let fail = true;
+    await browse(ROOT, {
+      'entries.search': () => (fail ? new Refusal('BUSY') : new Promise<never>(() => undefined)),
+    });
+    await userEvent.type(searchField(), 'x');
+    await waitFor(() => {
+      expect(status()).toBe('Search failed');
+    });
+    fail = false;
+    await userEvent.type(searchField(), 'y');
+    expect(status()).toBe('Searching…');
+  });
+
   it('goes to the search field by Ctrl+F, and from it to the results by ArrowDown', async () => {
     await browse(ROOT, { 'entries.search': () => FOUND });
     screen.getByRole('grid', { name: 'Files' }).focus();

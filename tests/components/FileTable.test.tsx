@@ -1,16 +1,16 @@
 // @vitest-environment jsdom
 import './dom.js';
 
-import { act, screen, waitFor, within } from '@testing-library/react';
+import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 
 import { formatDate } from '../../src/renderer/format.js';
 import { jobEvent } from '../../src/renderer/store.js';
 import type { VaultEntry } from '../../src/shared/contract.js';
 import { Refusal } from './fake-api.js';
 import { browse, drawnRows, itemsStatus, withViewport } from './vault-browser.js';
-import { file, folder, VAULT } from './fixtures.js';
+import { file, folder, settle, VAULT } from './fixtures.js';
 
 withViewport();
 
@@ -140,6 +140,15 @@ describe('the column headers from the keyboard', () => {
     expect(selectedNames()).toEqual(['Archive']);
     expect(requests('entries.list').map(({ path }) => path)).toEqual(['/']);
     expect(screen.queryByRole('dialog')).toBeNull();
+  });
+
+  it('takes the table’s keys on the rows’ scroller, which Chromium makes a Tab stop of its own', async () => {
+    await browse(ROOT);
+    await screen.findByText(/^5 items/);
+    await userEvent.click(row('Archive'));
+    fireEvent.keyDown(screen.getByTestId('grid-body'), { key: 'ArrowDown' });
+    expect(focusedName()).toBe('Photos');
+    expect(selectedNames()).toEqual(['Photos']);
   });
 });
 
@@ -335,6 +344,19 @@ describe('renaming in place', () => {
     // The table's keys work again: Enter was the rename field's, now it is the table's.
     await userEvent.keyboard('{ArrowDown}');
     expect(focusedName()).toBe('todo.txt');
+    expect(requests('entries.rename')).toEqual([]);
+  });
+
+  it('keeps the field and what was typed when another window takes the keyboard', async () => {
+    const { requests, field } = await renameByF2('notes.txt', { 'entries.rename': () => file('/x') });
+    await userEvent.keyboard('half');
+    const hasFocus = vi.spyOn(document, 'hasFocus').mockReturnValue(false);
+    fireEvent.blur(field);
+    hasFocus.mockRestore();
+    await settle();
+    expect(screen.getByRole<HTMLInputElement>('textbox', { name: 'New name for notes.txt' }).value).toBe(
+      'half.txt',
+    );
     expect(requests('entries.rename')).toEqual([]);
   });
 

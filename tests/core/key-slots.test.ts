@@ -25,7 +25,7 @@ import {
   WrongPassphraseError,
 } from '../../src/core/index.js';
 import { nativeSodium as sodium } from '../helpers/backends.js';
-import { newVault, passphrase, PASSPHRASE, track, writeTree } from '../helpers/vault.js';
+import { collect, newVault, passphrase, PASSPHRASE, track, writeTree } from '../helpers/vault.js';
 
 const HEADER = 'coffer.header';
 const BACKUP = 'coffer.header.bak';
@@ -332,23 +332,46 @@ describe('header backup', () => {
     const [header, backup] = headerFiles(dir);
     expect(backup.equals(header)).toBe(true);
   });
-  it('keeps the backup when an older header lacking a key was put back: no repair, no change, then it is imported', async () => {
+  /**
+   * A vault with before.txt under key 1, then a new data key (with `reencrypt`, key 1 retired), after.txt under it;
+   * its export from before that, put back as coffer.header.
+   */
+  async function olderHeaderPutBack(reencrypt: boolean) {
     const { vault, dir, root } = await newVault();
-    await writeTree(join(root, 'src'), { 'before.txt': 'under key 1' });
+    await writeTree(join(root, 'src'), { 'before.txt': 'under key 1', 'after.txt': 'under key 2' });
     await vault.add([join(root, 'src', 'before.txt')]);
     const exported = vault.exportHeader();
     await vault.rotateKey();
-    await writeTree(join(root, 'src'), { 'after.txt': 'under key 2' });
+    if (reencrypt) await vault.reencrypt();
     await vault.add([join(root, 'src', 'after.txt')]);
     vault.close();
     const [newer] = headerFiles(dir);
-    // A sync service, or a person, puts the older header back.
     writeFileSync(join(dir, HEADER), exported);
+    return { dir, exported, newer };
+  }
+
+  /** Imports coffer.header.bak as an export, and checks that every file reads again. */
+  async function importBackupAndRead(dir: string) {
+    expect(await Vault.importHeader(dir, readFileSync(join(dir, BACKUP)), passphrase(), { sodium })).toEqual(
+      [],
+    );
+    const repaired = track(await Vault.open(dir, { sodium }));
+    expect(await repaired.unlock(passphrase())).toEqual([]);
+    expect((await repaired.verify({ readData: true })).problems).toEqual([]);
+    const read = async (path: string) => (await collect(repaired.read(path))).toString();
+    expect([await read('/before.txt'), await read('/after.txt')]).toEqual(['under key 1', 'under key 2']);
+    repaired.close();
+  }
+
+  it('keeps the backup when an older header lacking a key was put back: no repair, no change, no log entry', async () => {
+    const { dir, exported, newer } = await olderHeaderPutBack(false);
+    const log = readFileSync(join(dir, 'activity.log'));
 
     const opened = track(await Vault.open(dir, { sodium }));
-    const damaged = await opened.unlock(passphrase());
-    expect(damaged.map(({ message }) => message).join('\n')).toMatch(
-      /encryption key this vault does not have/u,
+    const problems = await opened.unlock(passphrase());
+    const headerProblem = problems.find(({ path, code }) => path === '(index)' && code === 'INTEGRITY');
+    expect(headerProblem?.message).toMatch(
+      /key 2, which coffer\.header\.bak holds but the header in use does not/u,
     );
     // The backup, the only file holding key 2, is not repaired from the older header.
     expect(headerFiles(dir)).toEqual([exported, newer]);
@@ -358,18 +381,39 @@ describe('header backup', () => {
     ]) {
       const refusal = await change().catch((error: unknown) => error);
       expect(refusal).toBeInstanceOf(IntegrityError);
-      expect((refusal as Error).message).toMatch(/key 2, which the header in use does not hold/u);
+      expect((refusal as Error).message).toMatch(/import coffer\.header\.bak/u);
       expect(headerFiles(dir)).toEqual([exported, newer]);
     }
     opened.close();
+    expect(readFileSync(join(dir, 'activity.log')).equals(log)).toBe(true);
 
     // The backup can be imported like an export, and every file reads again.
-    expect(await Vault.importHeader(dir, readFileSync(join(dir, BACKUP)), passphrase(), { sodium })).toEqual(
-      [],
-    );
-    const repaired = track(await Vault.open(dir, { sodium }));
-    expect(await repaired.unlock(passphrase())).toEqual([]);
-    expect((await repaired.verify({ readData: true })).problems).toEqual([]);
+    await importBackupAndRead(dir);
+  });
+
+  it('lets the newer header be imported after a re-encryption retired the older header’s key', async () => {
+    const { dir } = await olderHeaderPutBack(true);
+    const opened = track(await Vault.open(dir, { sodium }));
+    expect((await opened.unlock(passphrase())).map(({ path }) => path)).toContain('(index)');
+    opened.close();
+    // Nothing was logged under key 1, which the newer header no longer holds: the import's check of the log passes.
+    await importBackupAndRead(dir);
+  });
+
+  it('makes header changes while a damaged log entry names a key no header holds', async () => {
+    const { vault, dir } = await vaultWithFiles();
+    // A second entry: a damaged last one would be taken for a torn write and dropped by the next append.
+    vault.mkdir('/more');
+    vault.close();
+    // Bytes 8–11 of the first entry (after the log's 32-byte header) are its key id (FORMAT.md 10.2).
+    const log = readFileSync(join(dir, 'activity.log'));
+    log.writeUInt32LE(16_385, 32 + 8);
+    writeFileSync(join(dir, 'activity.log'), log);
+    const opened = track(await Vault.open(dir, { sodium }));
+    await opened.unlock(passphrase());
+    await opened.changePassphrase(passphrase('new'), { kdf: 'interactive' });
+    opened.close();
+    expect(await opensWith(dir, 'new')).toBe('ok');
   });
 
   it('never writes over a whole header that arrived after open (a sync service), at unlock or in a change', async () => {

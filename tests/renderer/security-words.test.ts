@@ -31,7 +31,7 @@ describe("the Security page's words", () => {
     expect(securityErrorSentence('reencrypt', 'BUSY')).toContain('Another task is changing the vault');
     // A header change refused because the header in use is older than the data: not "part of the vault is damaged".
     for (const action of ['change', 'add', 'remove', 'recovery-key'] as const) {
-      expect(securityErrorSentence(action, 'INTEGRITY'), action).toContain('an older header was put back');
+      expect(securityErrorSentence(action, 'INTEGRITY'), action).toContain('an older copy was put back');
     }
     // Codes the action gives no meaning of its own fall back to the general words.
     expect(securityErrorSentence('rotate', 'READ_ONLY')).toBe(

@@ -143,21 +143,36 @@ async function headerOnDisk(
 /**
  * The repair after unlock (FORMAT.md 4.7): writes the header that unlocked over a damaged or missing `coffer.header`,
  * and over a backup that differs. A whole `coffer.header` with other bytes is left alone, and so is its backup: it
- * arrived after the vault was opened, and the next open uses it. So are both when `holdsEveryKey` says the header
- * in use lacks a key the vault's data names (asked only when a file would be written): it is older than the data,
- * and the other file may be the only one that holds that key.
- * @throws {@link IoError} when a header file cannot be read or written.
+ * arrived after the vault was opened, and the next open uses it.
  */
-export async function repairVaultHeader(
+export async function repairVaultHeader(dir: string, sodium: SodiumBackend, inUse: Buffer): Promise<void> {
+  if ((await headerOnDisk(dir, sodium, inUse)) !== 'other') await writeVaultHeader(dir, inUse);
+}
+
+/**
+ * The key ids `coffer.header.bak` holds and `inUse` does not, when the backup is a whole header of the same vault
+ * with other bytes (FORMAT.md 4.7): a newer header, when the vault's data names one of them. Only its key ids are
+ * read, unauthenticated: a forged backup can only hold back the repair and the header changes. None when the
+ * backup is missing, damaged, another vault's, or holds the same bytes.
+ * @throws {@link IoError} when the backup cannot be read for another reason than its absence.
+ */
+export async function keyIdsOnlyInBackup(
   dir: string,
   sodium: SodiumBackend,
   inUse: Buffer,
-  holdsEveryKey: () => boolean,
-): Promise<void> {
-  const header = await headerOnDisk(dir, sodium, inUse);
-  if (header === 'other') return;
-  if (header === 'same' && (await readHeaderFile(dir, HEADER_BACKUP_FILE))?.equals(inUse)) return;
-  if (holdsEveryKey()) await writeVaultHeader(dir, inUse);
+): Promise<number[]> {
+  const backup = await readHeaderFile(dir, HEADER_BACKUP_FILE);
+  if (!backup || backup.equals(inUse)) return [];
+  const header = parseVaultHeader(sodium, inUse);
+  let other;
+  try {
+    other = parseVaultHeader(sodium, backup);
+  } catch {
+    return [];
+  }
+  if (!other.vaultId.equals(header.vaultId)) return [];
+  const held = new Set(header.deks.map((dek) => dek.keyId));
+  return other.deks.map((dek) => dek.keyId).filter((keyId) => !held.has(keyId));
 }
 
 /**

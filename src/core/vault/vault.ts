@@ -37,20 +37,21 @@ import {
 } from '../errors.js';
 import { nameKey } from '../../shared/name-key.js';
 import { checkName, parseVaultPath } from '../names.js';
-import type {
-  KeySlotInfo,
-  AddOptions,
-  AddReport,
-  JobOptions,
-  Problem,
-  ReencryptReport,
-  RestoreOptions,
-  RestoreReport,
-  VaultEntry,
-  VaultInfo,
-  VaultTotals,
-  VerifyOptions,
-  VerifyReport,
+import {
+  INDEX_PROBLEM_PATH,
+  type KeySlotInfo,
+  type AddOptions,
+  type AddReport,
+  type JobOptions,
+  type Problem,
+  type ReencryptReport,
+  type RestoreOptions,
+  type RestoreReport,
+  type VaultEntry,
+  type VaultInfo,
+  type VaultTotals,
+  type VerifyOptions,
+  type VerifyReport,
 } from '../types.js';
 import { VaultActivity } from './activity.js';
 import {
@@ -63,10 +64,25 @@ import {
 import type { ActivityEvent, ActivityKind } from './log-entry.js';
 import { addPaths, addStreams, takenNames, type AddSource, type StreamedFile } from './add.js';
 import { asIoError, fsyncDirectory, makeFolders } from './durable.js';
-import { loadVaultHeader, repairVaultHeader, replaceVaultHeader, writeVaultHeader } from './header-file.js';
+import {
+  keyIdsOnlyInBackup,
+  loadVaultHeader,
+  repairVaultHeader,
+  replaceVaultHeader,
+  writeVaultHeader,
+} from './header-file.js';
 import { IndexDb } from './index-db.js';
 import { openIndex } from './index-open.js';
-import { BLOB_DIR, checkVaultFolder, INDEX_FILE, PACK_DIR, PRIVATE_FOLDER_MODE, TEMP_DIR } from './layout.js';
+import {
+  BLOB_DIR,
+  checkVaultFolder,
+  HEADER_BACKUP_FILE,
+  HEADER_FILE,
+  INDEX_FILE,
+  PACK_DIR,
+  PRIVATE_FOLDER_MODE,
+  TEMP_DIR,
+} from './layout.js';
 import { recoverFromCrash } from './leftovers.js';
 import { Reencryption } from './reencrypt.js';
 import {
@@ -113,11 +129,6 @@ async function isWritable(dir: string): Promise<boolean> {
   }
 }
 
-/** The key ids the index and the activity log name (FORMAT.md 11.1) that `keyring` does not hold. */
-function keyIdsLacking(db: IndexDb, log: ActivityLog | undefined, keyring: Keyring): number[] {
-  return keyring.lacking([...db.keyIdsNamed(), ...(log?.keyIdsNamed() ?? [])]);
-}
-
 /**
  * Refuses a header that lacks a key the vault's data is sealed under (FORMAT.md 4.7): one exported before a key
  * rotation would make everything written since unreadable, and the next rotation would hand the missing key id to a
@@ -126,7 +137,7 @@ function keyIdsLacking(db: IndexDb, log: ActivityLog | undefined, keyring: Keyri
  * @throws {@link InvalidArgumentError} naming the key ids the header lacks.
  */
 function refuseLackingKeys(db: IndexDb, log: ActivityLog, keyring: Keyring): void {
-  const lacking = keyIdsLacking(db, log, keyring);
+  const lacking = keyring.lacking([...db.keyIdsNamed(), ...log.keyIdsNamed()]);
   if (lacking.length === 0) return;
   throw new InvalidArgumentError(
     `This header does not hold key ${lacking.join(', ')}, under which data in the vault is sealed: it was exported before a key ` +
@@ -136,19 +147,17 @@ function refuseLackingKeys(db: IndexDb, log: ActivityLog, keyring: Keyring): voi
 }
 
 /**
- * Refuses a change of a header that lacks a key the vault's data names (`lacking`, FORMAT.md 4.6): it would be
- * written over the backup too, which may be the only file holding that key.
- * @throws {@link IntegrityError} (`unknown-key`) naming the key ids, when there are any.
+ * What a header older than the vault's data is (FORMAT.md 4.7): `keyIds` are in `coffer.header.bak` and named by
+ * the index, but not in the header in use.
  */
-function refuseChangeLackingKeys(lacking: readonly number[]): void {
-  if (lacking.length === 0) return;
-  throw new IntegrityError('unknown-key', {
-    subject: `vault index (key ${lacking.join(', ')}, which the header in use does not hold)`,
+function olderHeaderError(keyIds: readonly number[]): IntegrityError {
+  return new IntegrityError('unknown-key', {
+    subject: `vault index (key ${keyIds.join(', ')}, which ${HEADER_BACKUP_FILE} holds but the header in use does not)`,
     advice:
-      'The header is older than that data (an older coffer.header was put back), or that data is damaged. ' +
-      'Nothing was changed, so that the backup header (coffer.header.bak), which may hold the key, stays as it ' +
-      'is. Import a header that holds the key (coffer.header.bak, or one exported after the last key rotation); ' +
-      '"coffer verify" lists the entries that name it.',
+      `The header in use (${HEADER_FILE}) is older than the vault's data: an older copy was put back. It was ` +
+      `not written over its backup, no header change is made and nothing is recorded in the activity log until ` +
+      `the newer header is back: import ${HEADER_BACKUP_FILE} ("coffer header <vault> import ` +
+      `<vault>/${HEADER_BACKUP_FILE}", or "Restore a header backup…" on the Unlock screen).`,
   });
 }
 
@@ -165,8 +174,8 @@ function refuseChangeLackingKeys(lacking: readonly number[]): void {
  *
  * Every change of the header (passphrases, slots, the recovery key, a rotation, a re-encryption) is refused,
  * nothing written, with {@link InvalidArgumentError} when `coffer.header` on disk was replaced since the open, and
- * with {@link IntegrityError} (`unknown-key`) when the header in use lacks a key id the index or the activity log
- * names (FORMAT.md 4.6).
+ * with {@link IntegrityError} (`unknown-key`) when the unlock found the header in use older than the vault's data
+ * (FORMAT.md 4.6, 4.7).
  */
 export class Vault {
   readonly dir: string;
@@ -185,6 +194,11 @@ export class Vault {
   readonly #activity = new VaultActivity();
   /** Whether a re-encryption runs: it leaves the activity between its batches, but no other may start. */
   #reencrypting = false;
+  /**
+   * Key ids the index names that `coffer.header.bak` holds and the header in use lacks, found at unlock: that header
+   * is older than the data, and nothing may be written that would lose or outdate the backup (FORMAT.md 4.7).
+   */
+  #keysOnlyInBackup: readonly number[] = [];
   /** Settles once the operations a lock or close stopped have ended, the keys are wiped and the index closed. */
   #released: Promise<void> = Promise.resolve();
 
@@ -328,7 +342,9 @@ export class Vault {
    * Unlocks with a passphrase (NFC UTF-8 bytes, see `encodePassphrase`): derives the key (about half a second),
    * unwraps the DEKs, decrypts the index.
    * On a writable vault, then rewrites a damaged or missing header file, or a backup left old by a crash, from the
-   * header that unlocked, unless that header lacks a key id the vault's data names (FORMAT.md 4.7).
+   * header that unlocked (FORMAT.md 4.7). Unless `coffer.header.bak` holds a key id the index names that this
+   * header lacks (an older header put back): then nothing is rewritten or logged, header changes are refused, and
+   * the problems returned say so.
    * @returns index rows that could not be decrypted (empty for a healthy vault); they are also in `verify()`.
    * @throws {@link WrongPassphraseError}, {@link KdfLimitError}, {@link IntegrityError}; {@link IoError} when
    * the repaired header file cannot be written (the vault stays locked then).
@@ -356,19 +372,12 @@ export class Vault {
       if (error instanceof WrongPassphraseError && !this.readOnly) this.#countFailedUnlock();
       throw error;
     }
+    this.#keysOnlyInBackup = [];
     if (!this.readOnly) {
       try {
-        const log = new ActivityLog(this.dir, {
-          sodium: this.#sodium,
-          keyring: keys.keyring,
-          vaultId: keys.vaultId,
-        });
-        await repairVaultHeader(
-          this.dir,
-          this.#sodium,
-          this.#headerBytes,
-          () => keyIdsLacking(this.#db, log, keys.keyring).length === 0,
-        );
+        this.#keysOnlyInBackup = await this.#keysOnlyInBackupNamed();
+        if (this.#keysOnlyInBackup.length === 0)
+          await repairVaultHeader(this.dir, this.#sodium, this.#headerBytes);
       } catch (error) {
         keys.wipe();
         throw error;
@@ -386,7 +395,20 @@ export class Vault {
         }
       }
     }
-    return session.damaged;
+    if (this.#keysOnlyInBackup.length === 0) return session.damaged;
+    const { code, message } = olderHeaderError(this.#keysOnlyInBackup);
+    return [...session.damaged, { path: INDEX_PROBLEM_PATH, code, message }];
+  }
+
+  /**
+   * The key ids `coffer.header.bak` holds and the header in use lacks that the index names (FORMAT.md 4.7). The
+   * index is asked only when the backup holds such ids (after a crash mid-change, or an older header put back).
+   */
+  async #keysOnlyInBackupNamed(): Promise<number[]> {
+    const onlyInBackup = await keyIdsOnlyInBackup(this.dir, this.#sodium, this.#headerBytes);
+    if (onlyInBackup.length === 0) return [];
+    const named = this.#db.keyIdsNamed();
+    return onlyInBackup.filter((keyId) => named.has(keyId));
   }
 
   /**
@@ -568,7 +590,7 @@ export class Vault {
     session.requireWritable();
     const run = this.#headerChanges.then(async () => {
       checkVaultFolder(this.dir);
-      refuseChangeLackingKeys(keyIdsLacking(this.#db, this.#log, session.keys.keyring));
+      if (this.#keysOnlyInBackup.length > 0) throw olderHeaderError(this.#keysOnlyInBackup);
       const result = await change(session, this.#headerBytes);
       await replaceVaultHeader(this.dir, this.#sodium, this.#headerBytes, result.headerBytes);
       this.#headerBytes = result.headerBytes;
@@ -591,9 +613,11 @@ export class Vault {
       throw error;
     }
     this.#session = session;
-    this.#log = this.readOnly
-      ? undefined
-      : new ActivityLog(this.dir, { sodium: this.#sodium, keyring: keys.keyring, vaultId: keys.vaultId });
+    // Under a header older than the data, entries would be sealed under a key the newer header may have retired.
+    this.#log =
+      this.readOnly || this.#keysOnlyInBackup.length > 0
+        ? undefined
+        : new ActivityLog(this.dir, { sodium: this.#sodium, keyring: keys.keyring, vaultId: keys.vaultId });
     return session;
   }
 

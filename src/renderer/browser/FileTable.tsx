@@ -147,8 +147,13 @@ export function FileTable(props: FileTableProps) {
   );
 
   const onKeyDown = (event: KeyboardEvent) => {
-    // Keys pressed on a sort button (or any control inside) are that control's.
-    if (props.renaming !== null || event.target !== event.currentTarget) return;
+    // Keys pressed on a sort button are that button's. The rows' scroller counts as the grid: Chromium makes a
+    // scroller without focusable children a Tab stop of its own.
+    if (
+      props.renaming !== null ||
+      (event.target !== event.currentTarget && event.target !== scroller.current)
+    )
+      return;
     const ctrl = event.ctrlKey || event.metaKey;
     const entry = rows[focusIndex];
     const handled = (() => {
@@ -426,6 +431,8 @@ function RenameField({
         field.closest<HTMLElement>('[role=grid]')?.focus();
       }}
       onBlur={(event) => {
+        // Another window took the keyboard: the field gets it back on return, with what was typed.
+        if (!document.hasFocus()) return;
         // Leaving a refused name as it was refused cancels, rather than asking again (and taking the focus back).
         const value = event.currentTarget.value.trim();
         end(value === '' || value === draft ? null : value);

@@ -116,7 +116,7 @@ export function Browser({ vault }: { vault: VaultSummary }) {
   const [sort, setSort] = useState<SortOrder>({ column: 'name', ascending: true });
   const [query, setQuery] = useState('');
   const [results, setResults] = useState<readonly VaultEntry[] | null>(null);
-  /** The latest search failed: its empty results are not an answer ("no names match" would be false). */
+  /** The latest search failed (nothing was searched, so no results), until other words are searched. */
   const [searchFailed, setSearchFailed] = useState(false);
   /** Raised to ask for the search again, when a change may have moved what it found. */
   const [searchRound, setSearchRound] = useState(0);
@@ -242,6 +242,8 @@ export function Browser({ vault }: { vault: VaultSummary }) {
       return;
     }
     const number = ++asked.sent;
+    // A failure is old news once other words are searched: "Searching…" until they are answered.
+    setSearchFailed(false);
     const latest = (): boolean => {
       if (asked.text !== text || number <= asked.shown) return false;
       asked.shown = number;
@@ -258,7 +260,7 @@ export function Browser({ vault }: { vault: VaultSummary }) {
         setError(describeError(cause));
         // Not "Searching…" beside the words saying it failed, nor "No names match": nothing was searched.
         setSearchFailed(true);
-        setResults([]);
+        setResults(null);
       },
     );
   }, [query, vaultId, searchRound]);
@@ -447,8 +449,9 @@ export function Browser({ vault }: { vault: VaultSummary }) {
       }
       followMovedFolders([{ from: entry.path, to: renamed.path }]);
       if (!searching) return load(parentOf(renamed.path), [renamed.path]);
-      // Stays in the results, renamed (found again only when the words change), as results inside it do. Selected
-      // with the same change, so that the table's focus follows it to its new place among the results.
+      // Stays in the results, renamed, until the search runs again (other words, or a change to the vault), as
+      // results inside it do. Selected with the same change, so that the table's focus follows it to its new place
+      // among the results.
       const moved = (path: string): string =>
         isWithin(path, entry.path) ? renamed.path + path.slice(entry.path.length) : path;
       setSelection(new Set([renamed.path]));
@@ -772,8 +775,7 @@ export function Browser({ vault }: { vault: VaultSummary }) {
               {...dropHandlers}
             />
           ) : searching ? (
-            results !== null &&
-            !searchFailed && (
+            results !== null && (
               <div className="empty" role="status">
                 <SearchX size={40} aria-hidden="true" className="muted" />
                 <p>No names match “{query.trim()}”.</p>

@@ -271,7 +271,7 @@ export class Context {
             const count = this.#damagedEntries;
             this.warn(
               `${count} entr${count === 1 ? 'y' : 'ies'} of the vault index could not be read ` +
-                'and are left out. Run "coffer verify" for details.',
+                `and ${count === 1 ? 'is' : 'are'} left out. Run "coffer verify" for details.`,
             );
           }
           this.warnProblems(whole);

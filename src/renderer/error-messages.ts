@@ -132,6 +132,14 @@ const HEADER_OLDER_THAN_DATA: ErrorWords = {
   next: 'Lock the vault, then choose “Restore a header backup…” on the Unlock screen and pick “coffer.header.bak” in the vault folder (show all files).',
 };
 
+/** A rotation or re-encryption refused for damage or for a header older than the data: which is in the notices. */
+const KEYS_NOT_CHANGEABLE: ErrorWords = {
+  message:
+    "The vault's keys cannot be changed now: the vault header in use is older than the data in this vault, or " +
+    'its index is damaged. Nothing was changed.',
+  next: 'If the notices shown at unlock say an older header was put back, restore “coffer.header.bak” from the Unlock screen; otherwise run “Check all data” in the vault details.',
+};
+
 const BUSY_CHANGING: ErrorWords = {
   message: 'Another task is changing the vault right now.',
   next: 'Wait for it to finish in the jobs panel (or cancel it), then try again.',
@@ -178,7 +186,7 @@ export const SECURITY_ERROR_WORDS: Readonly<
       next: 'Remove a passphrase you no longer use, then make the recovery key. The old key still works.',
     },
   },
-  rotate: { BUSY: BUSY_CHANGING },
+  rotate: { BUSY: BUSY_CHANGING, INTEGRITY: KEYS_NOT_CHANGEABLE },
   'header-backup': {
     IO: {
       message: 'Coffer could not write the header backup in that folder.',
@@ -216,7 +224,7 @@ export const SECURITY_ERROR_WORDS: Readonly<
       next: 'Check that the disk is connected and that the vault folder can be written, then try again.',
     },
   },
-  reencrypt: { BUSY: BUSY_CHANGING },
+  reencrypt: { BUSY: BUSY_CHANGING, INTEGRITY: KEYS_NOT_CHANGEABLE },
   log: {
     INTEGRITY: {
       message: "The activity log file is not this vault's log, or not a file.",

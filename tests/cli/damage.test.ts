@@ -52,7 +52,8 @@ async function cli(...args: string[]): Promise<Run> {
   return { code, stdout: fake.stdout.text, stderr: fake.stderr.text };
 }
 
-const WARNING = /^coffer: warning: \d+ entr(y|ies) of the vault index could not be read and are left out/u;
+const WARNING =
+  /^coffer: warning: (1 entry|\d+ entries) of the vault index could not be read and (is|are) left out/u;
 const NOTE = /Damage found: \d+ entr(y|ies) of the vault index could not be read/u;
 
 describe.each(DAMAGES)('a vault index with %s', (_name, damage) => {

@@ -189,13 +189,21 @@ describe('format 1.0 vaults', () => {
     vault.close();
     await toFormat10(dir);
     const newerHeader = readFileSync(join(dir, 'coffer.header'));
-    writeFileSync(join(dir, 'coffer.header'), olderHeader);
+    for (const name of ['coffer.header', 'coffer.header.bak']) writeFileSync(join(dir, name), olderHeader);
 
     const stale = track(await Vault.open(dir, { sodium: nativeSodium }));
     await expect(stale.unlock(passphrase())).rejects.toThrow(/key 2, which the header does not hold/u);
     stale.close();
     expect(indexFormat(dir)).toMatchObject({ schema: 3, commitment: false });
-    // Nothing was written, as it says: the backup still holds the newer header, to be put back.
+
+    // With the newer header in the backup, the unlock goes on as under any older header, writing nothing.
+    writeFileSync(join(dir, 'coffer.header.bak'), newerHeader);
+    const held = track(await Vault.open(dir, { sodium: nativeSodium }));
+    const problems = await held.unlock(passphrase());
+    expect(problems.map(({ message }) => message).join('\n')).toMatch(/coffer\.header\.bak holds/u);
+    expect((await collect(held.read('/first.txt'))).toString()).toBe('under key 1');
+    held.close();
+    expect(indexFormat(dir)).toMatchObject({ schema: 3, commitment: false });
     expect(readFileSync(join(dir, 'coffer.header.bak')).equals(newerHeader)).toBe(true);
 
     writeFileSync(join(dir, 'coffer.header'), newerHeader);

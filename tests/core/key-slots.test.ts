@@ -375,17 +375,24 @@ describe('header backup', () => {
     );
     // The backup, the only file holding key 2, is not repaired from the older header.
     expect(headerFiles(dir)).toEqual([exported, newer]);
+    const index = readFileSync(join(dir, 'index.sqlite'));
+    // Nothing is written under the older header: not the header, the tree, a repair nor a re-encryption.
     for (const change of [
       () => opened.changePassphrase(passphrase('new'), { kdf: 'interactive' }),
       () => opened.rotateKey(),
+      () => Promise.resolve().then(() => opened.mkdir('/new folder')),
+      () => opened.remove(['/before.txt']),
+      () => opened.verify({ repair: true }),
+      () => opened.reencrypt(),
     ]) {
       const refusal = await change().catch((error: unknown) => error);
       expect(refusal).toBeInstanceOf(IntegrityError);
       expect((refusal as Error).message).toMatch(/import coffer\.header\.bak/u);
-      expect(headerFiles(dir)).toEqual([exported, newer]);
     }
     opened.close();
+    expect(headerFiles(dir)).toEqual([exported, newer]);
     expect(readFileSync(join(dir, 'activity.log')).equals(log)).toBe(true);
+    expect(readFileSync(join(dir, 'index.sqlite')).equals(index)).toBe(true);
 
     // The backup can be imported like an export, and every file reads again.
     await importBackupAndRead(dir);
@@ -398,6 +405,32 @@ describe('header backup', () => {
     opened.close();
     // Nothing was logged under key 1, which the newer header no longer holds: the import's check of the log passes.
     await importBackupAndRead(dir);
+  });
+
+  it('writes no snapshot under the older header, so the next unlock still tells it from the newer one', async () => {
+    const { vault, dir, root } = await newVault();
+    await writeTree(join(root, 'src'), { 'a.txt': 'alpha', 'b.txt': 'beta' });
+    await vault.add([join(root, 'src', 'a.txt'), join(root, 'src', 'b.txt')]);
+    const exported = vault.exportHeader();
+    await vault.rotateKey();
+    // Now only the snapshot and the commitment name key 2: no row is under it.
+    await vault.remove(['/b.txt']);
+    vault.close();
+    const [newer] = headerFiles(dir);
+    writeFileSync(join(dir, HEADER), exported);
+    for (let unlock = 0; unlock < 2; unlock++) {
+      const opened = track(await Vault.open(dir, { sodium }));
+      expect((await opened.unlock(passphrase())).map(({ message }) => message).join('\n')).toMatch(
+        /coffer\.header\.bak holds/u,
+      );
+      opened.close();
+      expect(headerFiles(dir)).toEqual([exported, newer]);
+    }
+    expect(await Vault.importHeader(dir, newer, passphrase(), { sodium })).toEqual([]);
+    const repaired = track(await Vault.open(dir, { sodium }));
+    expect(await repaired.unlock(passphrase())).toEqual([]);
+    expect((await repaired.verify({ readData: true })).problems).toEqual([]);
+    expect((await collect(repaired.read('/a.txt'))).toString()).toBe('alpha');
   });
 
   it('makes header changes while a damaged log entry names a key no header holds', async () => {

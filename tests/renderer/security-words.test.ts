@@ -33,6 +33,11 @@ describe("the Security page's words", () => {
     for (const action of ['change', 'add', 'remove', 'recovery-key'] as const) {
       expect(securityErrorSentence(action, 'INTEGRITY'), action).toContain('an older copy was put back');
     }
+    for (const action of ['rotate', 'reencrypt'] as const) {
+      expect(securityErrorSentence(action, 'INTEGRITY'), action).toContain(
+        'older than the data in this vault',
+      );
+    }
     // Codes the action gives no meaning of its own fall back to the general words.
     expect(securityErrorSentence('rotate', 'READ_ONLY')).toBe(
       `${ERROR_WORDS.READ_ONLY.message} ${ERROR_WORDS.READ_ONLY.next}`,

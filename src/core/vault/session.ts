@@ -111,11 +111,16 @@ export class Session {
   /** The count at each entry's latest rename or move, by id. */
   readonly #changedAt = new Map<string, number>();
 
+  /**
+   * @param writesHeld - set when nothing may be written though the vault is writable (a header older than the
+   * vault's data, FORMAT.md 4.7): what a write throws instead, and no upgrade, snapshot, sum or compaction is made.
+   */
   constructor(
     readonly dir: string,
     readonly db: IndexDb,
     readonly sodium: SodiumBackend,
     readonly keys: UnlockedKeys,
+    readonly writesHeld?: IntegrityError,
   ) {
     this.#sealer = new RecordSealer(sodium, keys.keyring, keys.vaultId);
     this.packs = new PackReader(dir);
@@ -138,7 +143,7 @@ export class Session {
    */
   #startCommitment(): void {
     const { keyring, vaultId } = this.keys;
-    if (!this.db.readOnly && !this.db.committed) {
+    if (this.writable && !this.db.committed) {
       this.#refuseUpgradeLackingKeys();
       const committer = new IndexCommitter(this.sodium, keyring, vaultId, keyring.activeKeyId);
       try {
@@ -189,7 +194,7 @@ export class Session {
     throw new IntegrityError('unknown-key', {
       subject: `vault index (key ${lacking.join(', ')}, which the header does not hold)`,
       advice:
-        'The header is older than the index, so the index is not upgraded to format 1.1 and nothing was written. ' +
+        'The header is older than the index, so the index is not upgraded to format 1.1 and stays as it was. ' +
         'Put back the newer header ("coffer header import" with a header exported after the last key rotation).',
     });
   }
@@ -238,7 +243,7 @@ export class Session {
     if (stored && rows && !timingSafeEqual(stored, rows)) this.#commitmentProblem(contentsSumDoesNotMatch());
     if (!timingSafeEqual(this.db.computeSum(committer, { nodes: nodesSum, contents: rows ?? stored }), sum)) {
       this.#commitmentProblem(rowsDoNotMatch());
-    } else if (!stored && !unopened && rows && !this.db.readOnly) {
+    } else if (!stored && !unopened && rows && this.writable) {
       // The whole sum is right, so its contents part is too: stored now, the next unlock need not add it up.
       this.db.putContentsSum(committer.sealContentsSum(rows));
     }
@@ -316,7 +321,7 @@ export class Session {
           'The cached tree in the index did not match its rows; it has been discarded and will be rebuilt.',
       });
     }
-    if (problems.length > 0 && !this.db.readOnly) this.db.deleteSnapshot();
+    if (problems.length > 0 && this.writable) this.db.deleteSnapshot();
     return problems;
   }
 
@@ -325,7 +330,7 @@ export class Session {
    * tree that matches the index row for row is stored.
    */
   saveSnapshot(): void {
-    if (this.db.readOnly || this.damaged.length > 0) return;
+    if (!this.writable || this.damaged.length > 0) return;
     const generation = this.db.generation();
     if (this.#snapshotGeneration === generation || this.tree.size !== this.db.nodeCount()) return;
     // Format 1.1: the snapshot repeats the commitment's sum, so it is used only beside that commitment.
@@ -513,8 +518,17 @@ export class Session {
     return (this.#changedAt.get(id) ?? 0) > count;
   }
 
-  /** @throws {@link ReadOnlyVaultError} when the vault cannot be written. */
+  /** Whether this session may write the vault: opened writable, and no write held back ({@link writesHeld}). */
+  get writable(): boolean {
+    return !this.db.readOnly && this.writesHeld === undefined;
+  }
+
+  /**
+   * @throws {@link ReadOnlyVaultError} when the vault cannot be written; {@link Session.writesHeld} when writes are
+   * held back.
+   */
   requireWritable(): void {
+    if (this.writesHeld) throw this.writesHeld;
     if (this.db.readOnly) throw new ReadOnlyVaultError();
   }
 

@@ -590,7 +590,6 @@ export class Vault {
     session.requireWritable();
     const run = this.#headerChanges.then(async () => {
       checkVaultFolder(this.dir);
-      if (this.#keysOnlyInBackup.length > 0) throw olderHeaderError(this.#keysOnlyInBackup);
       const result = await change(session, this.#headerBytes);
       await replaceVaultHeader(this.dir, this.#sodium, this.#headerBytes, result.headerBytes);
       this.#headerBytes = result.headerBytes;
@@ -605,7 +604,8 @@ export class Vault {
   }
 
   #startSession(keys: Session['keys'], room?: Buffer): Session {
-    const session = new Session(this.dir, this.#db, this.#sodium, keys);
+    const held = this.#keysOnlyInBackup.length > 0 ? olderHeaderError(this.#keysOnlyInBackup) : undefined;
+    const session = new Session(this.dir, this.#db, this.#sodium, keys, held);
     try {
       session.load(room);
     } catch (error) {

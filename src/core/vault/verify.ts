@@ -96,7 +96,7 @@ export async function verifyVault(session: Session, options: VerifyOptions): Pro
   problems.push(...checkPackShapes(session));
   // Only in a vault found whole: after damage the user is told to put back a copy of the index they trust, and a
   // compaction would remove packs that copy names.
-  if (!session.db.readOnly && problems.length === 0) await reclaimPacks(session, session.db.packIds());
+  if (session.writable && problems.length === 0) await reclaimPacks(session, session.db.packIds());
   options.onProgress?.({
     filesDone: filesChecked,
     filesTotal: files.length,
@@ -122,7 +122,7 @@ async function unreferencedFiles(
   session: Session,
   options: VerifyOptions,
 ): Promise<{ unreferenced: StoredFile[]; recovered: VaultEntry[]; deleted: StoredFile[] }> {
-  if (!session.db.readOnly) await settleIntents(session.dir, session.db, session.db.intents());
+  if (session.writable) await settleIntents(session.dir, session.db, session.db.intents());
   let unreferenced = await findUnreferenced(session.dir, session.db);
   let recovered: VaultEntry[] = [];
   // With repair, only what holds nothing recoverable may be deleted after it.

@@ -373,6 +373,9 @@ describe('header backup', () => {
     expect(headerProblem?.message).toMatch(
       /key 2, which coffer\.header\.bak holds but the header in use does not/u,
     );
+    expect(headerProblem?.message).toMatch(/nothing is written to the vault/u);
+    // Asked again while unlocked, it says so again.
+    expect(await opened.unlock(passphrase())).toEqual(problems);
     // The backup, the only file holding key 2, is not repaired from the older header.
     expect(headerFiles(dir)).toEqual([exported, newer]);
     const index = readFileSync(join(dir, 'index.sqlite'));

@@ -146,6 +146,13 @@ function refuseLackingKeys(db: IndexDb, log: ActivityLog, keyring: Keyring): voi
   );
 }
 
+/** What an unlock reports: the rows that did not open, and why nothing is written when writes are held back. */
+function unlockProblems(session: Session): readonly Problem[] {
+  if (!session.writesHeld) return session.damaged;
+  const { code, message } = session.writesHeld;
+  return [...session.damaged, { path: INDEX_PROBLEM_PATH, code, message }];
+}
+
 /**
  * What a header older than the vault's data is (FORMAT.md 4.7): `keyIds` are in `coffer.header.bak` and named by
  * the index, but not in the header in use.
@@ -154,10 +161,10 @@ function olderHeaderError(keyIds: readonly number[]): IntegrityError {
   return new IntegrityError('unknown-key', {
     subject: `vault index (key ${keyIds.join(', ')}, which ${HEADER_BACKUP_FILE} holds but the header in use does not)`,
     advice:
-      `The header in use (${HEADER_FILE}) is older than the vault's data: an older copy was put back. It was ` +
-      `not written over its backup, no header change is made and nothing is recorded in the activity log until ` +
-      `the newer header is back: import ${HEADER_BACKUP_FILE} ("coffer header <vault> import ` +
-      `<vault>/${HEADER_BACKUP_FILE}", or "Restore a header backup…" on the Unlock screen).`,
+      `The header in use (${HEADER_FILE}) is older than the vault's data: an older copy was put back. Until the ` +
+      'newer header is back, nothing is written to the vault (changes are refused, nothing is logged) and the ' +
+      `backup is kept: import ${HEADER_BACKUP_FILE} ("coffer header <vault> import <vault>/${HEADER_BACKUP_FILE}", ` +
+      'or "Restore a header backup…" on the Unlock screen).',
   });
 }
 
@@ -355,7 +362,7 @@ export class Vault {
 
   async #unlockWith(secret: UnlockSecret): Promise<readonly Problem[]> {
     this.#requireOpen();
-    if (this.#session) return this.#session.damaged;
+    if (this.#session) return unlockProblems(this.#session);
     // Unlocking a writable vault may write its index, header and log: the folder is checked again first (8.1).
     if (!this.readOnly) checkVaultFolder(this.dir);
     let keys;
@@ -395,9 +402,7 @@ export class Vault {
         }
       }
     }
-    if (this.#keysOnlyInBackup.length === 0) return session.damaged;
-    const { code, message } = olderHeaderError(this.#keysOnlyInBackup);
-    return [...session.damaged, { path: INDEX_PROBLEM_PATH, code, message }];
+    return unlockProblems(session);
   }
 
   /**

@@ -52,6 +52,13 @@ async function fillForm(current: string, passphrase: string, repeat = passphrase
   for (const [label, text] of typed) if (text !== '') await userEvent.type(form.getByLabelText(label), text);
 }
 
+/** Opens "Change passphrase…", fills the form with `current` and the new `passphrase`, and sends it. */
+async function changePassphrase(current: string, passphrase: string) {
+  await userEvent.click(button('Change passphrase…'));
+  await fillForm(current, passphrase);
+  await userEvent.click(within(screen.getByRole('form')).getByRole('button', { name: 'Change passphrase' }));
+}
+
 /** Every request but those to `channel`, as text: a secret typed for `channel` must appear nowhere in it. */
 const allRequestsBut = ({ api }: SecurityPage, channel: Channel) =>
   JSON.stringify(api.calls.filter((c) => c.channel !== channel));
@@ -215,11 +222,7 @@ describe('changing the passphrase', () => {
 
   it('says a wrong current passphrase changed nothing, and empties only that field', async () => {
     await openSecurity(THREE_WAYS, { 'security.changePassphrase': () => new Refusal('WRONG_PASSPHRASE') });
-    await userEvent.click(button('Change passphrase…'));
-    await fillForm('wrong words', 'velvet tundra quarry');
-    await userEvent.click(
-      within(screen.getByRole('form')).getByRole('button', { name: 'Change passphrase' }),
-    );
+    await changePassphrase('wrong words', 'velvet tundra quarry');
     expect((await screen.findByRole('alert')).textContent).toBe(
       'That is not the passphrase this vault was unlocked with, so nothing was changed. Type the current ' +
         'passphrase again (check Caps Lock and the keyboard layout).',
@@ -238,11 +241,7 @@ describe('changing the passphrase', () => {
 
   it('gives the emptied current passphrase field the keyboard after a refusal that is no field’s fault', async () => {
     await openSecurity(THREE_WAYS, { 'security.changePassphrase': () => new Refusal('BUSY') });
-    await userEvent.click(button('Change passphrase…'));
-    await fillForm('old words here', 'velvet tundra quarry');
-    await userEvent.click(
-      within(screen.getByRole('form')).getByRole('button', { name: 'Change passphrase' }),
-    );
+    await changePassphrase('old words here', 'velvet tundra quarry');
     expect((await screen.findByRole('alert')).textContent).toBe(securityErrorSentence('change', 'BUSY'));
     const current = screen.getByLabelText<HTMLInputElement>('Current passphrase');
     expect(current.value).toBe('');
@@ -257,11 +256,7 @@ describe('changing the passphrase', () => {
     await openSecurity(THREE_WAYS, {
       'security.changePassphrase': () => new Promise<never>(() => undefined),
     });
-    await userEvent.click(button('Change passphrase…'));
-    await fillForm('old words here', 'velvet tundra quarry');
-    await userEvent.click(
-      within(screen.getByRole('form')).getByRole('button', { name: 'Change passphrase' }),
-    );
+    await changePassphrase('old words here', 'velvet tundra quarry');
     const form = screen.getByRole('form', { name: 'Change passphrase' });
     expect(within(form).getByRole('status').textContent).toBe(
       'Deriving the key from the passphrase (Argon2id); this takes a moment.',
@@ -324,11 +319,7 @@ describe('changing the passphrase', () => {
     const missed: Problem = { path: '', code: 'IO', message: 'The disk is full.' };
     await openSecurity(THREE_WAYS, { 'security.changePassphrase': () => ({ logProblems: [missed] }) });
     useCoffer.setState({ notices: [] });
-    await userEvent.click(button('Change passphrase…'));
-    await fillForm('old words here', 'velvet tundra quarry');
-    await userEvent.click(
-      within(screen.getByRole('form')).getByRole('button', { name: 'Change passphrase' }),
-    );
+    await changePassphrase('old words here', 'velvet tundra quarry');
     await settle();
     expect(screen.getByRole('alert').textContent).toBe(logProblemNotice(missed));
     expect(useCoffer.getState().notices).toEqual([logProblemNotice(missed)]);

@@ -152,7 +152,7 @@ export async function repairVaultHeader(dir: string, sodium: SodiumBackend, inUs
 /**
  * The key ids `coffer.header.bak` holds and `inUse` does not, when the backup is a whole header of the same vault
  * with other bytes (FORMAT.md 4.7): a newer header, when the vault's data names one of them. Only its key ids are
- * read, unauthenticated: a forged backup can only hold back the repair and the header changes. None when the
+ * read, unauthenticated: a forged backup can only hold back the session's writes. None when the
  * backup is missing, damaged, another vault's, or holds the same bytes.
  * @throws {@link IoError} when the backup cannot be read for another reason than its absence.
  */

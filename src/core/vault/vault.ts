@@ -201,11 +201,6 @@ export class Vault {
   readonly #activity = new VaultActivity();
   /** Whether a re-encryption runs: it leaves the activity between its batches, but no other may start. */
   #reencrypting = false;
-  /**
-   * Key ids the index names that `coffer.header.bak` holds and the header in use lacks, found at unlock: that header
-   * is older than the data, and nothing may be written that would lose or outdate the backup (FORMAT.md 4.7).
-   */
-  #keysOnlyInBackup: readonly number[] = [];
   /** Settles once the operations a lock or close stopped have ended, the keys are wiped and the index closed. */
   #released: Promise<void> = Promise.resolve();
 
@@ -379,18 +374,19 @@ export class Vault {
       if (error instanceof WrongPassphraseError && !this.readOnly) this.#countFailedUnlock();
       throw error;
     }
-    this.#keysOnlyInBackup = [];
+    // Under a header older than the data nothing is written, the repair included (FORMAT.md 4.7).
+    let writesHeld: IntegrityError | undefined;
     if (!this.readOnly) {
       try {
-        this.#keysOnlyInBackup = await this.#keysOnlyInBackupNamed();
-        if (this.#keysOnlyInBackup.length === 0)
-          await repairVaultHeader(this.dir, this.#sodium, this.#headerBytes);
+        const keysOnlyInBackup = await this.#keysOnlyInBackupNamed();
+        if (keysOnlyInBackup.length > 0) writesHeld = olderHeaderError(keysOnlyInBackup);
+        else await repairVaultHeader(this.dir, this.#sodium, this.#headerBytes);
       } catch (error) {
         keys.wipe();
         throw error;
       }
     }
-    const session = this.#startSession(keys, room);
+    const session = this.#startSession(keys, room, writesHeld);
     if (this.#log) {
       // The failures are cleared only once the entry that counts them is in the log.
       const failedAttempts = unlockFailures(this.dir);
@@ -608,9 +604,8 @@ export class Vault {
     await run;
   }
 
-  #startSession(keys: Session['keys'], room?: Buffer): Session {
-    const held = this.#keysOnlyInBackup.length > 0 ? olderHeaderError(this.#keysOnlyInBackup) : undefined;
-    const session = new Session(this.dir, this.#db, this.#sodium, keys, held);
+  #startSession(keys: Session['keys'], room?: Buffer, writesHeld?: IntegrityError): Session {
+    const session = new Session(this.dir, this.#db, this.#sodium, keys, writesHeld);
     try {
       session.load(room);
     } catch (error) {
@@ -618,11 +613,10 @@ export class Vault {
       throw error;
     }
     this.#session = session;
-    // Under a header older than the data, entries would be sealed under a key the newer header may have retired.
-    this.#log =
-      this.readOnly || this.#keysOnlyInBackup.length > 0
-        ? undefined
-        : new ActivityLog(this.dir, { sodium: this.#sodium, keyring: keys.keyring, vaultId: keys.vaultId });
+    // Not while writes are held back either: entries would be sealed under a key the newer header may have retired.
+    this.#log = session.writable
+      ? new ActivityLog(this.dir, { sodium: this.#sodium, keyring: keys.keyring, vaultId: keys.vaultId })
+      : undefined;
     return session;
   }
 

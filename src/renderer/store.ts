@@ -16,7 +16,7 @@ import type {
   VerifyReport,
 } from '../shared/contract.js';
 import { plural } from '../shared/plural.js';
-import { isWithin } from './browser/entries.js';
+import { isWithin, movedPath } from './browser/entries.js';
 import { failedJobSummary, stoppedJobSummary } from './stopped-jobs.js';
 
 /**
@@ -255,7 +255,7 @@ export function followMovedFolders(moves: readonly { readonly from: string; read
   const followed = (place: JobPlace): JobPlace => {
     if (!('into' in place)) return place;
     const move = deepestFirst.find(({ from }) => isWithin(place.into, from));
-    return move ? { into: move.to + place.into.slice(move.from.length) } : place;
+    return move ? { into: movedPath(place.into, move.from, move.to) } : place;
   };
   useCoffer.setState(({ places }) =>
     Object.values(places).some((place) => followed(place) !== place)

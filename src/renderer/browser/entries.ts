@@ -111,6 +111,11 @@ export function isWithin(path: string, folder: string): boolean {
   return path === folder || folder === '/' || path.startsWith(`${folder}/`);
 }
 
+/** Where `path` is once the entry at `from` went to `to`: its new path when it is that entry or inside it. */
+export function movedPath(path: string, from: string, to: string): string {
+  return isWithin(path, from) ? to + path.slice(from.length) : path;
+}
+
 /** Every folder of a tree, depth first, with its depth (the root is 0). */
 export function flattenTree(tree: FolderTree, depth = 0): { folder: FolderTree; depth: number }[] {
   return [{ folder: tree, depth }, ...tree.children.flatMap((child) => flattenTree(child, depth + 1))];

@@ -42,6 +42,7 @@ import {
   type ChangeOfNames,
   freeName,
   isWithin,
+  movedPath,
   sameFolders,
   sortEntries,
   type SortOrder,
@@ -342,7 +343,7 @@ export function Browser({ vault }: { vault: VaultSummary }) {
         // The deepest moved folder holding it is the one whose new place it is under.
         if (now === undefined || path.length <= holder.length || !isWithin(folder, path)) return;
         holder = path;
-        shown = now + folder.slice(path.length);
+        shown = movedPath(folder, path, now);
       });
       setSearchRound((round) => round + 1);
       await load(shown);
@@ -452,8 +453,7 @@ export function Browser({ vault }: { vault: VaultSummary }) {
       // Stays in the results, renamed, until the search runs again (other words, or a change to the vault), as
       // results inside it do. Selected with the same change, so that the table's focus follows it to its new place
       // among the results.
-      const moved = (path: string): string =>
-        isWithin(path, entry.path) ? renamed.path + path.slice(entry.path.length) : path;
+      const moved = (path: string): string => movedPath(path, entry.path, renamed.path);
       setSelection(new Set([renamed.path]));
       setResults(
         (before) =>

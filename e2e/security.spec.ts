@@ -2,11 +2,13 @@
  * The vault's Security page (issue 14): changing the passphrase, adding and removing one, the recovery key with its
  * "I have saved it" step, the activity log, and rotate and re-encrypt. Each test on a fresh vault.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import type { Page } from '@playwright/test';
 
+import { encodePassphrase, loadSodium, Vault } from '../src/core/index.js';
+import { HEADER_BACKUP_FILE, HEADER_FILE } from '../src/core/vault/layout.js';
 import { makeVault, spreadLayout } from './engine-vault.js';
 import { expect, test, type CofferApp } from './fixtures.js';
 import { createVault, openAndUnlock, PASSPHRASE, row, sha256 } from './steps.js';
@@ -259,4 +261,53 @@ test('a header backup restored from the Unlock screen brings its passphrase back
 
   expect(await unlockWith(page, NEW_PASSPHRASE)).toMatch(/Wrong passphrase/u);
   expect(await unlockWith(page, PASSPHRASE)).toBeNull();
+});
+
+test('an older header put back by hand changes nothing until coffer.header.bak is restored, which brings every file back', async ({
+  coffer,
+}) => {
+  const { page } = coffer;
+  const dir = join(coffer.vaultParent, 'Rotated');
+  const sodium = await loadSodium();
+  const made = await Vault.create(dir, encodePassphrase(sodium, PASSPHRASE), { kdf: 'interactive', sodium });
+  const file = (name: string) => ({ name, size: name.length, mtime: Date.now(), bytes: Buffer.from(name) });
+  await made.addStreams([file('before.txt')], '/');
+  const older = made.exportHeader();
+  await made.rotateKey();
+  await made.addStreams([file('after.txt')], '/');
+  made.close();
+  await writeFile(join(dir, HEADER_FILE), older);
+
+  await openAndUnlock(coffer, page, dir);
+  const held = page.getByRole('alert').filter({ hasText: 'Nothing in this vault can be changed for now.' });
+  await expect(held).toContainText('pick “coffer.header.bak” in the vault folder');
+  await expect(row(page, 'before.txt')).toBeVisible();
+  await expect(row(page, 'after.txt')).toHaveCount(0);
+  const refusal = page.getByText('The vault header in use is older than the data in this vault');
+  // No file dialog is answered: the add is refused before one would open (an unanswered one is a cancel, silent).
+  await page.getByRole('button', { name: 'Add files…' }).click();
+  await expect(refusal).toBeVisible();
+  const rename = async (): Promise<void> => {
+    await row(page, 'before.txt').click();
+    await page.keyboard.press('F2');
+    // F2 selects the name without its extension.
+    await page.keyboard.type('renamed');
+    await page.keyboard.press('Enter');
+  };
+  await rename();
+  await expect(refusal).toBeVisible();
+  await expect(row(page, 'before.txt')).toBeVisible();
+
+  await lock(page);
+  await coffer.answerFileDialogs([[join(dir, HEADER_BACKUP_FILE)]]);
+  await page.getByRole('button', { name: 'Restore a header backup…' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Restore a header backup' });
+  await dialog.getByLabel('A passphrase of the backup', { exact: true }).fill(PASSPHRASE);
+  await dialog.getByRole('button', { name: 'Restore header' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'is restored' })).toBeVisible();
+  expect(await unlockWith(page, PASSPHRASE)).toBeNull();
+  await expect(row(page, 'after.txt')).toBeVisible();
+  await expect(held).toHaveCount(0);
+  await rename();
+  await expect(row(page, 'renamed.txt')).toBeVisible();
 });

@@ -206,7 +206,14 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
         '(its "state" folder) can be read.';
     }
     rememberState(vault);
-    return { problems, openWarnings, rollbackWarning: rollback, root: vault.list('/') };
+    return {
+      // The engine's last problem then says in its words what headerOlderThanData tells the window (Vault.unlock).
+      problems: vault.headerOlderThanData ? problems.slice(0, -1) : problems,
+      openWarnings,
+      rollbackWarning: rollback,
+      headerOlderThanData: vault.headerOlderThanData,
+      root: vault.list('/'),
+    };
   };
   let sodium: SodiumBackend | undefined = options.sodium;
   const getSodium = async (): Promise<SodiumBackend> => (sodium ??= await loadSodium());
@@ -417,6 +424,9 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
     'dialog.pickFolder': async (request) => {
       const vaultId = 'vaultId' in request ? request.vaultId : undefined;
       if (vaultId !== undefined) openVault(vaultId);
+      // An add a vault cannot take (read-only, or its header older than its data) is refused before anything is
+      // picked, not as a failed job once the files were chosen.
+      if (request.purpose === 'add-folder') openVault(request.vaultId).vault.requireWritable();
       const path = await options.dialogs.pickFolder(request.purpose);
       if (path === null) return null;
       const dir = checkedAbsolute(path);
@@ -427,7 +437,8 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
       };
     },
     'dialog.pickFiles': async (request) => {
-      openVault(request.vaultId);
+      const entry = openVault(request.vaultId);
+      if (request.purpose === 'add-files') entry.vault.requireWritable(); // as in 'dialog.pickFolder'
       const picked = await options.dialogs.pickFiles(request.purpose);
       if (picked === null || picked.length === 0) return null;
       const paths = picked.map(checkedAbsolute);
@@ -573,7 +584,8 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
     },
     'job.add': async (request) => {
       const entry = openVault(request.vaultId);
-      // Checked before the job starts, so a wrong destination is this request's error, not a job's.
+      // Checked before the job starts, so an unwritable vault or a wrong destination is this request's error, not a job's.
+      entry.vault.requireWritable();
       const destination = addDestination(entry, request.destination);
       if (request.onExisting === 'ask') {
         // Asked with the add rather than before it: one round trip fewer on the way to every add.

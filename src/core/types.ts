@@ -196,6 +196,8 @@ export interface VaultInfo {
   readonly vaultId: string;
   readonly locked: boolean;
   readonly readOnly: boolean;
+  /** See `Vault.headerOlderThanData`: while true, every change is refused (FORMAT.md 4.7). */
+  readonly headerOlderThanData: boolean;
   /** What the user must be told about how the vault was opened (see `Vault.warnings`); usually empty. */
   readonly warnings: readonly string[];
   readonly kdf: readonly { readonly opslimit: number; readonly memlimitKiB: number }[];

@@ -3,7 +3,7 @@
  * preview). Every call either returns the value or throws an {@link ApiError} whose message is written for people.
  */
 import type { Channel, CofferApi, RequestOf, ResponseOf, ResultErrorCode } from '../shared/contract.js';
-import { errorSentence } from './error-messages.js';
+import { errorSentence, type SpecificErrorWords } from './error-messages.js';
 
 declare global {
   interface Window {
@@ -59,9 +59,10 @@ export async function registerDroppedFiles(
 export const onEvent: CofferApi['on'] = (event, listener) => api().on(event, listener);
 
 /**
- * The words to show for any error: what happened and what to do, chosen by its code (error-messages.ts). Never a
- * stack or an exception's own text: anything that is not an ApiError is a bug of the window, said as such.
+ * The words to show for any error: what happened and what to do, chosen by its code (error-messages.ts), from
+ * `specific` where the request gives the code a more specific meaning. Never a stack or an exception's own text:
+ * anything that is not an ApiError is a bug of the window, said as such.
  */
-export function describeError(error: unknown): string {
-  return errorSentence(error instanceof ApiError ? error.code : 'INTERNAL');
+export function describeError(error: unknown, specific?: SpecificErrorWords): string {
+  return errorSentence(error instanceof ApiError ? error.code : 'INTERNAL', specific);
 }

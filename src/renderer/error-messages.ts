@@ -95,9 +95,12 @@ export const ERROR_WORDS: Readonly<Record<ResultErrorCode, ErrorWords>> = {
   },
 };
 
-/** One error, as the sentences the window shows. */
-export function errorSentence(code: ResultErrorCode): string {
-  const words = ERROR_WORDS[code];
+/** Words that replace {@link ERROR_WORDS} for some codes where a request gives them a more specific meaning. */
+export type SpecificErrorWords = Partial<Readonly<Record<ResultErrorCode, ErrorWords>>>;
+
+/** One error, as the sentences the window shows: `specific`'s words for its code if it has them. */
+export function errorSentence(code: ResultErrorCode, specific: SpecificErrorWords = {}): string {
+  const words = specific[code] ?? ERROR_WORDS[code];
   return `${words.message} ${words.next}`;
 }
 
@@ -123,7 +126,7 @@ const OVER_KDF_BUDGET: ErrorWords = {
   next: 'Choose a faster key strength, or remove a passphrase you no longer use first. Nothing was changed.',
 };
 
-/** A header change refused because the header in use is older than the vault's data (FORMAT.md 4.7). */
+/** A change refused because the header in use is older than the vault's data (FORMAT.md 4.7). */
 const HEADER_OLDER_THAN_DATA: ErrorWords = {
   message:
     'The vault header in use is older than the data in this vault: an older copy was put back, and the ' +
@@ -131,6 +134,12 @@ const HEADER_OLDER_THAN_DATA: ErrorWords = {
     'as it is.',
   next: 'Lock the vault, then choose “Restore a header backup…” on the Unlock screen and pick “coffer.header.bak” in the vault folder (show all files).',
 };
+
+/**
+ * What a change of the browser's (an add, a rename, a move, a delete, a new folder) means by INTEGRITY while the
+ * vault refuses every change because its header is older than its data: that refusal, not damage.
+ */
+export const CHANGE_REFUSED_FOR_OLDER_HEADER: SpecificErrorWords = { INTEGRITY: HEADER_OLDER_THAN_DATA };
 
 /** A rotation or re-encryption refused for damage or for a header older than the data: which is in the notices. */
 const KEYS_NOT_CHANGEABLE: ErrorWords = {
@@ -149,9 +158,7 @@ const BUSY_CHANGING: ErrorWords = {
  * What the engine's errors mean on the Security page, where the general words would be vague ("could not do that
  * with what was chosen" for a ninth passphrase). Codes not listed use {@link ERROR_WORDS}.
  */
-export const SECURITY_ERROR_WORDS: Readonly<
-  Record<SecurityAction, Partial<Readonly<Record<ResultErrorCode, ErrorWords>>>>
-> = {
+export const SECURITY_ERROR_WORDS: Readonly<Record<SecurityAction, SpecificErrorWords>> = {
   change: {
     WRONG_PASSPHRASE: WRONG_CURRENT,
     KDF_LIMIT: OVER_KDF_BUDGET,
@@ -239,6 +246,5 @@ export const SECURITY_ERROR_WORDS: Readonly<
 
 /** One error of a Security-page action, as the sentences the window shows. */
 export function securityErrorSentence(action: SecurityAction, code: ResultErrorCode): string {
-  const words = SECURITY_ERROR_WORDS[action][code] ?? ERROR_WORDS[code];
-  return `${words.message} ${words.next}`;
+  return errorSentence(code, SECURITY_ERROR_WORDS[action]);
 }

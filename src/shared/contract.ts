@@ -507,6 +507,12 @@ export interface UnlockResult {
    */
   readonly openWarnings: readonly string[];
   readonly rollbackWarning: string | null;
+  /**
+   * The header in use is older than the vault's data (FORMAT.md 4.7; the engine's `Vault.headerOlderThanData`):
+   * until `coffer.header.bak` is imported, every change is refused and entries sealed under the newer key are left
+   * out. The window words it: it is not in `problems`.
+   */
+  readonly headerOlderThanData: boolean;
   /** The root folder's entries, as `entries.list` gives them: the window shows them without asking again. */
   readonly root: readonly VaultEntry[];
 }

@@ -241,6 +241,7 @@ describe('vaults', () => {
       problems: [],
       openWarnings: [],
       rollbackWarning: null,
+      headerOlderThanData: false,
       root: [],
     });
     expect(await app.call('entries.list', { vaultId, path: '/' })).toEqual([]);

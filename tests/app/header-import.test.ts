@@ -1,11 +1,12 @@
-import { readFileSync } from 'node:fs';
+import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
+import { INDEX_PROBLEM_PATH } from '../../src/core/types.js';
 import { HEADER_BACKUP_FILE, HEADER_FILE } from '../../src/core/vault/layout.js';
 import { tempDir } from '../helpers/vault.js';
-import { codeOf, newApp, newVaultIn, PASSPHRASE, pickFolder, type TestApp } from './helpers.js';
+import { addFiles, codeOf, newApp, newVaultIn, PASSPHRASE, pickFolder, type TestApp } from './helpers.js';
 
 const NEW_PASSPHRASE = 'a new passphrase for the vault';
 
@@ -117,5 +118,81 @@ describe('restoring a header backup into a locked vault', () => {
     expect(codeOf(await app.raw('dialog.pickFiles', { purpose: 'header-restore', vaultId }))).toBe(
       'INVALID_ARGUMENT',
     );
+  });
+});
+
+describe('a header older than the data, put back by hand', () => {
+  /**
+   * A vault with before.txt under key 1 and after.txt under key 2, whose header saved before the rotation was
+   * copied over coffer.header while it was closed; opened again and unlocked.
+   */
+  async function withOlderHeader() {
+    const app = await newApp();
+    const { vaultId: first, parent } = await newVaultIn(app);
+    await addFiles(app, first, { 'before.txt': 'under key 1' });
+    const older = await saveBackup(app, first);
+    await app.call('vault.rotateKey', { vaultId: first });
+    await addFiles(app, first, { 'after.txt': 'under key 2' });
+    await app.call('vault.close', { vaultId: first });
+    const dir = join(parent, 'vault');
+    copyFileSync(older, join(dir, HEADER_FILE));
+    const { vaultId } = await app.call('vault.open', {
+      folder: await pickFolder(app, dir, { purpose: 'open-vault' }),
+    });
+    return {
+      app,
+      vaultId,
+      dir,
+      unlocked: await app.call('vault.unlock', { vaultId, passphrase: PASSPHRASE }),
+    };
+  }
+
+  it('says so apart from the problems, and refuses every change as the request, before any dialog', async () => {
+    const { app, vaultId, dir, unlocked } = await withOlderHeader();
+    expect(unlocked.headerOlderThanData).toBe(true);
+    // The entry under key 2 is left out; the header's own problem is not among them (the window words it).
+    expect(unlocked.problems.map(({ path }) => path)).not.toContain(INDEX_PROBLEM_PATH);
+    expect(unlocked.problems).toHaveLength(1);
+    expect(unlocked.root.map(({ name }) => name)).toEqual(['before.txt']);
+    expect((await app.call('vault.info', { vaultId })).info.headerOlderThanData).toBe(true);
+    const kept = [HEADER_FILE, HEADER_BACKUP_FILE, 'index.sqlite', 'activity.log'];
+    const before = kept.map((name) => readFileSync(join(dir, name)));
+
+    // The pickers are not shown: the answers queued for them are still there afterwards.
+    app.dialogs.files.push([join(dir, HEADER_FILE)]);
+    app.dialogs.folders.push(tempDir());
+    expect(codeOf(await app.raw('dialog.pickFiles', { purpose: 'add-files', vaultId }))).toBe('INTEGRITY');
+    expect(codeOf(await app.raw('dialog.pickFolder', { purpose: 'add-folder', vaultId }))).toBe('INTEGRITY');
+    expect(app.dialogs.files).toHaveLength(1);
+    expect(app.dialogs.folders).toHaveLength(1);
+    const dropped = app.backend.registerDroppedBytes([
+      { name: 'new.txt', size: 3, mtime: 1_600_000_000_000, bytes: Buffer.from('new') },
+    ]);
+    if (!dropped.ok) throw new Error(dropped.message);
+    const jobsBefore = app.events.filter(({ event }) => event === 'job').length;
+    expect(codeOf(await app.raw('job.add', { vaultId, source: dropped.value.handle }))).toBe('INTEGRITY');
+    expect(app.events.filter(({ event }) => event === 'job')).toHaveLength(jobsBefore);
+    for (const [channel, request] of [
+      ['entries.mkdir', { vaultId, path: '/new folder' }],
+      ['entries.rename', { vaultId, path: '/before.txt', newName: 'renamed.txt' }],
+      ['entries.remove', { vaultId, paths: ['/before.txt'] }],
+    ] as const)
+      expect(codeOf(await app.raw(channel, request))).toBe('INTEGRITY');
+    expect(kept.map((name) => readFileSync(join(dir, name)))).toEqual(before);
+  });
+
+  it('ends once coffer.header.bak is restored: every file is listed and changes are made again', async () => {
+    const { app, vaultId, dir } = await withOlderHeader();
+    await app.call('vault.lock', { vaultId });
+    await app.call('security.importHeader', {
+      vaultId,
+      file: await pickBackup(app, vaultId, join(dir, HEADER_BACKUP_FILE)),
+      secretKind: 'passphrase',
+      secret: PASSPHRASE,
+    });
+    const unlocked = await app.call('vault.unlock', { vaultId, passphrase: PASSPHRASE });
+    expect(unlocked).toMatchObject({ headerOlderThanData: false, problems: [] });
+    expect(unlocked.root.map(({ name }) => name)).toEqual(['after.txt', 'before.txt']);
+    await app.call('entries.mkdir', { vaultId, path: '/new folder' });
   });
 });

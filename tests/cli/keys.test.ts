@@ -135,6 +135,21 @@ describe('coffer key commands', () => {
     expect(info.keyIds).toEqual([1]);
   });
 
+  it('info says the vault is read only while the header in use is older than the data', async () => {
+    expect((await cli(['header', 'vault', 'export', 'older.header'])).code).toBe(0);
+    expect((await cli(['rotate', 'vault'])).code).toBe(0);
+    expect((await cli(['info', 'vault'])).stdout).toMatch(/^Read-only: {8}no$/mu);
+    writeFileSync(join(cwd, 'vault', 'coffer.header'), readFileSync(join(cwd, 'older.header')));
+    const info = await cli(['info', 'vault']);
+    expect(info.stdout).toMatch(
+      /^Read-only: {8}yes, until coffer\.header\.bak is imported \(the header in use is older than the data\)$/mu,
+    );
+    expect(JSON.parse((await cli(['info', 'vault', '--json'])).stdout)).toMatchObject({
+      readOnly: false,
+      headerOlderThanData: true,
+    });
+  });
+
   it('header export and import: an old export opens with the old passphrase again; bad imports change nothing', async () => {
     expect((await cli(['header', 'vault', 'export', 'saved.header'])).code).toBe(0);
     expect((await cli(['header', 'vault', 'export', 'saved.header'])).code).toBe(1);

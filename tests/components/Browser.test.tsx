@@ -1,11 +1,17 @@
 // @vitest-environment jsdom
 import './dom.js';
 
-import { act, screen, waitFor, within } from '@testing-library/react';
+import { act, cleanup, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 
-import { jobEvent, showNotices } from '../../src/renderer/store.js';
+import { CHANGE_REFUSED_FOR_OLDER_HEADER, errorSentence } from '../../src/renderer/error-messages.js';
+import {
+  clearVaultContents,
+  jobEvent,
+  showHeaderOlderThanData,
+  showNotices,
+} from '../../src/renderer/store.js';
 import type { VaultEntry } from '../../src/shared/contract.js';
 import { Refusal } from './fake-api.js';
 import { browse, drawnRows, itemsStatus, statusBar, withViewport } from './vault-browser.js';
@@ -689,6 +695,47 @@ describe('what unlocking found', () => {
     ).toEqual(['2 files are damaged.', 'The vault went back to an older copy.']);
     await userEvent.click(within(notices).getByRole('button', { name: 'Dismiss' }));
     expect(screen.queryByRole('alert')).toBeNull();
+  });
+});
+
+describe('a vault whose header is older than its data', () => {
+  it('says, past any dismissal, that nothing can be changed and how to restore the newer header', async () => {
+    await browse(ROOT);
+    act(() => {
+      showNotices(['1 entry of this vault could not be read.']);
+      showHeaderOlderThanData(true);
+    });
+    const [held, notices] = screen.getAllByRole('alert');
+    expect(held?.textContent).toMatch(/^Nothing in this vault can be changed for now\. Its header/u);
+    expect(held?.textContent).toMatch(
+      /lock the vault, choose “Restore a header backup…” on the Unlock screen and pick “coffer\.header\.bak”/u,
+    );
+    expect(within(held as HTMLElement).queryByRole('button')).toBeNull();
+    await userEvent.click(within(notices as HTMLElement).getByRole('button', { name: 'Dismiss' }));
+    expect(screen.getAllByRole('alert')).toEqual([held]);
+    // A lock clears it with everything else the unlock found.
+    act(() => {
+      clearVaultContents();
+    });
+    expect(screen.queryByRole('alert')).toBeNull();
+  });
+
+  /** Renames notes.txt, which the back end refuses with INTEGRITY; the words shown. */
+  async function refusedRename(headerOlderThanData: boolean): Promise<string | null> {
+    await browse(ROOT, { 'entries.rename': () => new Refusal('INTEGRITY') });
+    act(() => {
+      showHeaderOlderThanData(headerOlderThanData);
+    });
+    const user = userEvent.setup();
+    await user.click(row('notes.txt'));
+    await user.keyboard('{F2}{Control>}a{/Control}kept.txt{Enter}');
+    return (await screen.findByText(/^(Part of the vault|The vault header in use)/u)).textContent;
+  }
+
+  it('words a refused change as that refusal, where it would otherwise speak of damage', async () => {
+    expect(await refusedRename(true)).toBe(errorSentence('INTEGRITY', CHANGE_REFUSED_FOR_OLDER_HEADER));
+    cleanup();
+    expect(await refusedRename(false)).toBe(errorSentence('INTEGRITY'));
   });
 });
 

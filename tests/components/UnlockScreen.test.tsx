@@ -14,7 +14,13 @@ import { fakeApi, Refusal, type FakeApi, type Handlers } from './fake-api.js';
 import { LOCKED_VAULT, requests, settle, VAULT } from './fixtures.js';
 
 const letters: VaultEntry = { path: '/letters', name: 'letters', type: 'folder', size: 0, mtime: 0 };
-const unlocked: UnlockResult = { problems: [], openWarnings: [], rollbackWarning: null, root: [letters] };
+const unlocked: UnlockResult = {
+  problems: [],
+  openWarnings: [],
+  rollbackWarning: null,
+  headerOlderThanData: false,
+  root: [letters],
+};
 
 const WRONG = 'Wrong passphrase. Check Caps Lock and the keyboard layout.';
 
@@ -106,9 +112,17 @@ describe('unlocking with the passphrase', () => {
     await settle();
     expect(requests(api, 'vault.unlock')).toEqual([{ vaultId: 'v1', passphrase: 'velvet tundra quarry' }]);
     // App shows the store's vault: unlocked, its root folder already listed from the unlock's answer.
-    const { vault, entries } = useCoffer.getState();
+    const { vault, entries, headerOlderThanData } = useCoffer.getState();
     expect(vault).toEqual({ ...LOCKED_VAULT, locked: false });
     expect(entries).toEqual([letters]);
+    expect(headerOlderThanData).toBe(false);
+  });
+
+  it('keeps what the unlock found of a header older than the data, for the browser to say', async () => {
+    showUnlock({ 'vault.unlock': () => ({ ...unlocked, headerOlderThanData: true }) });
+    await userEvent.type(passphraseField(), 'velvet tundra quarry{Enter}');
+    await settle();
+    expect(useCoffer.getState().headerOlderThanData).toBe(true);
   });
 
   it('shows the passphrase on request and hides it again', async () => {

@@ -138,6 +138,15 @@ describe('the vault details', () => {
     ]);
   });
 
+  it('says the vault is read only until the newer header is restored, while its header is older than its data', async () => {
+    open({ 'vault.info': () => details({ headerOlderThanData: true }) });
+    await screen.findByText('Personal');
+    expect(facts().at(-1)).toEqual([
+      'Access',
+      'Read only until the newer header is restored (the header in use is older than the data)',
+    ]);
+  });
+
   it('says in words why the facts could not be read, and still offers the checks', async () => {
     open({ 'vault.info': () => new Refusal('VAULT_LOCKED') });
     expect((await screen.findByRole('alert')).textContent).toBe(errorSentence('VAULT_LOCKED'));

@@ -38,6 +38,7 @@ export const INFO: VaultInfo = {
   vaultId: 'v1',
   locked: false,
   readOnly: false,
+  headerOlderThanData: false,
   warnings: [],
   kdf: [],
   contentPadding: 'padme',

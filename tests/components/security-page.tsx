@@ -36,6 +36,7 @@ export const vaultInfo = (slots: readonly Slot[], more: Partial<VaultInfo> = {})
   vaultId: VAULT.vaultId,
   locked: false,
   readOnly: false,
+  headerOlderThanData: false,
   warnings: [],
   kdf: [],
   contentPadding: 'padme',

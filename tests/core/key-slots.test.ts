@@ -357,6 +357,8 @@ describe('header backup', () => {
     );
     const repaired = track(await Vault.open(dir, { sodium }));
     expect(await repaired.unlock(passphrase())).toEqual([]);
+    expect(repaired.headerOlderThanData).toBe(false);
+    repaired.requireWritable();
     expect((await repaired.verify({ readData: true })).problems).toEqual([]);
     const read = async (path: string) => (await collect(repaired.read(path))).toString();
     expect([await read('/before.txt'), await read('/after.txt')]).toEqual(['under key 1', 'under key 2']);
@@ -369,7 +371,14 @@ describe('header backup', () => {
 
     const opened = track(await Vault.open(dir, { sodium }));
     const problems = await opened.unlock(passphrase());
-    const headerProblem = problems.find(({ path, code }) => path === '(index)' && code === 'INTEGRITY');
+    // The last problem says it (the window leaves it out and says it in its own words).
+    const headerProblem = problems.at(-1);
+    expect(headerProblem).toMatchObject({ path: '(index)', code: 'INTEGRITY' });
+    expect(opened.headerOlderThanData).toBe(true);
+    expect((await opened.info()).headerOlderThanData).toBe(true);
+    expect(() => {
+      opened.requireWritable();
+    }).toThrow(IntegrityError);
     expect(headerProblem?.message).toMatch(
       /key 2, which coffer\.header\.bak holds but the header in use does not/u,
     );
@@ -392,6 +401,9 @@ describe('header backup', () => {
       expect(refusal).toBeInstanceOf(IntegrityError);
       expect((refusal as Error).message).toMatch(/import coffer\.header\.bak/u);
     }
+    // The unlock decides it: locked, nothing is known.
+    opened.lock();
+    expect(opened.headerOlderThanData).toBe(false);
     opened.close();
     expect(headerFiles(dir)).toEqual([exported, newer]);
     expect(readFileSync(join(dir, 'activity.log')).equals(log)).toBe(true);
@@ -408,6 +420,38 @@ describe('header backup', () => {
     opened.close();
     // Nothing was logged under key 1, which the newer header no longer holds: the import's check of the log passes.
     await importBackupAndRead(dir);
+  });
+
+  it('tells an older header by the activity log too, when only its entries are under the newer key', async () => {
+    const { vault: created, dir } = await newVault();
+    // Closed once first: its snapshot is then under key 1, and no later close has a change to write another.
+    created.close();
+    const vault = track(await Vault.open(dir, { sodium }));
+    await vault.unlock(passphrase());
+    const exported = vault.exportHeader();
+    // The rotation's entry is sealed under key 2; nothing in the index is.
+    await vault.rotateKey();
+    vault.close();
+    const [newer] = headerFiles(dir);
+    writeFileSync(join(dir, HEADER), exported);
+    const log = readFileSync(join(dir, 'activity.log'));
+
+    const opened = track(await Vault.open(dir, { sodium }));
+    expect((await opened.unlock(passphrase())).at(-1)?.message).toMatch(
+      /key 2, which coffer\.header\.bak holds but the header in use does not/u,
+    );
+    expect(opened.headerOlderThanData).toBe(true);
+    opened.close();
+    // Neither the backup repaired from the older header nor the log's last entry dropped as a torn one.
+    expect(headerFiles(dir)).toEqual([exported, newer]);
+    expect(readFileSync(join(dir, 'activity.log')).equals(log)).toBe(true);
+
+    expect(await Vault.importHeader(dir, newer, passphrase(), { sodium })).toEqual([]);
+    const repaired = track(await Vault.open(dir, { sodium }));
+    expect(await repaired.unlock(passphrase())).toEqual([]);
+    const report = repaired.activityLog();
+    expect(report.problems).toEqual([]);
+    expect(report.entries.map((entry) => entry.kind)).toContain('rotate');
   });
 
   it('writes no snapshot under the older header, so the next unlock still tells it from the newer one', async () => {

@@ -1,4 +1,5 @@
 import type { VaultInfo } from '../../core/index.js';
+import { HEADER_BACKUP_FILE } from '../../core/vault/layout.js';
 import type { Context } from '../context.js';
 import { EXIT } from '../errors.js';
 import { formatBytes } from '../format.js';
@@ -13,12 +14,19 @@ export async function info(ctx: Context): Promise<number> {
   return EXIT.ok;
 }
 
+function readOnly(details: VaultInfo): string {
+  if (details.readOnly) return 'yes';
+  return details.headerOlderThanData
+    ? `yes, until ${HEADER_BACKUP_FILE} is imported (the header in use is older than the data)`
+    : 'no';
+}
+
 function describe(dir: string, details: VaultInfo): string[] {
   const lines = [
     `Vault:            ${dir}`,
     `Format version:   ${details.format}`,
     `Vault id:         ${details.vaultId}`,
-    `Read-only:        ${details.readOnly ? 'yes' : 'no'}`,
+    `Read-only:        ${readOnly(details)}`,
     `Size padding:     ${details.contentPadding}`,
   ];
   for (const slot of details.slots) {

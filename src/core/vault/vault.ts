@@ -159,7 +159,7 @@ function unlockProblems(session: Session): readonly Problem[] {
  */
 function olderHeaderError(keyIds: readonly number[]): IntegrityError {
   return new IntegrityError('unknown-key', {
-    subject: `vault index (key ${keyIds.join(', ')}, which ${HEADER_BACKUP_FILE} holds but the header in use does not)`,
+    subject: `vault's data (key ${keyIds.join(', ')}, which ${HEADER_BACKUP_FILE} holds but the header in use does not)`,
     advice:
       `The header in use (${HEADER_FILE}) is older than the vault's data: an older copy was put back. Until the ` +
       'newer header is back, nothing is written to the vault (changes are refused, nothing is logged) and the ' +
@@ -345,8 +345,8 @@ export class Vault {
    * unwraps the DEKs, decrypts the index.
    * On a writable vault, then rewrites a damaged or missing header file, or a backup left old by a crash, from the
    * header that unlocked (FORMAT.md 4.7). Unless `coffer.header.bak` holds a key id the index names that this
-   * header lacks (an older header put back): then nothing is rewritten or logged, header changes are refused, and
-   * the problems returned say so.
+   * header lacks (an older header put back): then nothing is written or logged, every change is refused
+   * ({@link Vault.headerOlderThanData}), and the last of the problems returned says so.
    * @returns index rows that could not be decrypted (empty for a healthy vault); they are also in `verify()`.
    * @throws {@link WrongPassphraseError}, {@link KdfLimitError}, {@link IntegrityError}; {@link IoError} when
    * the repaired header file cannot be written (the vault stays locked then).
@@ -378,7 +378,7 @@ export class Vault {
     let writesHeld: IntegrityError | undefined;
     if (!this.readOnly) {
       try {
-        const keysOnlyInBackup = await this.#keysOnlyInBackupNamed();
+        const keysOnlyInBackup = await this.#keysOnlyInBackupNamed(keys);
         if (keysOnlyInBackup.length > 0) writesHeld = olderHeaderError(keysOnlyInBackup);
         else await repairVaultHeader(this.dir, this.#sodium, this.#headerBytes);
       } catch (error) {
@@ -402,13 +402,20 @@ export class Vault {
   }
 
   /**
-   * The key ids `coffer.header.bak` holds and the header in use lacks that the index names (FORMAT.md 4.7). The
-   * index is asked only when the backup holds such ids (after a crash mid-change, or an older header put back).
+   * The key ids `coffer.header.bak` holds and the header in use lacks that the index or the activity log names
+   * (FORMAT.md 4.7). They are asked only when the backup holds such ids (after a crash mid-change, or an older
+   * header put back). The log counts as the index does: after a rotation with nothing added yet, only its entries
+   * may be under the new key, and a repaired backup would leave them unreadable for good.
    */
-  async #keysOnlyInBackupNamed(): Promise<number[]> {
+  async #keysOnlyInBackupNamed(keys: Session['keys']): Promise<number[]> {
     const onlyInBackup = await keyIdsOnlyInBackup(this.dir, this.#sodium, this.#headerBytes);
     if (onlyInBackup.length === 0) return [];
-    const named = this.#db.keyIdsNamed();
+    const log = new ActivityLog(this.dir, {
+      sodium: this.#sodium,
+      keyring: keys.keyring,
+      vaultId: keys.vaultId,
+    });
+    const named = new Set([...this.#db.keyIdsNamed(), ...log.keyIdsNamed()]);
     return onlyInBackup.filter((keyId) => named.has(keyId));
   }
 
@@ -694,6 +701,24 @@ export class Vault {
   }
 
   /**
+   * Whether the unlock found the header in use older than the vault's data (FORMAT.md 4.7): until the newer header
+   * is imported, every change is refused and nothing is written. False while locked: the unlock decides it.
+   */
+  get headerOlderThanData(): boolean {
+    return this.#session?.writesHeld !== undefined;
+  }
+
+  /**
+   * Checks, before work that would change the vault is begun, that it may: unlocked, writable, nothing held back.
+   * @throws {@link VaultLockedError} when locked; {@link ReadOnlyVaultError} when the vault cannot be written;
+   * {@link IntegrityError} (`unknown-key`) when the header in use is older than the vault's data
+   * ({@link Vault.headerOlderThanData}).
+   */
+  requireWritable(): void {
+    this.#unlocked().requireWritable();
+  }
+
+  /**
    * Wipes every key at once, and every decrypted record. The vault stays open (and locked against other
    * processes). Running operations are stopped: each ends with {@link CancelledError} (keeping what it finished)
    * at its next step, a read stream at once even when its reader has paused; the keys they hold are already wiped
@@ -773,6 +798,7 @@ export class Vault {
       vaultId: header.vaultId.toString('hex'),
       locked: this.locked,
       readOnly: this.readOnly,
+      headerOlderThanData: this.headerOlderThanData,
       warnings: this.warnings,
       kdf: header.slots.flatMap((slot) => (slot.kind === 'passphrase' ? [slot.kdf] : [])),
       slots: describeSlots(header, this.#session?.keys.openedSlotSalt),

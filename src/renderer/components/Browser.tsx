@@ -19,6 +19,7 @@ import { useCallback, useEffect, useMemo, useRef, useState, type DragEvent } fro
 import type { FolderTree as Tree, TakenNames, VaultEntry, VaultSummary } from '../../shared/contract.js';
 import { childPath } from '../../shared/vault-path.js';
 import { ApiError, call, describeError, registerDroppedFiles } from '../api.js';
+import { CHANGE_REFUSED_FOR_OLDER_HEADER, type SpecificErrorWords } from '../error-messages.js';
 import {
   fileDrop,
   isFileDrag,
@@ -108,6 +109,7 @@ export function Browser({ vault }: { vault: VaultSummary }) {
   const selection = useCoffer((state) => state.selection);
   const jobsEnded = useCoffer((state) => state.jobsEnded);
   const addsCommitted = useCoffer((state) => state.addsCommitted);
+  const headerOlderThanData = useCoffer((state) => state.headerOlderThanData);
   const adding = useCoffer((state) =>
     state.jobs.some((job) => job.kind === 'add' && job.status === 'running'),
   );
@@ -140,15 +142,28 @@ export function Browser({ vault }: { vault: VaultSummary }) {
   const searching = query.trim() !== '';
   useLogProblemNotices(vaultId, entries, jobsEnded);
 
-  /** Runs what the person asked for, showing its failure in words; earlier words go unless `keepError`. */
-  const run = useCallback(async (action: () => Promise<unknown>, keepError = false): Promise<void> => {
-    if (!keepError) setError(null);
-    try {
-      await action();
-    } catch (cause) {
-      setError(describeError(cause));
-    }
-  }, []);
+  /**
+   * Runs what the person asked for, showing its failure in words (`specific`'s for the codes it has); earlier words
+   * go unless `keepError`.
+   */
+  const run = useCallback(
+    async (
+      action: () => Promise<unknown>,
+      keepError = false,
+      specific?: SpecificErrorWords,
+    ): Promise<void> => {
+      if (!keepError) setError(null);
+      try {
+        await action();
+      } catch (cause) {
+        setError(describeError(cause, specific));
+      }
+    },
+    [],
+  );
+  /** Runs a change of the vault's as {@link run} does, saying a refusal for an older header as that. */
+  const change = (action: () => Promise<unknown>): Promise<void> =>
+    run(action, false, headerOlderThanData ? CHANGE_REFUSED_FOR_OLDER_HEADER : undefined);
 
   /**
    * Shows `path` (selecting `select`; 'kept': what is selected when its rows come, of those still there), and
@@ -312,7 +327,7 @@ export function Browser({ vault }: { vault: VaultSummary }) {
   };
 
   const move = (paths: readonly string[], destination: string): Promise<void> =>
-    run(async () => {
+    change(async () => {
       setDialog(null);
       const movable = paths.filter((path) => parentOf(path) !== destination);
       if (movable.length === 0) return;
@@ -388,7 +403,7 @@ export function Browser({ vault }: { vault: VaultSummary }) {
   };
 
   const addAnyway = (source: string, destination: string, onExisting: ExistingChoice): Promise<void> =>
-    run(async () => {
+    change(async () => {
       setDialog(null);
       await startAdd(source, destination, onExisting);
     });
@@ -401,7 +416,7 @@ export function Browser({ vault }: { vault: VaultSummary }) {
       );
       return Promise.resolve();
     }
-    return run(async () => {
+    return change(async () => {
       if (files.length === 0) return;
       const { handle } = await registerDroppedFiles(files);
       await startAdd(handle, destination);
@@ -428,7 +443,7 @@ export function Browser({ vault }: { vault: VaultSummary }) {
   );
 
   const rename = (entry: VaultEntry, newName: string | null): Promise<void> =>
-    run(async () => {
+    change(async () => {
       setRenaming(null);
       if (newName === null) return;
       let renamed: VaultEntry;
@@ -469,7 +484,7 @@ export function Browser({ vault }: { vault: VaultSummary }) {
     });
 
   const newFolder = (): Promise<void> =>
-    run(async () => {
+    change(async () => {
       const name = freeName(
         'New folder',
         entries.map((entry) => entry.name),
@@ -480,7 +495,7 @@ export function Browser({ vault }: { vault: VaultSummary }) {
     });
 
   const remove = (doomed: readonly VaultEntry[]): Promise<void> =>
-    run(async () => {
+    change(async () => {
       setDialog(null);
       // A large delete takes seconds (its packs are compacted): the status bar says it is under way.
       const deleting = workThatRunsAlone(`Deleting ${describeItems(doomed)}`);
@@ -500,13 +515,13 @@ export function Browser({ vault }: { vault: VaultSummary }) {
     });
 
   const addPicked = (): Promise<void> =>
-    run(async () => {
+    change(async () => {
       const picked = await call('dialog.pickFiles', { purpose: 'add-files', vaultId });
       if (picked !== null) await startAdd(picked.handle, folder);
     });
 
   const addFolder = (): Promise<void> =>
-    run(async () => {
+    change(async () => {
       const picked = await call('dialog.pickFolder', { purpose: 'add-folder', vaultId });
       if (picked !== null) await startAdd(picked.handle, folder);
     });

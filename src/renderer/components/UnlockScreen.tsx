@@ -5,7 +5,7 @@ import type { VaultSummary } from '../../shared/contract.js';
 import { ApiError, call, describeError } from '../api.js';
 import { useFocusWhenNowhere, useRetypeAfterFailure } from '../focus.js';
 import { formatDuration } from '../format.js';
-import { showFolder, showNotices, showVault, useCoffer } from '../store.js';
+import { showFolder, showHeaderOlderThanData, showNotices, showVault, useCoffer } from '../store.js';
 import { stoppedByLockNotice } from '../stopped-jobs.js';
 import { unlockNotices } from '../unlock-notices.js';
 import { unlockDelayMs } from '../../shared/unlock-delay.js';
@@ -77,6 +77,7 @@ export function UnlockScreen({ vault }: { vault: VaultSummary }) {
       showFolder('/', unlocked.root);
       showVault({ ...vault, locked: false });
       showNotices(unlockNotices(unlocked));
+      showHeaderOlderThanData(unlocked.headerOlderThanData);
     } catch (cause) {
       if (secret === 'recovery-key' && cause instanceof ApiError) {
         // A typo is told apart from a wrong key by the key's checksum: the engine's words say which group.

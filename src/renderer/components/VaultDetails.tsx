@@ -117,10 +117,14 @@ export function VaultDetails({ vaultId, onClose }: { vaultId: string; onClose: (
           </dd>
           <dt>Key ids</dt>
           <dd>{(details.info.keyIds ?? []).join(', ') || '—'}</dd>
-          {details.info.readOnly && (
+          {(details.info.readOnly || details.info.headerOlderThanData) && (
             <>
               <dt>Access</dt>
-              <dd>Read only</dd>
+              <dd>
+                {details.info.readOnly
+                  ? 'Read only'
+                  : 'Read only until the newer header is restored (the header in use is older than the data)'}
+              </dd>
             </>
           )}
           {details.info.warnings.map((warning) => (

@@ -284,19 +284,22 @@ test('an older header put back by hand changes nothing until coffer.header.bak i
   await expect(row(page, 'before.txt')).toBeVisible();
   await expect(row(page, 'after.txt')).toHaveCount(0);
   const refusal = page.getByText('The vault header in use is older than the data in this vault');
-  // No file dialog is answered: the add is refused before one would open (an unanswered one is a cancel, silent).
-  await page.getByRole('button', { name: 'Add files…' }).click();
-  await expect(refusal).toBeVisible();
   const rename = async (): Promise<void> => {
     await row(page, 'before.txt').click();
     await page.keyboard.press('F2');
     // F2 selects the name without its extension.
-    await page.keyboard.type('renamed');
+    await page.getByLabel('New name for before.txt').pressSequentially('renamed');
     await page.keyboard.press('Enter');
   };
   await rename();
   await expect(refusal).toBeVisible();
   await expect(row(page, 'before.txt')).toBeVisible();
+  // The next request clears the words (a restore, its folder dialog unanswered: a cancel, which says nothing). Then
+  // no file dialog is answered either: the add is refused before one would open.
+  await page.getByRole('button', { name: 'Restore to…' }).click();
+  await expect(refusal).toHaveCount(0);
+  await page.getByRole('button', { name: 'Add files…' }).click();
+  await expect(refusal).toBeVisible();
 
   await lock(page);
   await coffer.answerFileDialogs([[join(dir, HEADER_BACKUP_FILE)]]);

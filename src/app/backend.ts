@@ -263,6 +263,7 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
     location: entry.dir,
     locked: entry.vault.locked,
     readOnly: entry.vault.readOnly,
+    headerOlderThanData: entry.vault.headerOlderThanData,
   });
 
   const recentVault = (entry: RecentEntry): RecentVault => ({
@@ -423,10 +424,10 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
   const handlers: Handlers = {
     'dialog.pickFolder': async (request) => {
       const vaultId = 'vaultId' in request ? request.vaultId : undefined;
-      if (vaultId !== undefined) openVault(vaultId);
+      const entry = vaultId === undefined ? undefined : openVault(vaultId);
       // An add a vault cannot take (read-only, or its header older than its data) is refused before anything is
       // picked, not as a failed job once the files were chosen.
-      if (request.purpose === 'add-folder') openVault(request.vaultId).vault.requireWritable();
+      if (request.purpose === 'add-folder') entry?.vault.requireWritable();
       const path = await options.dialogs.pickFolder(request.purpose);
       if (path === null) return null;
       const dir = checkedAbsolute(path);

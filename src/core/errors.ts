@@ -48,7 +48,7 @@ const INTEGRITY_DESCRIPTIONS: Record<IntegrityReason, string> = {
   empty: 'is empty',
   'trailing-data': 'has unexpected data after its final chunk',
   'wrong-file': 'belongs to a different file or vault (swapped or copied in)',
-  'unknown-key': 'names an encryption key this vault does not have',
+  'unknown-key': 'names an encryption key the header in use does not hold',
   malformed: 'is not laid out as the vault format requires',
   corrupt: 'is damaged: some of its pages are corrupt',
   'header-damaged': 'is damaged (its checksum does not match)',

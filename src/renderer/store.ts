@@ -80,11 +80,6 @@ export interface CofferState {
   /** What unlocking found that the user must know (damage, a vault gone back to an older copy); until dismissed. */
   readonly notices: readonly string[];
   /**
-   * The unlock found the header in use older than the vault's data (UnlockResult.headerOlderThanData): every change
-   * is refused until the newer header is restored, which the browser says for as long as it holds.
-   */
-  readonly headerOlderThanData: boolean;
-  /**
    * Each job (or waiting delete) the vault's last lock stopped part-way, by kind and whether it had begun, for the
    * unlock screen to say so. No names: kept past the lock that clears the jobs' rows, until the vault is unlocked
    * or closed.
@@ -103,7 +98,6 @@ const EMPTY: Pick<
   | 'jobsEnded'
   | 'addsCommitted'
   | 'notices'
-  | 'headerOlderThanData'
 > = {
   folder: '/',
   entries: [],
@@ -114,7 +108,6 @@ const EMPTY: Pick<
   jobsEnded: 0,
   addsCommitted: 0,
   notices: [],
-  headerOlderThanData: false,
 };
 
 export const useCoffer = create<CofferState>()(() => ({ vault: null, stoppedByLock: [], ...EMPTY }));
@@ -135,11 +128,6 @@ export function showNotices(notices: readonly string[]): void {
   useCoffer.setState({ notices });
 }
 
-/** Says whether every change is refused (see {@link CofferState.headerOlderThanData}); a lock clears it. */
-export function showHeaderOlderThanData(headerOlderThanData: boolean): void {
-  useCoffer.setState({ headerOlderThanData });
-}
-
 /** Forgets every decrypted name and every job summary (on lock, on close). */
 export function clearVaultContents(): void {
   useCoffer.setState({ ...EMPTY, selection: new Set() });
@@ -154,7 +142,7 @@ export function vaultLocked(vaultId: string, stoppedJobs?: readonly StoppedWork[
   if (vault?.vaultId !== vaultId) return;
   clearVaultContents();
   useCoffer.setState(({ stoppedByLock }) => ({
-    vault: { ...vault, locked: true },
+    vault: { ...vault, locked: true, headerOlderThanData: false },
     stoppedByLock: stoppedJobs ?? stoppedByLock,
   }));
 }

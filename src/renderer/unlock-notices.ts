@@ -22,7 +22,7 @@ export function unlockNotices(reply: {
     const leftOut =
       `${entries} ${entries === 1 ? 'entry' : 'entries'} of this vault could not be read and ` +
       `${entries === 1 ? 'is' : 'are'} left out of the list.`;
-    // The header's own notice (HeaderOlderNotice) comes first: most such entries come back with the newer header.
+    // The header's own notice (VaultNotices) comes first: most such entries come back with the newer header.
     notices.push(
       reply.headerOlderThanData
         ? `${leftOut} Most likely ${entries === 1 ? 'it is' : 'they are'} under the newer key: restore the newer ` +

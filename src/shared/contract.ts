@@ -398,6 +398,11 @@ export interface VaultSummary {
   readonly location: string;
   readonly locked: boolean;
   readonly readOnly: boolean;
+  /**
+   * While unlocked, the header in use is older than the vault's data, so every change is refused until
+   * `coffer.header.bak` is restored (UnlockResult.headerOlderThanData); false while locked.
+   */
+  readonly headerOlderThanData: boolean;
 }
 
 export interface RecentVault {

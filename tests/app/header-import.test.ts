@@ -155,6 +155,12 @@ describe('a header older than the data, put back by hand', () => {
     expect(unlocked.problems).toHaveLength(1);
     expect(unlocked.root.map(({ name }) => name)).toEqual(['before.txt']);
     expect((await app.call('vault.info', { vaultId })).info.headerOlderThanData).toBe(true);
+    // A window opened again on the unlocked vault (its lock on close turned off) learns it from the summary.
+    expect(
+      await app.call('vault.open', { folder: await pickFolder(app, dir, { purpose: 'open-vault' }) }),
+    ).toMatchObject({ vaultId, locked: false, headerOlderThanData: true });
+    // Asked again while unlocked, the unlock says the same.
+    expect(await app.call('vault.unlock', { vaultId, passphrase: PASSPHRASE })).toEqual(unlocked);
     const kept = [HEADER_FILE, HEADER_BACKUP_FILE, 'index.sqlite', 'activity.log'];
     const before = kept.map((name) => readFileSync(join(dir, name)));
 
@@ -189,6 +195,10 @@ describe('a header older than the data, put back by hand', () => {
       file: await pickBackup(app, vaultId, join(dir, HEADER_BACKUP_FILE)),
       secretKind: 'passphrase',
       secret: PASSPHRASE,
+    });
+    expect((await app.call('vault.listOpen', {}))[0]).toMatchObject({
+      locked: true,
+      headerOlderThanData: false,
     });
     const unlocked = await app.call('vault.unlock', { vaultId, passphrase: PASSPHRASE });
     expect(unlocked).toMatchObject({ headerOlderThanData: false, problems: [] });

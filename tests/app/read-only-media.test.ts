@@ -21,7 +21,7 @@ import {
   unmountAll,
 } from '../helpers/mounts.js';
 import { passphrase, tempDir, writeTree } from '../helpers/vault.js';
-import { newApp, PASSPHRASE, pickFolder } from './helpers.js';
+import { codeOf, newApp, PASSPHRASE, pickFolder } from './helpers.js';
 
 describe('a vault left by a crash mid-commit, on read-only media, in the app', () => {
   afterEach(() => {
@@ -57,6 +57,10 @@ describe('a vault left by a crash mid-commit, on read-only media, in the app', (
       'b.txt',
     ]);
     expect((await app.call('vault.info', { vaultId })).info.warnings).toEqual([INTERRUPTED_WRITE_WARNING]);
+    // An add is refused before its picker opens: the answer queued for the picker is still there.
+    app.dialogs.files.push([join(source, 'a.txt')]);
+    expect(codeOf(await app.raw('dialog.pickFiles', { purpose: 'add-files', vaultId }))).toBe('READ_ONLY');
+    expect(app.dialogs.files).toHaveLength(1);
     await app.call('vault.close', { vaultId });
   });
 });

@@ -20,6 +20,7 @@ const created: VaultSummary = {
   location: '/home/ana/Vaults/Personal',
   locked: false,
   readOnly: false,
+  headerOlderThanData: false,
 };
 
 /** What this computer took to derive a key at each preset, as the back end measures it (ms). */

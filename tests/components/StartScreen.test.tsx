@@ -36,6 +36,7 @@ const openedPersonal: VaultSummary = {
   location: '/home/ana/Vaults/Personal',
   locked: true,
   readOnly: false,
+  headerOlderThanData: false,
 };
 
 /**

@@ -12,6 +12,7 @@ export const VAULT: VaultSummary = {
   location: '/home/u/Personal',
   locked: false,
   readOnly: false,
+  headerOlderThanData: false,
 };
 /** The same vault, locked. */
 export const LOCKED_VAULT: VaultSummary = { ...VAULT, locked: true };

@@ -192,7 +192,7 @@ export class Session {
     const lacking = this.keys.keyring.lacking(this.db.keyIdsNamed());
     if (lacking.length === 0) return;
     throw new IntegrityError('unknown-key', {
-      subject: `vault index (key ${lacking.join(', ')}, which the header does not hold)`,
+      subject: `vault index (key ${lacking.join(', ')})`,
       advice:
         'The header is older than the index, so the index is not upgraded to format 1.1 and stays as it was. ' +
         'Put back the newer header ("coffer header import" with a header exported after the last key rotation).',

@@ -155,11 +155,11 @@ function unlockProblems(session: Session): readonly Problem[] {
 
 /**
  * What a header older than the vault's data is (FORMAT.md 4.7): `keyIds` are in `coffer.header.bak` and named by
- * the index, but not in the header in use.
+ * the index or the activity log, but not in the header in use.
  */
 function olderHeaderError(keyIds: readonly number[]): IntegrityError {
   return new IntegrityError('unknown-key', {
-    subject: `vault's data (key ${keyIds.join(', ')}, which ${HEADER_BACKUP_FILE} holds but the header in use does not)`,
+    subject: `vault's data (key ${keyIds.join(', ')}, held only by ${HEADER_BACKUP_FILE})`,
     advice:
       `The header in use (${HEADER_FILE}) is older than the vault's data: an older copy was put back. Until the ` +
       'newer header is back, nothing is written to the vault (changes are refused, nothing is logged) and the ' +
@@ -344,8 +344,8 @@ export class Vault {
    * Unlocks with a passphrase (NFC UTF-8 bytes, see `encodePassphrase`): derives the key (about half a second),
    * unwraps the DEKs, decrypts the index.
    * On a writable vault, then rewrites a damaged or missing header file, or a backup left old by a crash, from the
-   * header that unlocked (FORMAT.md 4.7). Unless `coffer.header.bak` holds a key id the index names that this
-   * header lacks (an older header put back): then nothing is written or logged, every change is refused
+   * header that unlocked (FORMAT.md 4.7). Unless `coffer.header.bak` holds a key id the index or the activity log
+   * names that this header lacks (an older header put back): then nothing is written or logged, every change is refused
    * ({@link Vault.headerOlderThanData}), and the last of the problems returned says so.
    * @returns index rows that could not be decrypted (empty for a healthy vault); they are also in `verify()`.
    * @throws {@link WrongPassphraseError}, {@link KdfLimitError}, {@link IntegrityError}; {@link IoError} when
@@ -405,7 +405,8 @@ export class Vault {
    * The key ids `coffer.header.bak` holds and the header in use lacks that the index or the activity log names
    * (FORMAT.md 4.7). They are asked only when the backup holds such ids (after a crash mid-change, or an older
    * header put back). The log counts as the index does: after a rotation with nothing added yet, only its entries
-   * may be under the new key, and a repaired backup would leave them unreadable for good.
+   * may be under the new key, and a repaired backup would leave them unreadable for good. A log that cannot be
+   * read counts as naming them all.
    */
   async #keysOnlyInBackupNamed(keys: Session['keys']): Promise<number[]> {
     const onlyInBackup = await keyIdsOnlyInBackup(this.dir, this.#sodium, this.#headerBytes);
@@ -415,7 +416,14 @@ export class Vault {
       keyring: keys.keyring,
       vaultId: keys.vaultId,
     });
-    const named = new Set([...this.#db.keyIdsNamed(), ...log.keyIdsNamed()]);
+    let logNamed: Iterable<number>;
+    try {
+      logNamed = log.keyIdsNamed();
+    } catch {
+      // A log that cannot be read may name any of them: holding writes back loses nothing, a repair might.
+      return onlyInBackup;
+    }
+    const named = new Set([...this.#db.keyIdsNamed(), ...logNamed]);
     return onlyInBackup.filter((keyId) => named.has(keyId));
   }
 

@@ -109,7 +109,7 @@ export function Browser({ vault }: { vault: VaultSummary }) {
   const selection = useCoffer((state) => state.selection);
   const jobsEnded = useCoffer((state) => state.jobsEnded);
   const addsCommitted = useCoffer((state) => state.addsCommitted);
-  const headerOlderThanData = useCoffer((state) => state.headerOlderThanData);
+  const headerOlderThanData = useCoffer((state) => state.vault?.headerOlderThanData === true);
   const adding = useCoffer((state) =>
     state.jobs.some((job) => job.kind === 'add' && job.status === 'running'),
   );

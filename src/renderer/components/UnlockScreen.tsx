@@ -5,7 +5,7 @@ import type { VaultSummary } from '../../shared/contract.js';
 import { ApiError, call, describeError } from '../api.js';
 import { useFocusWhenNowhere, useRetypeAfterFailure } from '../focus.js';
 import { formatDuration } from '../format.js';
-import { showFolder, showHeaderOlderThanData, showNotices, showVault, useCoffer } from '../store.js';
+import { showFolder, showNotices, showVault, useCoffer } from '../store.js';
 import { stoppedByLockNotice } from '../stopped-jobs.js';
 import { unlockNotices } from '../unlock-notices.js';
 import { unlockDelayMs } from '../../shared/unlock-delay.js';
@@ -75,9 +75,8 @@ export function UnlockScreen({ vault }: { vault: VaultSummary }) {
           : await call('vault.unlockWithRecoveryKey', { vaultId: vault.vaultId, recoveryKey: passphrase });
       setPassphrase('');
       showFolder('/', unlocked.root);
-      showVault({ ...vault, locked: false });
+      showVault({ ...vault, locked: false, headerOlderThanData: unlocked.headerOlderThanData });
       showNotices(unlockNotices(unlocked));
-      showHeaderOlderThanData(unlocked.headerOlderThanData);
     } catch (cause) {
       if (secret === 'recovery-key' && cause instanceof ApiError) {
         // A typo is told apart from a wrong key by the key's checksum: the engine's words say which group.

@@ -3,34 +3,36 @@ import { TriangleAlert } from 'lucide-react';
 import { showNotices, useCoffer } from '../store.js';
 
 /**
- * Above the browser: for as long as the vault refuses every change because its header is older than its data,
- * that and how to end it (not dismissable: it stays true until the newer header is back); then what unlocking
- * found (damage, a vault gone back to an older copy), until dismissed.
+ * Above the browser, in one alert (two at once are not all read out): for as long as the vault refuses every
+ * change because its header is older than its data, that and how to end it (not dismissable: it stays true until
+ * the newer header is back); then what unlocking found (damage, a vault gone back to an older copy), until
+ * dismissed.
  */
 export function VaultNotices() {
   const notices = useCoffer((state) => state.notices);
-  const headerOlderThanData = useCoffer((state) => state.headerOlderThanData);
+  const headerOlderThanData = useCoffer((state) => state.vault?.headerOlderThanData === true);
+  if (!headerOlderThanData && notices.length === 0) return null;
   return (
-    <>
+    <div role="alert">
       {headerOlderThanData && (
-        <div className="warning vault-notices" role="alert">
+        <div className="warning vault-notices">
           <TriangleAlert size={16} aria-hidden="true" />
           <div className="vault-notices-text">
             <p>
               <strong>Nothing in this vault can be changed for now.</strong> Its header (coffer.header) is
-              older than its data: an older copy was put back. Files under the newer key are left out of the
-              list, and every change is refused, so that the newer header, kept as coffer.header.bak, stays as
-              it is.
+              older than its data: an older copy was put back. Any files under the newer key are left out of
+              the list, and every change is refused, so that the newer header, kept as coffer.header.bak,
+              stays as it is.
             </p>
             <p>
               To put it back: lock the vault, choose “Restore a header backup…” on the Unlock screen and pick
-              “coffer.header.bak” in the vault folder.
+              “coffer.header.bak” in the vault folder (show all files).
             </p>
           </div>
         </div>
       )}
       {notices.length > 0 && (
-        <div className="warning vault-notices" role="alert">
+        <div className="warning vault-notices">
           <TriangleAlert size={16} aria-hidden="true" />
           <div className="vault-notices-text">
             {notices.map((notice) => (
@@ -47,6 +49,6 @@ export function VaultNotices() {
           </button>
         </div>
       )}
-    </>
+    </div>
   );
 }

@@ -65,7 +65,10 @@ const GLOBAL_OPTIONS: Readonly<Record<string, OptionSpec>> = {
     type: 'boolean',
     description: 'Unlock with the recovery key, read from standard input, instead of a passphrase.',
   },
-  verbose: { type: 'boolean', description: 'Print one line per item as it is done ("added /a.txt").' },
+  verbose: {
+    type: 'boolean',
+    description: 'Print one line per file as add or restore finishes it ("added /a.txt").',
+  },
   debug: { type: 'boolean', description: 'Show stack traces with errors.' },
   help: { type: 'boolean', short: 'h', description: 'Show help.' },
   version: { type: 'boolean', description: 'Print the version.' },
@@ -246,7 +249,8 @@ const COMMANDS: Readonly<Record<CommandName, CommandSpec>> = {
     details:
       'An exported header opens the vault with the passphrases and recovery key it held when exported, even after ' +
       'they are changed or removed: keep it as safe as they are, and export again after each change. import ' +
-      "refuses another vault's header or a damaged one (exit 4) and one the passphrase does not open (exit 3).",
+      "refuses a file that is not a Coffer header (exit 1), another vault's header or a damaged one (exit 4) and " +
+      'one the passphrase does not open (exit 3).',
     minArgs: 3,
     maxArgs: 3,
     options: {},
@@ -257,8 +261,9 @@ const COMMANDS: Readonly<Record<CommandName, CommandSpec>> = {
     details:
       'The log is sealed inside the vault and keeps the newest 10,000 entries; older ones are dropped and ' +
       'counted. Failed unlock attempts are counted and shown with the next unlock. Entries that are damaged, ' +
-      'missing, reordered or replayed are reported (exit code 4); a last entry cut off by a crash is reported ' +
-      'with exit code 1 and repaired by the next change. Reading the log unlocks the vault, which is logged too.',
+      'missing, reordered or replayed are reported (exit code 4). Reading the log unlocks the vault, which is ' +
+      'logged too: on a vault that can be written, that repairs a last entry cut off by a crash (shown as ' +
+      '"log repaired after a crash"); on one that cannot, such an entry is reported with exit code 1.',
     minArgs: 1,
     maxArgs: 1,
     options: {

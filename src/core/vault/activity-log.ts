@@ -15,7 +15,7 @@ import { join } from 'node:path';
 
 import { ascii } from '../crypto/bytes.js';
 import { ID_BYTES } from '../crypto/constants.js';
-import { IntegrityError, UnsupportedFormatError } from '../errors.js';
+import { IntegrityError, IoError, UnsupportedFormatError } from '../errors.js';
 import { writeFileAtomicSync } from '../publish.js';
 import { ACTIVITY_LOG_FILE, TEMP_DIR, UNLOCK_FAILURES_FILE, VAULT_READ_FLAGS } from './layout.js';
 import {
@@ -332,7 +332,13 @@ export class ActivityLog {
       seq = opened.seq + 1;
     }
     const entry = this.#sealer.seal(seq, event);
-    writeSync(fd, entry);
+    const written = writeSync(fd, entry);
+    // Part of the entry is a torn one, which the next append repairs; the entry itself was not written.
+    if (written !== entry.length)
+      throw new IoError(
+        `Could not write the activity log: the disk took ${written} of the entry's ${entry.length} bytes (it may ` +
+          'be full). The next change repairs the log.',
+      );
     fsyncSync(fd);
     return true;
   }

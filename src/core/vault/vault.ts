@@ -411,14 +411,9 @@ export class Vault {
   async #keysOnlyInBackupNamed(keys: Session['keys']): Promise<number[]> {
     const onlyInBackup = await keyIdsOnlyInBackup(this.dir, this.#sodium, this.#headerBytes);
     if (onlyInBackup.length === 0) return [];
-    const log = new ActivityLog(this.dir, {
-      sodium: this.#sodium,
-      keyring: keys.keyring,
-      vaultId: keys.vaultId,
-    });
     let logNamed: Iterable<number>;
     try {
-      logNamed = log.keyIdsNamed();
+      logNamed = this.#activityLogUnder(keys).keyIdsNamed();
     } catch {
       // A log that cannot be read may name any of them: holding writes back loses nothing, a repair might.
       return onlyInBackup;
@@ -629,10 +624,13 @@ export class Vault {
     }
     this.#session = session;
     // Not while writes are held back either: entries would be sealed under a key the newer header may have retired.
-    this.#log = session.writable
-      ? new ActivityLog(this.dir, { sodium: this.#sodium, keyring: keys.keyring, vaultId: keys.vaultId })
-      : undefined;
+    this.#log = session.writable ? this.#activityLogUnder(keys) : undefined;
     return session;
+  }
+
+  /** The vault's activity log, opened and sealed under `keys`. */
+  #activityLogUnder(keys: Session['keys']): ActivityLog {
+    return new ActivityLog(this.dir, { sodium: this.#sodium, keyring: keys.keyring, vaultId: keys.vaultId });
   }
 
   /**
@@ -677,11 +675,7 @@ export class Vault {
   activityLog(): ActivityLogReport {
     const session = this.#unlocked();
     try {
-      return new ActivityLog(this.dir, {
-        sodium: this.#sodium,
-        keyring: session.keys.keyring,
-        vaultId: session.keys.vaultId,
-      }).read();
+      return this.#activityLogUnder(session.keys).read();
     } catch (error) {
       throw asIoError(error, 'Could not read the activity log');
     }

@@ -367,7 +367,7 @@ describe('header backup', () => {
     vault.close();
     const [newer] = headerFiles(dir);
     writeFileSync(join(dir, HEADER), exported);
-    return { dir, exported, newer };
+    return { dir, exported, newer, root };
   }
 
   /** Imports coffer.header.bak as an export, and checks that every file reads again. */
@@ -516,6 +516,33 @@ describe('header backup', () => {
     expect(await repaired.unlock(passphrase())).toEqual([]);
     expect((await repaired.verify({ readData: true })).problems).toEqual([]);
     expect((await collect(repaired.read('/a.txt'))).toString()).toBe('alpha');
+  });
+
+  it('gives a new key an id above every one the vault names: a newer header imported later cannot hide what it sealed', async () => {
+    const { dir, newer, root } = await olderHeaderPutBack(false);
+    // Both files old: nothing holds writes back (FORMAT.md 4.7), and after.txt's key 2 is in neither.
+    writeFileSync(join(dir, BACKUP), readFileSync(join(dir, HEADER)));
+    const opened = track(await Vault.open(dir, { sodium }));
+    expect(await opened.unlock(passphrase())).toEqual([
+      expect.objectContaining({
+        code: 'INTEGRITY',
+        message: expect.stringMatching(/header in use does not hold/u) as unknown,
+      }),
+    ]);
+    expect(opened.headerOlderThanData).toBe(false);
+    // Not 2, which the newer header gave to the key after.txt is sealed under.
+    expect(await opened.rotateKey()).toEqual({ keyId: 3, previousKeyId: 1 });
+    await writeTree(join(root, 'src'), { 'later.txt': 'under key 3' });
+    await opened.add([join(root, 'src', 'later.txt')]);
+    opened.close();
+
+    // The newer header holds a key 2 but no key 3: importing it would hide later.txt, so it is refused.
+    const refusal = await Vault.importHeader(dir, newer, passphrase(), { sodium }).catch((e: unknown) => e);
+    expect(refusal).toBeInstanceOf(InvalidArgumentError);
+    expect((refusal as Error).message).toMatch(/does not hold key 3/u);
+    const reopened = track(await Vault.open(dir, { sodium }));
+    await reopened.unlock(passphrase());
+    expect((await collect(reopened.read('/later.txt'))).toString()).toBe('under key 3');
   });
 
   it('makes header changes while a damaged log entry names a key no header holds', async () => {

@@ -1,9 +1,9 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import { BusyError, ReadOnlyVaultError, Vault } from '../../src/core/index.js';
+import { BusyError, IntegrityError, ReadOnlyVaultError, Vault } from '../../src/core/index.js';
 import { nativeSodium } from '../helpers/backends.js';
 import { keyIdsOnDisk } from '../helpers/key-ids.js';
 import { collect, newVault, passphrase, track, writeTree } from '../helpers/vault.js';
@@ -39,6 +39,30 @@ describe('key rotation without re-encryption', () => {
     expect((await reopened.verify({ readData: true })).problems).toEqual([]);
     expect(await reopened.rotateKey()).toEqual({ keyId: 3, previousKeyId: 2 });
     expect(reopened.activityLog().problems).toEqual([]);
+  });
+
+  it('is refused, changing nothing, when damage names the largest key id or the log cannot be read', async () => {
+    const { vault, dir, root } = await newVault();
+    await writeTree(root, { 'a.txt': 'alpha', 'b.txt': 'beta' });
+    await vault.add([join(root, 'a.txt')]);
+    // A second entry: the first is then not taken for a torn last one.
+    await vault.add([join(root, 'b.txt')]);
+    vault.close();
+    const header = readFileSync(join(dir, 'coffer.header'));
+    const logPath = join(dir, 'activity.log');
+    const log = readFileSync(logPath);
+    // Bytes 8–11 of the first entry, after the log's 32-byte header, are its key id (FORMAT.md 10.2).
+    writeFileSync(logPath, Buffer.from(log).fill(0xff, 32 + 8, 32 + 12));
+    const opened = track(await Vault.open(dir, { sodium: nativeSodium }));
+    await opened.unlock(passphrase());
+    await expect(opened.rotateKey()).rejects.toThrow(
+      /names key id 4294967295, the largest there is, so a new key has no id left/u,
+    );
+    // Longer than a reader reads (FORMAT.md 10.1): which key ids it names cannot be known.
+    writeFileSync(logPath, Buffer.concat([log, Buffer.alloc(16_384 * 100)]));
+    await expect(opened.rotateKey()).rejects.toBeInstanceOf(IntegrityError);
+    expect(readFileSync(join(dir, 'coffer.header'))).toEqual(header);
+    expect((await opened.info()).keyIds).toEqual([1]);
   });
 
   it('is refused while an add runs, and in a read-only vault, changing nothing', async () => {

@@ -131,19 +131,32 @@ async function isWritable(dir: string): Promise<boolean> {
 
 /**
  * Refuses a header that lacks a key the vault's data is sealed under (FORMAT.md 4.7): one exported before a key
- * rotation would make everything written since unreadable, and the next rotation would hand the missing key id to a
- * new key. Blobs are not read for this (a vault's blob headers are as many as its files); the key they name is one
+ * rotation would make everything written since unreadable. Blobs are not read for this (a vault's blob headers are as many as its files); the key they name is one
  * the index or the log names too, as a key leaves the header only when nothing names it (section 11).
  * @throws {@link InvalidArgumentError} naming the key ids the header lacks.
  */
 function refuseLackingKeys(db: IndexDb, log: ActivityLog, keyring: Keyring): void {
-  const lacking = keyring.lacking([...db.keyIdsNamed(), ...log.keyIdsNamed()]);
+  const lacking = keyring.lacking(keyIdsNamed(db, log));
   if (lacking.length === 0) return;
   throw new InvalidArgumentError(
     `This header does not hold key ${lacking.join(', ')}, under which data in the vault is sealed: it was exported before a key ` +
       'rotation, and importing it would make that data unreadable. Nothing was written. Import a header exported ' +
       'after the last rotation ("coffer info" lists the key ids a vault uses).',
   );
+}
+
+/**
+ * The key ids the index and the activity log's whole entries name (FORMAT.md 11.1, read as 4.7 says).
+ * @throws {@link IntegrityError} or {@link IoError} when the log cannot be read at all.
+ */
+function keyIdsNamed(db: IndexDb, log: ActivityLog): number[] {
+  let logNamed: Set<number>;
+  try {
+    logNamed = log.keyIdsNamed();
+  } catch (error) {
+    throw asIoError(error, 'Could not read the activity log');
+  }
+  return [...db.keyIdsNamed(), ...logNamed];
 }
 
 /** What an unlock reports: the rows that did not open, and why nothing is written when writes are held back. */
@@ -411,14 +424,13 @@ export class Vault {
   async #keysOnlyInBackupNamed(keys: Session['keys']): Promise<number[]> {
     const onlyInBackup = await keyIdsOnlyInBackup(this.dir, this.#sodium, this.#headerBytes);
     if (onlyInBackup.length === 0) return [];
-    let logNamed: Iterable<number>;
+    let named: Set<number>;
     try {
-      logNamed = this.#activityLogUnder(keys).keyIdsNamed();
+      named = new Set(keyIdsNamed(this.#db, this.#activityLogUnder(keys)));
     } catch {
       // A log that cannot be read may name any of them: holding writes back loses nothing, a repair might.
       return onlyInBackup;
     }
-    const named = new Set([...this.#db.keyIdsNamed(), ...logNamed]);
     return onlyInBackup.filter((keyId) => named.has(keyId));
   }
 
@@ -1309,14 +1321,15 @@ export class Vault {
   }
 
   /**
-   * Rotates the data key (FORMAT.md section 2): a new DEK, with the next key id, is added to the header as the last
-   * one, and new data (contents, records, the tree snapshot, log entries) is written under it. Nothing stored is
+   * Rotates the data key (FORMAT.md section 2): a new DEK, with the next key id (above every one the header holds
+   * or the vault names, section 11), is added to the header as the last one, and new data (contents, records, the tree snapshot, log entries) is written under it. Nothing stored is
    * re-encrypted: what older keys sealed still reads. The header is replaced atomically, so a crash leaves the old
    * header or the new one, and data is written under the new key only once the new header is durable.
    * @returns the new key id and the one it replaces as the active key.
    * @throws {@link BusyError} while an add, delete or verify runs (reads wait for it instead).
-   * @throws {@link ReadOnlyVaultError}; {@link IntegrityError} when the header's MAC no longer verifies.
-   * @throws {@link IoError} when the header cannot be written (it is then unchanged).
+   * @throws {@link ReadOnlyVaultError}; {@link IntegrityError} when the header's MAC no longer verifies or the
+   * activity log is not one that can be read; {@link InvalidArgumentError} when damage names the largest key id.
+   * @throws {@link IoError} when the header cannot be written or the log read (the header is then unchanged).
    */
   async rotateKey(): Promise<{ keyId: number; previousKeyId: number }> {
     const session = this.#unlocked();
@@ -1344,7 +1357,9 @@ export class Vault {
     try {
       // Through the one way headers change: atomically, with its backup, after any change before it.
       await this.#changeHeader((current, headerBytes) => {
-        keyId = nextKeyId(parseVaultHeader(this.#sodium, headerBytes).deks.map((wrapped) => wrapped.keyId));
+        const held = parseVaultHeader(this.#sodium, headerBytes).deks.map((wrapped) => wrapped.keyId);
+        // Not only the header's: one put back older than the data lacks the ids the data's newer keys have.
+        keyId = nextKeyId([...held, ...keyIdsNamed(this.#db, this.#activityLogUnder(current.keys))]);
         return Promise.resolve({
           headerBytes: addDekToHeader(this.#sodium, current.keys, headerBytes, keyId, dek),
           openedSlotSalt: current.keys.openedSlotSalt,
@@ -1372,7 +1387,7 @@ export class Vault {
    * @throws {@link BusyError} while an add, delete, verify, rotation or another re-encryption runs.
    * @throws {@link CancelledError} when `signal` aborts or the vault is locked (what was done stays done).
    * @throws {@link ReadOnlyVaultError}; {@link IntegrityError} when the index's rows do not match its commitment;
-   * {@link IoError} when the vault cannot be written.
+   * {@link IoError} when the vault cannot be written; as {@link Vault.rotateKey} when it rotates first.
    */
   async reencrypt(options: JobOptions = {}): Promise<ReencryptReport> {
     const session = this.#unlocked();

@@ -294,6 +294,86 @@ describe('activity log: bound, crash and tampering', () => {
     expect(repaired.entries[2]?.counts).toEqual({ tornBytes: 0, discardedEntries: 1 });
   });
 
+  /** The log of `bareLog()` as a writer under a newer header sees it: key 1 and a newer key 2. */
+  function underNewerHeader({ dir, vaultId, keyring }: ReturnType<typeof bareLog>): ActivityLog {
+    const newer = new Keyring();
+    const key1 = keyring.find(1);
+    if (!key1) throw new Error('the test log has no key 1');
+    newer.add(1, key1);
+    newer.add(2, SecretKey.generate(nativeSodium));
+    return new ActivityLog(dir, { sodium: nativeSodium, keyring: newer, vaultId });
+  }
+
+  it('keeps a last entry a newer header sealed, and appends after it at the next seq', () => {
+    const older = bareLog();
+    appendMany(older.log, 2);
+    const newer = underNewerHeader(older);
+    newer.append({ kind: 'rotate', counts: { keyId: 2, previousKeyId: 1 } });
+
+    // Read under the older header (put back by hand): under a key it lacks, not torn and not damaged.
+    const seen = older.log.read();
+    expect(seen.problems.map((problem) => problem.kind)).toEqual(['newer-key']);
+    expect(seen.problems[0]?.message).toMatch(/sealed under key 2, which the header in use does not hold/u);
+    older.log.append({ kind: 'rename', counts: { entries: 1 } });
+    const after = older.log.read();
+    expect(after.problems.map((problem) => problem.kind)).toEqual(['newer-key']);
+    expect(after.entries.map((entry) => entry.seq)).toEqual([0, 1, 3]);
+
+    // The newer header reads every entry, in order: nothing was dropped or repaired.
+    const whole = newer.read();
+    expect(whole.problems).toEqual([]);
+    expect(kinds(whole.entries)).toEqual(['move', 'move', 'rotate', 'rename']);
+    expect(whole.entries.map((entry) => entry.seq)).toEqual([0, 1, 2, 3]);
+  });
+
+  it('drops stale bytes that a crash left as a whole last entry, whatever key id they name', () => {
+    const { log, dir } = bareLog();
+    appendMany(log, 2);
+    const lastSeq = (entries: Buffer[]): bigint => nth(entries, entries.length - 1).readBigUInt64LE(0);
+    for (const stale of [
+      // Random bytes: a key id the header lacks, a seq that does not follow.
+      () => nativeSodium.randomBytes(E).fill(0xfe, 8, 12).fill(0x7f, 0, 8),
+      // The next seq, but key id 0, which no header holds (zeros a file system left).
+      (entries: Buffer[]) => {
+        const entry = Buffer.alloc(E);
+        entry.writeBigUInt64LE(lastSeq(entries) + 1n, 0);
+        return entry;
+      },
+      // A newer key id, but not the next seq.
+      (entries: Buffer[]) => {
+        const entry = nativeSodium.randomBytes(E);
+        entry.writeBigUInt64LE(lastSeq(entries) + 5n, 0);
+        entry.writeUInt32LE(2, 8);
+        return entry;
+      },
+    ]) {
+      editEntries(dir, (entries) => [...entries, stale(entries)]);
+      expect(log.read().problems.map((problem) => problem.kind)).toEqual(['torn-tail']);
+      log.append({ kind: 'rename', counts: { entries: 1 } });
+      const repaired = log.read();
+      expect(repaired.problems).toEqual([]);
+      expect(repaired.entries.at(-2)?.counts).toEqual({ tornBytes: 0, discardedEntries: 1 });
+    }
+  });
+
+  it('keeps a damaged whole entry that torn bytes follow: an earlier append wrote it whole', () => {
+    const { log, dir } = bareLog();
+    appendMany(log, 3);
+    editEntries(dir, (entries) => {
+      nth(entries, 2).fill(0, 40);
+      return [...entries, Buffer.alloc(30, 1)];
+    });
+    const problems = (): string[] => log.read().problems.map((problem) => problem.kind);
+    expect(problems()).toEqual(['torn-tail', 'damaged']);
+    log.append({ kind: 'rename', counts: { entries: 1 } });
+    // The torn bytes are gone; the damaged entry is kept (and still reported), not dropped as torn.
+    expect(problems()).toEqual(['damaged']);
+    const repaired = log.read();
+    expect(kinds(repaired.entries)).toEqual(['move', 'move', 'log-repaired', 'rename']);
+    expect(repaired.entries.map((entry) => entry.seq)).toEqual([0, 1, 3, 4]);
+    expect(repaired.entries[2]?.counts).toEqual({ tornBytes: 30, discardedEntries: 0 });
+  });
+
   it('refuses a log of another vault, and one whose header is damaged', () => {
     const first = bareLog();
     const other = bareLog();

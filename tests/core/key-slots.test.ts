@@ -545,6 +545,29 @@ describe('header backup', () => {
     expect((await collect(reopened.read('/later.txt'))).toString()).toBe('under key 3');
   });
 
+  it('keeps the log entry under the newer key when an older header is put back over both files', async () => {
+    const { dir, exported, newer } = await rotatedThenOlderHeaderPutBack();
+    writeFileSync(join(dir, BACKUP), exported);
+    // Writable (nothing holds writes back): the unlock appends its entry after the rotation's, which it cannot open.
+    const opened = track(await Vault.open(dir, { sodium }));
+    expect(await opened.unlock(passphrase())).toEqual([]);
+    expect(opened.activityLog().problems.map(({ kind }) => kind)).toEqual(['newer-key']);
+    opened.close();
+
+    expect(await Vault.importHeader(dir, newer, passphrase(), { sodium })).toEqual([]);
+    const repaired = track(await Vault.open(dir, { sodium }));
+    expect(await repaired.unlock(passphrase())).toEqual([]);
+    const report = repaired.activityLog();
+    expect(report.problems).toEqual([]);
+    expect(report.entries.map(({ kind }) => kind)).toEqual([
+      'unlock',
+      'rotate',
+      'unlock',
+      'header-imported',
+      'unlock',
+    ]);
+  });
+
   it('makes header changes while a damaged log entry names a key no header holds', async () => {
     const { vault, dir } = await vaultWithFiles();
     // A second entry: a damaged last one would be taken for a torn write and dropped by the next append.

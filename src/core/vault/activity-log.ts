@@ -15,6 +15,7 @@ import { join } from 'node:path';
 
 import { ascii } from '../crypto/bytes.js';
 import { ID_BYTES } from '../crypto/constants.js';
+import type { Keyring } from '../crypto/keys.js';
 import { IntegrityError, IoError, UnsupportedFormatError } from '../errors.js';
 import { writeFileAtomicSync } from '../publish.js';
 import { ACTIVITY_LOG_FILE, TEMP_DIR, UNLOCK_FAILURES_FILE, VAULT_READ_FLAGS } from './layout.js';
@@ -51,11 +52,11 @@ const DEFAULT_LOG_LIMITS: LogLimits = { maxEntries: 10_000, keepEntries: 7_500 }
 
 /**
  * Something wrong with the log. `torn-tail` (the last entry cut off, or not opening) is what a crash during an
- * append leaves, and is repaired by the next append; the others mean entries were damaged, removed, reordered or
- * replayed.
+ * append leaves, and is repaired by the next append; `newer-key` is an entry sealed under a key the header in use
+ * lacks because it is older than the log; the others mean entries were damaged, removed, reordered or replayed.
  */
 export interface LogProblem {
-  readonly kind: 'torn-tail' | 'damaged' | 'out-of-order' | 'start-removed';
+  readonly kind: 'torn-tail' | 'newer-key' | 'damaged' | 'out-of-order' | 'start-removed';
   readonly message: string;
 }
 
@@ -118,6 +119,49 @@ function openAll(sealer: LogSealer, entries: readonly Buffer[]): (ActivityEntry 
   });
 }
 
+/** The key id an entry claims (bytes 8–11), read without opening it. */
+function claimedKeyId(entry: Buffer): number {
+  return entry.readUInt32LE(8);
+}
+
+/** Whether an entry claims a key id above every one `keyring` holds: a newer header's (FORMAT.md 10.4). */
+function underNewerKey(entry: Buffer, keyring: Keyring): boolean {
+  return claimedKeyId(entry) > Math.max(...keyring.keyIds);
+}
+
+/**
+ * The seq the entry at `position` has by its place: the nearest opened entry's before it plus the distance from
+ * it; undefined when none before it opens.
+ */
+function seqByPosition(opened: readonly (ActivityEntry | undefined)[], position: number): number | undefined {
+  for (let before = Math.min(position, opened.length) - 1; before >= 0; before--) {
+    const entry = opened[before];
+    if (entry !== undefined) return entry.seq + (position - before);
+  }
+  return undefined;
+}
+
+/**
+ * Whether the last whole entry is a torn one (FORMAT.md 10.4): it does not open, nothing follows it, and it is not
+ * the entry a writer under a newer header appended (under a newer key, at the seq its position gives). Stale bytes
+ * that a crash left in its place are thus dropped, and an entry under the key an older header lacks kept.
+ */
+function tornLastEntry(
+  entries: readonly Buffer[],
+  opened: readonly (ActivityEntry | undefined)[],
+  tornBytes: number,
+  keyring: Keyring,
+): boolean {
+  const last = entries.at(-1);
+  if (last === undefined || tornBytes > 0 || opened.at(-1) !== undefined) return false;
+  const bySeq = seqByPosition(opened, entries.length - 1);
+  return !(
+    underNewerKey(last, keyring) &&
+    bySeq !== undefined &&
+    LogSealer.claimedSeq(last) === BigInt(bySeq)
+  );
+}
+
 /** The most bytes a log file that a writer made can have. */
 const LOG_READ_CAP = LOG_HEADER_BYTES + READ_CAP_ENTRIES * LOG_ENTRY_BYTES;
 
@@ -147,7 +191,7 @@ function readVaultFile(path: string, cap: number): Buffer | undefined {
  * Reads and checks a log (FORMAT.md section 10.4): every entry must open, and their sequence numbers must run on
  * by one from the first, which is 0 unless the newest `log-trimmed` entry names it as the first kept.
  */
-function checkLog(sealer: LogSealer, bytes: Buffer): ActivityLogReport {
+function checkLog(sealer: LogSealer, keyring: Keyring, bytes: Buffer): ActivityLogReport {
   const { entries: stored, tornBytes } = split(bytes);
   const opened = openAll(sealer, stored);
   const problems: LogProblem[] = [];
@@ -156,7 +200,7 @@ function checkLog(sealer: LogSealer, bytes: Buffer): ActivityLogReport {
       kind: 'torn-tail',
       message: `The last entry of the activity log is incomplete (${tornBytes} bytes): a write cut off by a crash. The next change repairs it.`,
     });
-  } else if (opened.length > 0 && opened.at(-1) === undefined) {
+  } else if (tornLastEntry(stored, opened, tornBytes, keyring)) {
     opened.pop();
     problems.push({
       kind: 'torn-tail',
@@ -168,10 +212,7 @@ function checkLog(sealer: LogSealer, bytes: Buffer): ActivityLogReport {
   const entries: ActivityEntry[] = [];
   opened.forEach((entry, position) => {
     if (entry === undefined) {
-      problems.push({
-        kind: 'damaged',
-        message: `Entry ${position + 1} of the activity log does not open: it was damaged, edited or copied in from elsewhere.`,
-      });
+      problems.push(unopenedEntryProblem(stored[position], position, keyring));
       return;
     }
     base ??= entry.seq - position;
@@ -197,6 +238,22 @@ function checkLog(sealer: LogSealer, bytes: Buffer): ActivityLogReport {
     });
   }
   return { entries, dropped: firstKept, problems };
+}
+
+/** What an entry that does not open is: under a key a newer header holds, or damaged. */
+function unopenedEntryProblem(stored: Buffer | undefined, position: number, keyring: Keyring): LogProblem {
+  if (stored !== undefined && underNewerKey(stored, keyring))
+    return {
+      kind: 'newer-key',
+      message:
+        `Entry ${position + 1} of the activity log is sealed under key ${claimedKeyId(stored)}, which the header in ` +
+        'use does not hold: the header is older than the log (one from before a key rotation was put back), or ' +
+        'the entry was damaged. Import the newer header ("coffer header import") to read it.',
+    };
+  return {
+    kind: 'damaged',
+    message: `Entry ${position + 1} of the activity log does not open: it was damaged, edited or copied in from elsewhere.`,
+  };
 }
 
 /** A vault's activity log. Writes are synchronous (one write and one fsync), like the index's. */
@@ -226,7 +283,7 @@ export class ActivityLog {
     const bytes = readVaultFile(this.#path, LOG_READ_CAP);
     if (bytes === undefined) return { entries: [], dropped: 0, problems: [] };
     checkLogHeader(bytes, this.#vaultId);
-    return checkLog(this.#sealer, bytes);
+    return checkLog(this.#sealer, this.#keyring, bytes);
   }
 
   /**
@@ -242,7 +299,7 @@ export class ActivityLog {
       if (error instanceof IntegrityError || error instanceof UnsupportedFormatError) return new Set();
       throw error;
     }
-    return new Set(split(bytes).entries.map((entry) => entry.readUInt32LE(8)));
+    return new Set(split(bytes).entries.map(claimedKeyId));
   }
 
   /**
@@ -268,7 +325,7 @@ export class ActivityLog {
       } catch (error) {
         if (!(error instanceof IntegrityError)) throw error;
         // Counted when it names an older key: one claiming the active key names nothing to retire.
-        if (entry.readUInt32LE(8) !== this.#keyring.activeKeyId) unopened++;
+        if (claimedKeyId(entry) !== this.#keyring.activeKeyId) unopened++;
         return entry;
       }
     });
@@ -344,7 +401,7 @@ export class ActivityLog {
   }
 
   /**
-   * Writes the log anew: its whole entries (less a last one that does not open), then a `log-repaired` entry if
+   * Writes the log anew: its whole entries (less a torn last one), then a `log-repaired` entry if
    * anything was cut off, a `log-trimmed` one if it is over its bound, and `event`.
    */
   #rewrite(bytes: Buffer, event: ActivityEvent): void {
@@ -352,16 +409,12 @@ export class ActivityLog {
     const { entries, tornBytes } = split(bytes);
     const opened = openAll(this.#sealer, entries);
     let discardedEntries = 0;
-    if (opened.length > 0 && opened.at(-1) === undefined) {
+    if (tornLastEntry(entries, opened, tornBytes, this.#keyring)) {
       entries.pop();
       opened.pop();
       discardedEntries = 1;
     }
-    const lastOpened = opened.findLast((entry) => entry !== undefined);
-    let seq =
-      lastOpened?.seq !== undefined
-        ? lastOpened.seq + 1 + (opened.length - 1 - opened.lastIndexOf(lastOpened))
-        : entries.length;
+    let seq = seqByPosition(opened, opened.length) ?? entries.length;
     const added: ActivityEvent[] = [];
     if (tornBytes > 0 || discardedEntries > 0)
       added.push({ kind: 'log-repaired', counts: { tornBytes, discardedEntries } });

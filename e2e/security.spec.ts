@@ -9,6 +9,7 @@ import type { Page } from '@playwright/test';
 
 import { encodePassphrase, loadSodium, Vault } from '../src/core/index.js';
 import { HEADER_BACKUP_FILE, HEADER_FILE } from '../src/core/vault/layout.js';
+import { dropFiles } from './drop.js';
 import { makeVault, spreadLayout } from './engine-vault.js';
 import { expect, test, type CofferApp } from './fixtures.js';
 import { createVault, openAndUnlock, PASSPHRASE, row, sha256 } from './steps.js';
@@ -280,7 +281,7 @@ test('an older header put back by hand changes nothing until coffer.header.bak i
 
   await openAndUnlock(coffer, page, dir);
   const held = page.getByRole('alert').filter({ hasText: 'Nothing in this vault can be changed for now.' });
-  await expect(held).toContainText('pick “coffer.header.bak” in the vault folder');
+  await expect(held).toContainText('restore “coffer.header.bak” from the vault folder');
   await expect(row(page, 'before.txt')).toBeVisible();
   await expect(row(page, 'after.txt')).toHaveCount(0);
   const refusal = page.getByText('The vault header in use is older than the data in this vault');
@@ -300,10 +301,20 @@ test('an older header put back by hand changes nothing until coffer.header.bak i
   await expect(refusal).toHaveCount(0);
   await page.getByRole('button', { name: 'Add files…' }).click();
   await expect(refusal).toBeVisible();
+  // A drop is refused too, before its bytes are sent to the back end.
+  const dropRequests: string[] = [];
+  page.on('request', (request) => {
+    if (new URL(request.url()).pathname.startsWith('/api/drop')) dropRequests.push(request.url());
+  });
+  await page.getByRole('button', { name: 'Restore to…' }).click();
+  await expect(refusal).toHaveCount(0);
+  await dropFiles(page, [{ name: 'new.txt', bytes: Buffer.from('new') }]);
+  await expect(refusal).toBeVisible();
+  expect(dropRequests).toEqual([]);
 
-  await lock(page);
+  // The notice's button locks and asks for the header backup at once.
   await coffer.answerFileDialogs([[join(dir, HEADER_BACKUP_FILE)]]);
-  await page.getByRole('button', { name: 'Restore a header backup…' }).click();
+  await held.getByRole('button', { name: 'Lock and restore…' }).click();
   const dialog = page.getByRole('dialog', { name: 'Restore a header backup' });
   await dialog.getByLabel('A passphrase of the backup', { exact: true }).fill(PASSPHRASE);
   await dialog.getByRole('button', { name: 'Restore header' }).click();

@@ -32,12 +32,13 @@ export function nativeDialogs(getWindow: () => BrowserWindow | null): DialogProv
       });
       return paths?.[0] ?? null;
     },
-    pickFiles(purpose) {
+    pickFiles(purpose, startIn) {
       return show(
         purpose === 'header-restore'
           ? {
               title: 'Choose a header backup',
               buttonLabel: 'Choose',
+              ...(startIn === undefined ? {} : { defaultPath: startIn }),
               filters: [
                 { name: 'Coffer header backups', extensions: ['coffer-header'] },
                 { name: 'All files', extensions: ['*'] },

@@ -47,8 +47,11 @@ import { SettingsStore, type RecentEntry } from './settings.js';
 /** Native dialogs in Electron; a stand-in in the preview server. Returns absolute paths, or null when cancelled. */
 export interface DialogProvider {
   pickFolder(purpose: FolderPurpose): Promise<string | null>;
-  /** Files to add ('add-files', several), or one header backup file ('header-restore'). */
-  pickFiles(purpose: FilesPurpose): Promise<string[] | null>;
+  /**
+   * Files to add ('add-files', several), or one header backup file ('header-restore'), in a dialog opened in
+   * `startIn` when given (the vault folder, which holds coffer.header.bak).
+   */
+  pickFiles(purpose: FilesPurpose, startIn?: string): Promise<string[] | null>;
 }
 
 /**
@@ -440,7 +443,10 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
     'dialog.pickFiles': async (request) => {
       const entry = openVault(request.vaultId);
       if (request.purpose === 'add-files') entry.vault.requireWritable(); // as in 'dialog.pickFolder'
-      const picked = await options.dialogs.pickFiles(request.purpose);
+      const picked = await options.dialogs.pickFiles(
+        request.purpose,
+        request.purpose === 'header-restore' ? entry.dir : undefined,
+      );
       if (picked === null || picked.length === 0) return null;
       const paths = picked.map(checkedAbsolute);
       const label = paths.length === 1 ? basename(paths[0] ?? '') : `${paths.length} files`;

@@ -35,11 +35,15 @@ export class ChooserDialogs implements DialogProvider {
     return this.#ask('folder', purpose).then((paths) => paths?.[0] ?? null);
   }
 
-  pickFiles(purpose: FilesPurpose): Promise<string[] | null> {
-    return this.#ask('files', purpose);
+  pickFiles(purpose: FilesPurpose, startIn?: string): Promise<string[] | null> {
+    return this.#ask('files', purpose, startIn);
   }
 
-  #ask(kind: ChooserRequest['kind'], purpose: ChooserRequest['purpose']): Promise<string[] | null> {
+  #ask(
+    kind: ChooserRequest['kind'],
+    purpose: ChooserRequest['purpose'],
+    startIn?: string,
+  ): Promise<string[] | null> {
     this.#pending?.settle(null);
     return new Promise((settle) => {
       const request: ChooserRequest = {
@@ -47,6 +51,8 @@ export class ChooserDialogs implements DialogProvider {
         kind,
         purpose,
         roots: [...this.#roots],
+        // Only a folder the page may list anyway (it is listed through the same check).
+        ...(startIn !== undefined && this.#within(startIn) ? { startIn } : {}),
       };
       this.#pending = {
         request,

@@ -183,6 +183,8 @@ export interface ChooserRequest {
   readonly purpose: FolderPurpose | FilesPurpose;
   /** Absolute folders the page may list and choose below. */
   readonly roots: readonly string[];
+  /** The folder to show first, below a root; the first root when absent. */
+  readonly startIn?: string;
 }
 
 export interface ChooserEntry {

@@ -85,6 +85,11 @@ export interface CofferState {
    * or closed.
    */
   readonly stoppedByLock: readonly StoppedWork[];
+  /**
+   * The person locked the vault to restore its header backup (from the notice of a header older than the data): the
+   * unlock screen asks for the backup file at once. Nothing decrypted: it outlives the lock it follows.
+   */
+  readonly headerRestoreAsked: boolean;
 }
 
 const EMPTY: Pick<
@@ -110,7 +115,12 @@ const EMPTY: Pick<
   notices: [],
 };
 
-export const useCoffer = create<CofferState>()(() => ({ vault: null, stoppedByLock: [], ...EMPTY }));
+export const useCoffer = create<CofferState>()(() => ({
+  vault: null,
+  stoppedByLock: [],
+  headerRestoreAsked: false,
+  ...EMPTY,
+}));
 
 /**
  * Shows `vault` (null: the start screen). What its last lock stopped stays said only while the same vault is shown
@@ -150,7 +160,12 @@ export function vaultLocked(vaultId: string, stoppedJobs?: readonly StoppedWork[
 export function vaultClosed(vaultId: string): void {
   if (useCoffer.getState().vault?.vaultId !== vaultId) return;
   clearVaultContents();
-  useCoffer.setState({ vault: null, stoppedByLock: [] });
+  useCoffer.setState({ vault: null, stoppedByLock: [], headerRestoreAsked: false });
+}
+
+/** Notes (true) that the unlock screen is to ask for the header backup at once, or (false) that it has. */
+export function askHeaderRestore(asked: boolean): void {
+  useCoffer.setState({ headerRestoreAsked: asked });
 }
 
 export function showFolder(folder: string, entries: readonly VaultEntry[]): void {

@@ -123,13 +123,17 @@ describe('restoring a header backup into a locked vault', () => {
 
 describe('a header older than the data, put back by hand', () => {
   /**
-   * A vault with before.txt under key 1 and after.txt under key 2, whose header saved before the rotation was
-   * copied over coffer.header while it was closed; opened again and unlocked.
+   * A vault with before.txt under key 1 and after.txt under key 2, whose header saved before the rotation (with a
+   * recovery key) was copied over coffer.header while it was closed; opened again and unlocked.
    */
   async function withOlderHeader() {
     const app = await newApp();
     const { vaultId: first, parent } = await newVaultIn(app);
     await addFiles(app, first, { 'before.txt': 'under key 1' });
+    const { recoveryKey } = await app.call('security.makeRecoveryKey', {
+      vaultId: first,
+      current: PASSPHRASE,
+    });
     const older = await saveBackup(app, first);
     await app.call('vault.rotateKey', { vaultId: first });
     await addFiles(app, first, { 'after.txt': 'under key 2' });
@@ -143,6 +147,7 @@ describe('a header older than the data, put back by hand', () => {
       app,
       vaultId,
       dir,
+      recoveryKey,
       unlocked: await app.call('vault.unlock', { vaultId, passphrase: PASSPHRASE }),
     };
   }
@@ -187,6 +192,15 @@ describe('a header older than the data, put back by hand', () => {
     expect(kept.map((name) => readFileSync(join(dir, name)))).toEqual(before);
   });
 
+  it('says the same when unlocked with the recovery key', async () => {
+    const { app, vaultId, unlocked, recoveryKey } = await withOlderHeader();
+    await app.call('vault.lock', { vaultId });
+    const withRecoveryKey = await app.call('vault.unlockWithRecoveryKey', { vaultId, recoveryKey });
+    expect(withRecoveryKey).toMatchObject({ headerOlderThanData: true, problems: unlocked.problems });
+    expect(withRecoveryKey.root.map(({ name }) => name)).toEqual(['before.txt']);
+    expect(codeOf(await app.raw('entries.mkdir', { vaultId, path: '/new folder' }))).toBe('INTEGRITY');
+  });
+
   it('ends once coffer.header.bak is restored: every file is listed and changes are made again', async () => {
     const { app, vaultId, dir } = await withOlderHeader();
     await app.call('vault.lock', { vaultId });
@@ -196,6 +210,8 @@ describe('a header older than the data, put back by hand', () => {
       secretKind: 'passphrase',
       secret: PASSPHRASE,
     });
+    // The header backup's file dialog opened in the vault folder, where coffer.header.bak is; the adds' did not.
+    expect(app.dialogs.filesStartIn).toEqual([undefined, undefined, dir]);
     expect((await app.call('vault.listOpen', {}))[0]).toMatchObject({
       locked: true,
       headerOlderThanData: false,

@@ -28,16 +28,23 @@ export { PASSPHRASE };
 export interface QueuedDialogs extends DialogProvider {
   readonly folders: (string | null)[];
   readonly files: (string[] | null)[];
+  /** The folder each file dialog was to open in, in order (undefined: the system's choice). */
+  readonly filesStartIn: (string | undefined)[];
 }
 
 function queuedDialogs(): QueuedDialogs {
   const folders: (string | null)[] = [];
   const files: (string[] | null)[] = [];
+  const filesStartIn: (string | undefined)[] = [];
   return {
     folders,
     files,
+    filesStartIn,
     pickFolder: () => Promise.resolve(folders.shift() ?? null),
-    pickFiles: () => Promise.resolve(files.shift() ?? null),
+    pickFiles: (_purpose, startIn) => {
+      filesStartIn.push(startIn);
+      return Promise.resolve(files.shift() ?? null);
+    },
   };
 }
 

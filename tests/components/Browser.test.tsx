@@ -6,7 +6,7 @@ import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 
 import { CHANGE_REFUSED_FOR_OLDER_HEADER, errorSentence } from '../../src/renderer/error-messages.js';
-import { jobEvent, showNotices, showVault, vaultLocked } from '../../src/renderer/store.js';
+import { jobEvent, showNotices, showVault, useCoffer, vaultLocked } from '../../src/renderer/store.js';
 import type { VaultEntry } from '../../src/shared/contract.js';
 import { Refusal } from './fake-api.js';
 import { browse, drawnRows, itemsStatus, statusBar, withViewport } from './vault-browser.js';
@@ -709,18 +709,47 @@ describe('a vault whose header is older than its data', () => {
     expect(said()).toEqual([
       expect.stringMatching(/^Nothing in this vault can be changed for now\. Its header/u),
       expect.stringMatching(
-        /^To put it back: lock the vault, choose “Restore a header backup…” on the Unlock screen and pick “coffer\.header\.bak”/u,
+        /^To put it back, lock the vault and restore “coffer\.header\.bak” from the vault folder \(show all files\)/u,
       ),
       '1 entry of this vault could not be read.',
     ]);
     await userEvent.click(within(alert).getByRole('button', { name: 'Dismiss' }));
     expect(said()).toHaveLength(2);
-    expect(within(alert).queryByRole('button')).toBeNull();
+    expect(
+      within(alert)
+        .getAllByRole('button')
+        .map((button) => button.textContent),
+    ).toEqual(['Lock and restore…']);
     // A lock clears it with everything else the unlock found.
     act(() => {
       vaultLocked(VAULT.vaultId);
     });
     expect(screen.queryByRole('alert')).toBeNull();
+  });
+
+  it('locks on “Lock and restore…”, and has the unlock screen ask for the header backup', async () => {
+    const { requests } = await browse(ROOT, { 'vault.lock': () => null });
+    act(() => {
+      showVault({ ...VAULT, headerOlderThanData: true });
+    });
+    await userEvent.click(screen.getByRole('button', { name: 'Lock and restore…' }));
+    await waitFor(() => {
+      expect(useCoffer.getState().headerRestoreAsked).toBe(true);
+    });
+    expect(requests('vault.lock')).toEqual([{ vaultId: VAULT.vaultId }]);
+    expect(useCoffer.getState().vault).toMatchObject({ locked: true, headerOlderThanData: false });
+  });
+
+  it('asks nothing more when the lock fails: the vault stays shown, with the failure in words', async () => {
+    await browse(ROOT, { 'vault.lock': () => new Refusal('IO') });
+    act(() => {
+      useCoffer.setState({ headerRestoreAsked: false });
+      showVault({ ...VAULT, headerOlderThanData: true });
+    });
+    await userEvent.click(screen.getByRole('button', { name: 'Lock and restore…' }));
+    expect(await screen.findByText(errorSentence('IO'))).toBeTruthy();
+    expect(useCoffer.getState().headerRestoreAsked).toBe(false);
+    expect(useCoffer.getState().vault?.locked).toBe(false);
   });
 
   /** Renames notes.txt, which the back end refuses with INTEGRITY; the words shown. */

@@ -42,7 +42,7 @@ const description = (element: HTMLElement) =>
     .join(' ');
 
 beforeEach(() => {
-  useCoffer.setState({ vault: null });
+  useCoffer.setState({ vault: null, headerRestoreAsked: false });
 });
 
 describe('restoring a header backup', () => {
@@ -58,6 +58,14 @@ describe('restoring a header backup', () => {
     expect(restoreButton(dialog).hasAttribute('disabled')).toBe(true);
     await userEvent.keyboard('a');
     expect(restoreButton(dialog).hasAttribute('disabled')).toBe(false);
+  });
+
+  it('asks for the file at once when the vault was locked to restore it, and only that once', async () => {
+    useCoffer.setState({ headerRestoreAsked: true });
+    const api = showUnlock();
+    expect(await screen.findByRole('dialog', { name: 'Restore a header backup' })).toBeTruthy();
+    expect(requests(api, 'dialog.pickFiles')).toEqual([{ purpose: 'header-restore', vaultId: 'v1' }]);
+    expect(useCoffer.getState().headerRestoreAsked).toBe(false);
   });
 
   it('opens nothing when the file dialog is cancelled', async () => {

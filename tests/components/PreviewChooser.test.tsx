@@ -105,6 +105,15 @@ describe('the preview’s chooser', () => {
     expect(screen.queryByRole('dialog')).toBeNull();
   });
 
+  it('opens in the folder the request starts in (a header backup’s: the vault folder)', async () => {
+    const { chooser, ask } = fakeChooser();
+    render(<PreviewChooser chooser={chooser} />);
+    await ask({ ...filesRequest, purpose: 'header-restore', startIn: '/home/u/Docs' });
+    const dialog = await screen.findByRole('dialog', { name: 'Choose files' });
+    expect(await within(dialog).findByText('/home/u/Docs')).toBeTruthy();
+    expect(within(dialog).getByRole('button', { name: 'letter.pdf' })).toBeTruthy();
+  });
+
   it('says how many entries of a large folder are not listed', async () => {
     const { chooser, ask } = fakeChooser();
     render(<PreviewChooser chooser={chooser} />);

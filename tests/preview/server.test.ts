@@ -11,6 +11,7 @@ import {
   type PreviewApi,
   type PreviewTransport,
 } from '../../src/preview/bridge.js';
+import { ChooserDialogs } from '../../src/preview/chooser.js';
 import { startPreviewServer, type PreviewServer } from '../../src/preview/server.js';
 import { decodeWire } from '../../src/preview/wire.js';
 import type { AddReport, EventPayloads, JobEvent } from '../../src/shared/contract.js';
@@ -251,6 +252,16 @@ describe('preview server: the in-page chooser that stands in for dialogs', () =>
     const second = api.invoke('dialog.pickFolder', { purpose: 'create-vault' });
     await api.chooser.answer((await cancelled).chooserId, null);
     expect(await second).toEqual({ ok: true, value: null });
+  });
+
+  it('opens a file chooser in the folder the back end names, only when the page may list it', () => {
+    const root = realpathSync(tempDir());
+    const asked: ChooserRequest[] = [];
+    const dialogs = new ChooserDialogs([root], (request) => asked.push(request));
+    void dialogs.pickFiles('header-restore', join(root, 'vault'));
+    void dialogs.pickFiles('header-restore', '/etc');
+    dialogs.cancel();
+    expect(asked.map((request) => request.startIn)).toEqual([join(root, 'vault'), undefined]);
   });
 
   it('says no chooser waits where the test answers the dialogs, and has no other chooser call there', async () => {

@@ -58,7 +58,14 @@ import { lockVault, useLockShortcut } from '../lock.js';
 import { useCapabilities } from '../host.js';
 import { useOpenWithApp } from '../open-with.js';
 import { plural } from '../../shared/plural.js';
-import { followMovedFolders, placeJob, setSelection, showFolder, useCoffer } from '../store.js';
+import {
+  askHeaderRestore,
+  followMovedFolders,
+  placeJob,
+  setSelection,
+  showFolder,
+  useCoffer,
+} from '../store.js';
 import { ErrorText } from './ErrorText.js';
 import { JobsPanel } from './JobsPanel.js';
 import { PreviewDialog } from './PreviewDialog.js';
@@ -418,6 +425,9 @@ export function Browser({ vault }: { vault: VaultSummary }) {
     }
     return change(async () => {
       if (files.length === 0) return;
+      // Refused here as the back end refuses the add, before the drop's bytes cross to it for nothing.
+      if (vault.readOnly) throw new ApiError('READ_ONLY', 'The vault is read-only.');
+      if (headerOlderThanData) throw new ApiError('INTEGRITY', 'The header in use is older than the data.');
       const { handle } = await registerDroppedFiles(files);
       await startAdd(handle, destination);
     });
@@ -561,6 +571,11 @@ export function Browser({ vault }: { vault: VaultSummary }) {
   );
 
   const lock = (): Promise<void> => run(() => lockVault(vaultId));
+  const lockToRestoreHeader = (): Promise<void> =>
+    run(async () => {
+      await lockVault(vaultId);
+      askHeaderRestore(true);
+    });
   useLockShortcut(
     useCallback((cause: unknown) => {
       setError(describeError(cause));
@@ -641,7 +656,7 @@ export function Browser({ vault }: { vault: VaultSummary }) {
       }}
       onDrop={onDrop}
     >
-      <VaultNotices />
+      <VaultNotices onRestoreHeader={() => void lockToRestoreHeader()} />
       <header className="toolbar">
         <nav className="breadcrumb" aria-label="Folder path">
           <Crumb

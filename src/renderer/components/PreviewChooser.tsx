@@ -32,8 +32,8 @@ export function PreviewChooser({ chooser }: { chooser: Chooser }) {
     } else setError(result.message);
   };
   useEffect(() => {
-    const root = request?.roots[0];
-    if (root !== undefined) void open(root);
+    const first = request?.startIn ?? request?.roots[0];
+    if (first !== undefined) void open(first);
   }, [request]);
 
   if (request === null) return null;

@@ -5,7 +5,7 @@ import type { VaultSummary } from '../../shared/contract.js';
 import { ApiError, call, describeError } from '../api.js';
 import { useFocusWhenNowhere, useRetypeAfterFailure } from '../focus.js';
 import { formatDuration } from '../format.js';
-import { showFolder, showNotices, showVault, useCoffer } from '../store.js';
+import { askHeaderRestore, showFolder, showNotices, showVault, useCoffer } from '../store.js';
 import { stoppedByLockNotice } from '../stopped-jobs.js';
 import { unlockNotices } from '../unlock-notices.js';
 import { unlockDelayMs } from '../../shared/unlock-delay.js';
@@ -62,6 +62,17 @@ export function UnlockScreen({ vault }: { vault: VaultSummary }) {
       setError(describeError(cause));
     }
   };
+  // Locked to restore the header backup (the browser's notice): the file dialog is the next step, so it opens.
+  const headerRestoreAsked = useCoffer((state) => state.headerRestoreAsked);
+  const latestChooseBackup = useRef(chooseBackup);
+  useEffect(() => {
+    latestChooseBackup.current = chooseBackup;
+  });
+  useEffect(() => {
+    if (!headerRestoreAsked) return;
+    askHeaderRestore(false);
+    void latestChooseBackup.current();
+  }, [headerRestoreAsked]);
 
   const submit = async (event: SyntheticEvent): Promise<void> => {
     event.preventDefault();

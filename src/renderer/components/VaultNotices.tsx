@@ -4,11 +4,11 @@ import { showNotices, useCoffer } from '../store.js';
 
 /**
  * Above the browser, in one alert (two at once are not all read out): for as long as the vault refuses every
- * change because its header is older than its data, that and how to end it (not dismissable: it stays true until
- * the newer header is back); then what unlocking found (damage, a vault gone back to an older copy), until
- * dismissed.
+ * change because its header is older than its data, that and how to end it, with a button that starts it
+ * (`onRestoreHeader`; not dismissable: it stays true until the newer header is back); then what unlocking found
+ * (damage, a vault gone back to an older copy), until dismissed.
  */
-export function VaultNotices() {
+export function VaultNotices({ onRestoreHeader }: { onRestoreHeader: () => void }) {
   const notices = useCoffer((state) => state.notices);
   const headerOlderThanData = useCoffer((state) => state.vault?.headerOlderThanData === true);
   if (!headerOlderThanData && notices.length === 0) return null;
@@ -25,10 +25,13 @@ export function VaultNotices() {
               stays as it is.
             </p>
             <p>
-              To put it back: lock the vault, choose “Restore a header backup…” on the Unlock screen and pick
-              “coffer.header.bak” in the vault folder (show all files).
+              To put it back, lock the vault and restore “coffer.header.bak” from the vault folder (show all
+              files) with a passphrase it holds.
             </p>
           </div>
+          <button type="button" onClick={onRestoreHeader}>
+            Lock and restore…
+          </button>
         </div>
       )}
       {notices.length > 0 && (

@@ -261,7 +261,8 @@ const COMMANDS: Readonly<Record<CommandName, CommandSpec>> = {
     details:
       'The log is sealed inside the vault and keeps the newest 10,000 entries; older ones are dropped and ' +
       'counted. Failed unlock attempts are counted and shown with the next unlock. Entries that are damaged, ' +
-      'missing, reordered or replayed are reported (exit code 4). Reading the log unlocks the vault, which is ' +
+      'missing, reordered or replayed, or sealed under a key the header in use lacks (an older header put back), ' +
+      'are reported (exit code 4). Reading the log unlocks the vault, which is ' +
       'logged too: on a vault that can be written, that repairs a last entry cut off by a crash (shown as ' +
       '"log repaired after a crash"); on one that cannot, such an entry is reported with exit code 1.',
     minArgs: 1,
@@ -286,7 +287,9 @@ const COMMANDS: Readonly<Record<CommandName, CommandSpec>> = {
       're-encryption that was stopped) is not rotated again: the re-encryption continues towards its newest key. ' +
       'It can be stopped (Ctrl-C, exit code 130) or cut off by a crash at any point: every file still reads, ' +
       'and running it again continues where it stopped. Anything damaged stays under its old key, which is kept ' +
-      '(exit code 4).',
+      '(exit code 4).\n\n' +
+      'Refused (exit code 4, nothing written) while the vault names a key id above every one the header holds: ' +
+      'the header is older than the data; import the newer one first ("coffer header <vault-dir> import <file>").',
     minArgs: 1,
     maxArgs: 1,
     options: {

@@ -326,6 +326,22 @@ describe('activity log: bound, crash and tampering', () => {
     expect(whole.entries.map((entry) => entry.seq)).toEqual([0, 1, 2, 3]);
   });
 
+  it('keeps the last entry when every entry is under the newer key (after a re-encryption), and goes on from it', () => {
+    const older = bareLog();
+    const newer = underNewerHeader(older);
+    appendMany(newer, 3);
+
+    const seen = older.log.read();
+    expect(seen.problems.map((problem) => problem.kind)).toEqual(['newer-key', 'newer-key', 'newer-key']);
+    older.log.append({ kind: 'rename', counts: { entries: 1 } });
+    expect(older.log.read().entries.map((entry) => entry.seq)).toEqual([3]);
+
+    const whole = newer.read();
+    expect(whole.problems).toEqual([]);
+    expect(kinds(whole.entries)).toEqual(['move', 'move', 'move', 'rename']);
+    expect(whole.entries.map((entry) => entry.seq)).toEqual([0, 1, 2, 3]);
+  });
+
   it('drops stale bytes that a crash left as a whole last entry, whatever key id they name', () => {
     const { log, dir } = bareLog();
     appendMany(log, 2);

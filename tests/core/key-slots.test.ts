@@ -518,7 +518,7 @@ describe('header backup', () => {
     expect((await collect(repaired.read('/a.txt'))).toString()).toBe('alpha');
   });
 
-  it('gives a new key an id above every one the vault names: a newer header imported later cannot hide what it sealed', async () => {
+  it('makes no new key while the data names one the header in use lacks, so the newer header can still be imported', async () => {
     const { dir, newer, root } = await olderHeaderPutBack(false);
     // Both files old: nothing holds writes back (FORMAT.md 4.7), and after.txt's key 2 is in neither.
     writeFileSync(join(dir, BACKUP), readFileSync(join(dir, HEADER)));
@@ -530,19 +530,30 @@ describe('header backup', () => {
       }),
     ]);
     expect(opened.headerOlderThanData).toBe(false);
-    // Not 2, which the newer header gave to the key after.txt is sealed under.
-    expect(await opened.rotateKey()).toEqual({ keyId: 3, previousKeyId: 1 });
-    await writeTree(join(root, 'src'), { 'later.txt': 'under key 3' });
+    const header = readFileSync(join(dir, HEADER));
+    // A key 2 made now would not be after.txt's; a key 3 would leave the data split between two headers.
+    for (const change of [() => opened.rotateKey(), () => opened.reencrypt()]) {
+      const refusal = await change().catch((error: unknown) => error);
+      expect(refusal).toBeInstanceOf(IntegrityError);
+      expect((refusal as Error).message).toMatch(
+        /the vault's data \(key 2\) names an encryption key the header in use does not hold\. The header in use is older than the data/u,
+      );
+    }
+    expect(readFileSync(join(dir, HEADER))).toEqual(header);
+    // Other changes are made, under key 1, which the newer header holds too.
+    await writeTree(join(root, 'src'), { 'later.txt': 'under key 1 again' });
     await opened.add([join(root, 'src', 'later.txt')]);
     opened.close();
 
-    // The newer header holds a key 2 but no key 3: importing it would hide later.txt, so it is refused.
-    const refusal = await Vault.importHeader(dir, newer, passphrase(), { sodium }).catch((e: unknown) => e);
-    expect(refusal).toBeInstanceOf(InvalidArgumentError);
-    expect((refusal as Error).message).toMatch(/does not hold key 3/u);
-    const reopened = track(await Vault.open(dir, { sodium }));
-    await reopened.unlock(passphrase());
-    expect((await collect(reopened.read('/later.txt'))).toString()).toBe('under key 3');
+    expect(await Vault.importHeader(dir, newer, passphrase(), { sodium })).toEqual([]);
+    const repaired = track(await Vault.open(dir, { sodium }));
+    expect(await repaired.unlock(passphrase())).toEqual([]);
+    const read = async (path: string) => (await collect(repaired.read(path))).toString();
+    expect([await read('/after.txt'), await read('/later.txt')]).toEqual([
+      'under key 2',
+      'under key 1 again',
+    ]);
+    expect(await repaired.rotateKey()).toEqual({ keyId: 3, previousKeyId: 2 });
   });
 
   it('keeps the log entry under the newer key when an older header is put back over both files', async () => {
@@ -552,6 +563,8 @@ describe('header backup', () => {
     const opened = track(await Vault.open(dir, { sodium }));
     expect(await opened.unlock(passphrase())).toEqual([]);
     expect(opened.activityLog().problems.map(({ kind }) => kind)).toEqual(['newer-key']);
+    // The log alone names key 2: enough to refuse a new key (FORMAT.md 11).
+    await expect(opened.rotateKey()).rejects.toThrow(/the vault's data \(key 2\) names an encryption key/u);
     opened.close();
 
     expect(await Vault.importHeader(dir, newer, passphrase(), { sodium })).toEqual([]);
@@ -565,6 +578,43 @@ describe('header backup', () => {
       'unlock',
       'header-imported',
       'unlock',
+    ]);
+  });
+
+  it('lets the newer header back after an older one put back over both files wrote under a key re-encryption removed', async () => {
+    const { dir, exported, newer } = await olderHeaderPutBack(true);
+    writeFileSync(join(dir, BACKUP), exported);
+    // Writable: its unlock entries are sealed under key 1, which the newer header no longer holds.
+    const first = track(await Vault.open(dir, { sodium }));
+    await first.unlock(passphrase());
+    first.close();
+    const opened = track(await Vault.open(dir, { sodium }));
+    expect((await opened.unlock(passphrase())).length).toBeGreaterThan(0);
+    expect(opened.headerOlderThanData).toBe(false);
+    // Every entry before them is under key 2 (re-encrypted), the last one too: kept, not dropped as torn.
+    expect(opened.activityLog().problems.map(({ kind }) => kind)).toEqual(Array(4).fill('newer-key'));
+    opened.close();
+
+    expect(await Vault.importHeader(dir, newer, passphrase(), { sodium })).toEqual([]);
+    const repaired = track(await Vault.open(dir, { sodium }));
+    expect(await repaired.unlock(passphrase())).toEqual([]);
+    const read = async (path: string) => (await collect(repaired.read(path))).toString();
+    expect([await read('/before.txt'), await read('/after.txt')]).toEqual(['under key 1', 'under key 2']);
+    // Of the older header's two unlock entries, the last went as a torn one at the import's append; the other stays.
+    const report = repaired.activityLog();
+    expect(report.problems.map(({ message }) => message)).toEqual([
+      expect.stringMatching(
+        /^Entry 5 of the activity log is sealed under key 1, which the header in use no longer holds/u,
+      ),
+    ]);
+    expect(report.entries.map(({ seq, kind }) => `${seq} ${kind}`)).toEqual([
+      '0 add',
+      '1 rotate',
+      '2 reencrypt',
+      '3 add',
+      '5 log-repaired',
+      '6 header-imported',
+      '7 unlock',
     ]);
   });
 

@@ -41,7 +41,7 @@ describe('key rotation without re-encryption', () => {
     expect(reopened.activityLog().problems).toEqual([]);
   });
 
-  it('is refused, changing nothing, when damage names the largest key id or the log cannot be read', async () => {
+  it('is refused, changing nothing, when damage names a key id above the header’s or the log cannot be read', async () => {
     const { vault, dir, root } = await newVault();
     await writeTree(root, { 'a.txt': 'alpha', 'b.txt': 'beta' });
     await vault.add([join(root, 'a.txt')]);
@@ -56,7 +56,7 @@ describe('key rotation without re-encryption', () => {
     const opened = track(await Vault.open(dir, { sodium: nativeSodium }));
     await opened.unlock(passphrase());
     await expect(opened.rotateKey()).rejects.toThrow(
-      /names key id 4294967295, the largest there is, so a new key has no id left/u,
+      /the vault's data \(key 4294967295\) names an encryption key the header in use does not hold/u,
     );
     // Longer than a reader reads (FORMAT.md 10.1): which key ids it names cannot be known.
     writeFileSync(logPath, Buffer.concat([log, Buffer.alloc(16_384 * 100)]));

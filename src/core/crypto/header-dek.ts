@@ -33,20 +33,14 @@ function verifiedHeader(sodium: SodiumBackend, keys: UnlockedKeys, headerBytes: 
 }
 
 /**
- * The key id a new DEK gets (FORMAT.md section 11): one more than the largest of `keyIds`, the header's and every one
- * the vault names, so that no id is given to a second key while something is sealed under the first.
- * @throws {@link InvalidArgumentError} when no id is left above them, which only damage naming the largest one
- * reaches (rotations alone would take 4,294,967,295).
+ * The key id a new DEK gets: one more than the largest in the header, so ids are never reused.
+ * @throws {@link InvalidArgumentError} when the ids are used up (4,294,967,295 rotations).
  */
-export function nextKeyId(keyIds: Iterable<number>): number {
-  let largest = 0;
-  for (const keyId of keyIds) largest = Math.max(largest, keyId);
-  if (largest >= MAX_KEY_ID)
-    throw new InvalidArgumentError(
-      `The vault names key id ${String(largest)}, the largest there is, so a new key has no id left. ` +
-        'No rotation makes that many keys: it is damage. Run "coffer verify" to find what names it.',
-    );
-  return largest + 1;
+export function nextKeyId(keyIds: readonly number[]): number {
+  const next = Math.max(0, ...keyIds) + 1;
+  if (next > MAX_KEY_ID)
+    throw new InvalidArgumentError('This vault has used every key id; it cannot rotate again.');
+  return next;
 }
 
 /**

@@ -130,21 +130,31 @@ function underNewerKey(entry: Buffer, keyring: Keyring): boolean {
 }
 
 /**
- * The seq the entry at `position` has by its place: the nearest opened entry's before it plus the distance from
- * it; undefined when none before it opens.
+ * The seq a rewrite gives the first entry it adds after `entries` (FORMAT.md 10.3): by position after the last
+ * that opens; in a log where none opens, after the last one's seq field when it is under a newer key (it was kept
+ * because that field follows the entry before it), else the number of entries.
  */
-function seqByPosition(opened: readonly (ActivityEntry | undefined)[], position: number): number | undefined {
-  for (let before = Math.min(position, opened.length) - 1; before >= 0; before--) {
-    const entry = opened[before];
-    if (entry !== undefined) return entry.seq + (position - before);
+function nextSeq(
+  entries: readonly Buffer[],
+  opened: readonly (ActivityEntry | undefined)[],
+  keyring: Keyring,
+): number {
+  const lastOpened = opened.findLastIndex((entry) => entry !== undefined);
+  const entry = opened[lastOpened];
+  if (entry !== undefined) return entry.seq + (opened.length - lastOpened);
+  const last = entries.at(-1);
+  if (last !== undefined && underNewerKey(last, keyring)) {
+    const claimed = LogSealer.claimedSeq(last);
+    if (claimed < BigInt(Number.MAX_SAFE_INTEGER)) return Number(claimed) + 1;
   }
-  return undefined;
+  return entries.length;
 }
 
 /**
  * Whether the last whole entry is a torn one (FORMAT.md 10.4): it does not open, nothing follows it, and it is not
- * the entry a writer under a newer header appended (under a newer key, at the seq its position gives). Stale bytes
- * that a crash left in its place are thus dropped, and an entry under the key an older header lacks kept.
+ * the entry a writer under a newer header appended (under a newer key, its seq field one more than the entry
+ * before it's, or 0 for the first). Stale bytes that a crash left in its place are thus dropped, and an entry under
+ * a key an older header lacks is kept, also when every entry is under such keys (after a re-encryption).
  */
 function tornLastEntry(
   entries: readonly Buffer[],
@@ -154,12 +164,9 @@ function tornLastEntry(
 ): boolean {
   const last = entries.at(-1);
   if (last === undefined || tornBytes > 0 || opened.at(-1) !== undefined) return false;
-  const bySeq = seqByPosition(opened, entries.length - 1);
-  return !(
-    underNewerKey(last, keyring) &&
-    bySeq !== undefined &&
-    LogSealer.claimedSeq(last) === BigInt(bySeq)
-  );
+  const before = entries.at(-2);
+  const follows = before === undefined ? 0n : LogSealer.claimedSeq(before) + 1n;
+  return !(underNewerKey(last, keyring) && LogSealer.claimedSeq(last) === follows);
 }
 
 /** The most bytes a log file that a writer made can have. */
@@ -248,7 +255,16 @@ function unopenedEntryProblem(stored: Buffer | undefined, position: number, keyr
       message:
         `Entry ${position + 1} of the activity log is sealed under key ${claimedKeyId(stored)}, which the header in ` +
         'use does not hold: the header is older than the log (one from before a key rotation was put back), or ' +
-        'the entry was damaged. Import the newer header ("coffer header import") to read it.',
+        'the entry was damaged. Restoring the newer header (coffer.header.bak, or a header backup made after the ' +
+        'last key rotation) makes it readable.',
+    };
+  if (stored !== undefined && keyring.lacking([claimedKeyId(stored)]).length > 0)
+    return {
+      kind: 'damaged',
+      message:
+        `Entry ${position + 1} of the activity log is sealed under key ${claimedKeyId(stored)}, which the header in ` +
+        'use no longer holds: an older header, put back after a re-encryption removed that key, wrote it; or it ' +
+        'was damaged. It cannot be read again.',
     };
   return {
     kind: 'damaged',
@@ -414,7 +430,7 @@ export class ActivityLog {
       opened.pop();
       discardedEntries = 1;
     }
-    let seq = seqByPosition(opened, opened.length) ?? entries.length;
+    let seq = nextSeq(entries, opened, this.#keyring);
     const added: ActivityEvent[] = [];
     if (tornBytes > 0 || discardedEntries > 0)
       added.push({ kind: 'log-repaired', counts: { tornBytes, discardedEntries } });

@@ -131,18 +131,42 @@ async function isWritable(dir: string): Promise<boolean> {
 
 /**
  * Refuses a header that lacks a key the vault's data is sealed under (FORMAT.md 4.7): one exported before a key
- * rotation would make everything written since unreadable. Blobs are not read for this (a vault's blob headers are as many as its files); the key they name is one
- * the index or the log names too, as a key leaves the header only when nothing names it (section 11).
+ * rotation would make everything written since unreadable. Blobs are not read for this (a vault's blob headers
+ * are as many as its files); the key they name is one the index or the log names too, as a key leaves the header
+ * only when nothing names it (section 11). A key id below the header's largest that only log entries name does not
+ * refuse it: a re-encryption removed that key, and an older header put back since wrote those entries; refusing
+ * would keep the newer header, the only one that reads the data, out for the sake of log entries.
  * @throws {@link InvalidArgumentError} naming the key ids the header lacks.
  */
 function refuseLackingKeys(db: IndexDb, log: ActivityLog, keyring: Keyring): void {
-  const lacking = keyring.lacking(keyIdsNamed(db, log));
+  const largest = Math.max(...keyring.keyIds);
+  const lacking = [
+    ...new Set([
+      ...keyring.lacking(db.keyIdsNamed()),
+      ...keyring.lacking(logKeyIdsNamed(log)).filter((keyId) => keyId > largest),
+    ]),
+  ].sort((a, b) => a - b);
   if (lacking.length === 0) return;
   throw new InvalidArgumentError(
-    `This header does not hold key ${lacking.join(', ')}, under which data in the vault is sealed: it was exported before a key ` +
-      'rotation, and importing it would make that data unreadable. Nothing was written. Import a header exported ' +
-      'after the last rotation ("coffer info" lists the key ids a vault uses).',
+    `This header does not hold key ${lacking.join(', ')}, under which data in the vault is sealed: ` +
+      (lacking.some((keyId) => keyId > largest)
+        ? 'it was exported before a key rotation'
+        : 'a re-encryption removed that key, and files were added under it since (an older header was put back)') +
+      ', and importing it would make that data unreadable. Nothing was written. Import a header that holds every ' +
+      'key the vault uses ("coffer info" lists them).',
   );
+}
+
+/**
+ * The key ids the activity log's whole entries name (FORMAT.md 4.7).
+ * @throws {@link IntegrityError} or {@link IoError} when the log cannot be read at all.
+ */
+function logKeyIdsNamed(log: ActivityLog): Set<number> {
+  try {
+    return log.keyIdsNamed();
+  } catch (error) {
+    throw asIoError(error, 'Could not read the activity log');
+  }
 }
 
 /**
@@ -150,13 +174,26 @@ function refuseLackingKeys(db: IndexDb, log: ActivityLog, keyring: Keyring): voi
  * @throws {@link IntegrityError} or {@link IoError} when the log cannot be read at all.
  */
 function keyIdsNamed(db: IndexDb, log: ActivityLog): number[] {
-  let logNamed: Set<number>;
-  try {
-    logNamed = log.keyIdsNamed();
-  } catch (error) {
-    throw asIoError(error, 'Could not read the activity log');
-  }
-  return [...db.keyIdsNamed(), ...logNamed];
+  return [...db.keyIdsNamed(), ...logKeyIdsNamed(log)];
+}
+
+/**
+ * Refuses a new key while the vault names a key id above every one the header holds (FORMAT.md section 11): the
+ * header is older than the data, and a new key would leave the vault's data split between two headers, neither of
+ * which reads all of it (the newer header could then no longer be imported).
+ * @throws {@link IntegrityError} (`unknown-key`) naming those key ids; nothing is written.
+ */
+function refuseKeysAbove(held: readonly number[], named: Iterable<number>): void {
+  const largest = Math.max(0, ...held);
+  const above = [...new Set(named)].filter((keyId) => keyId > largest).sort((a, b) => a - b);
+  if (above.length === 0) return;
+  throw new IntegrityError('unknown-key', {
+    subject: `vault's data (key ${above.join(', ')})`,
+    advice:
+      'The header in use is older than the data: one from before a key rotation was put back. No new key was ' +
+      'made. Restore the newer header first (coffer.header.bak, or a header backup made after the last key ' +
+      'rotation). If there is none, this is damage: "coffer verify" lists what names the key.',
+  });
 }
 
 /** What an unlock reports: the rows that did not open, and why nothing is written when writes are held back. */
@@ -424,13 +461,14 @@ export class Vault {
   async #keysOnlyInBackupNamed(keys: Session['keys']): Promise<number[]> {
     const onlyInBackup = await keyIdsOnlyInBackup(this.dir, this.#sodium, this.#headerBytes);
     if (onlyInBackup.length === 0) return [];
-    let named: Set<number>;
+    let logNamed: Iterable<number>;
     try {
-      named = new Set(keyIdsNamed(this.#db, this.#activityLogUnder(keys)));
+      logNamed = this.#activityLogUnder(keys).keyIdsNamed();
     } catch {
       // A log that cannot be read may name any of them: holding writes back loses nothing, a repair might.
       return onlyInBackup;
     }
+    const named = new Set([...this.#db.keyIdsNamed(), ...logNamed]);
     return onlyInBackup.filter((keyId) => named.has(keyId));
   }
 
@@ -1321,14 +1359,15 @@ export class Vault {
   }
 
   /**
-   * Rotates the data key (FORMAT.md section 2): a new DEK, with the next key id (above every one the header holds
-   * or the vault names, section 11), is added to the header as the last one, and new data (contents, records, the tree snapshot, log entries) is written under it. Nothing stored is
+   * Rotates the data key (FORMAT.md section 2): a new DEK, with the next key id, is added to the header as the last
+   * one, and new data (contents, records, the tree snapshot, log entries) is written under it. Nothing stored is
    * re-encrypted: what older keys sealed still reads. The header is replaced atomically, so a crash leaves the old
    * header or the new one, and data is written under the new key only once the new header is durable.
    * @returns the new key id and the one it replaces as the active key.
    * @throws {@link BusyError} while an add, delete or verify runs (reads wait for it instead).
-   * @throws {@link ReadOnlyVaultError}; {@link IntegrityError} when the header's MAC no longer verifies or the
-   * activity log is not one that can be read; {@link InvalidArgumentError} when damage names the largest key id.
+   * @throws {@link ReadOnlyVaultError}; {@link IntegrityError} when the header's MAC no longer verifies, the vault
+   * names a key id above every one the header holds (an older header put back), or the activity log cannot be
+   * read; {@link InvalidArgumentError} when the header has used every key id.
    * @throws {@link IoError} when the header cannot be written or the log read (the header is then unchanged).
    */
   async rotateKey(): Promise<{ keyId: number; previousKeyId: number }> {
@@ -1358,8 +1397,8 @@ export class Vault {
       // Through the one way headers change: atomically, with its backup, after any change before it.
       await this.#changeHeader((current, headerBytes) => {
         const held = parseVaultHeader(this.#sodium, headerBytes).deks.map((wrapped) => wrapped.keyId);
-        // Not only the header's: one put back older than the data lacks the ids the data's newer keys have.
-        keyId = nextKeyId([...held, ...keyIdsNamed(this.#db, this.#activityLogUnder(current.keys))]);
+        refuseKeysAbove(held, keyIdsNamed(this.#db, this.#activityLogUnder(current.keys)));
+        keyId = nextKeyId(held);
         return Promise.resolve({
           headerBytes: addDekToHeader(this.#sodium, current.keys, headerBytes, keyId, dek),
           openedSlotSalt: current.keys.openedSlotSalt,
@@ -1386,8 +1425,8 @@ export class Vault {
    * then stay in the header, so that nothing becomes unreadable.
    * @throws {@link BusyError} while an add, delete, verify, rotation or another re-encryption runs.
    * @throws {@link CancelledError} when `signal` aborts or the vault is locked (what was done stays done).
-   * @throws {@link ReadOnlyVaultError}; {@link IntegrityError} when the index's rows do not match its commitment;
-   * {@link IoError} when the vault cannot be written; as {@link Vault.rotateKey} when it rotates first.
+   * @throws {@link ReadOnlyVaultError}; {@link IntegrityError} when the index's rows do not match its commitment,
+   * or as for {@link Vault.rotateKey} (nothing is done then); {@link IoError} when the vault cannot be written.
    */
   async reencrypt(options: JobOptions = {}): Promise<ReencryptReport> {
     const session = this.#unlocked();
@@ -1403,7 +1442,9 @@ export class Vault {
     try {
       await turn(async (signal) => {
         checkVaultFolder(this.dir);
-        if (session.keys.keyring.keyIds.length === 1) {
+        const { keyring } = session.keys;
+        refuseKeysAbove(keyring.keyIds, keyIdsNamed(this.#db, this.#activityLogUnder(session.keys)));
+        if (keyring.keyIds.length === 1) {
           await this.#rotate(session);
           rotated = true;
         }

@@ -314,7 +314,7 @@ test('an older header put back by hand changes nothing until coffer.header.bak i
 
   // The notice's button locks and asks for the header backup at once.
   await coffer.answerFileDialogs([[join(dir, HEADER_BACKUP_FILE)]]);
-  await held.getByRole('button', { name: 'Lock and restore…' }).click();
+  await held.getByRole('button', { name: 'Lock and restore the header…' }).click();
   const dialog = page.getByRole('dialog', { name: 'Restore a header backup' });
   await dialog.getByLabel('A passphrase of the backup', { exact: true }).fill(PASSPHRASE);
   await dialog.getByRole('button', { name: 'Restore header' }).click();

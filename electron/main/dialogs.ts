@@ -40,7 +40,8 @@ export function nativeDialogs(getWindow: () => BrowserWindow | null): DialogProv
               buttonLabel: 'Choose',
               ...(startIn === undefined ? {} : { defaultPath: startIn }),
               filters: [
-                { name: 'Coffer header backups', extensions: ['coffer-header'] },
+                // coffer.header.bak too: the dialog opens in the vault folder to restore it.
+                { name: 'Coffer header backups', extensions: ['coffer-header', 'bak'] },
                 { name: 'All files', extensions: ['*'] },
               ],
               properties: ['openFile', 'dontAddToRecent'],

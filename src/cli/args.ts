@@ -249,8 +249,9 @@ const COMMANDS: Readonly<Record<CommandName, CommandSpec>> = {
     details:
       'An exported header opens the vault with the passphrases and recovery key it held when exported, even after ' +
       'they are changed or removed: keep it as safe as they are, and export again after each change. import ' +
-      "refuses a file that is not a Coffer header (exit 1), another vault's header or a damaged one (exit 4) and " +
-      'one the passphrase does not open (exit 3).',
+      "refuses a file that is not a Coffer header (exit 1), another vault's header or a damaged one (exit 4), " +
+      "one the passphrase does not open (exit 3), and one that lacks a key the vault's data is sealed under " +
+      '(exported before a key rotation; exit 1), writing nothing.',
     minArgs: 3,
     maxArgs: 3,
     options: {},

@@ -86,10 +86,10 @@ export interface CofferState {
    */
   readonly stoppedByLock: readonly StoppedWork[];
   /**
-   * The person locked the vault to restore its header backup (from the notice of a header older than the data): the
-   * unlock screen asks for the backup file at once. Nothing decrypted: it outlives the lock it follows.
+   * The vault whose header backup the person locked it to restore (from the notice of a header older than the
+   * data): its unlock screen asks for the backup file at once. Nothing decrypted: it outlives the lock it follows.
    */
-  readonly headerRestoreAsked: boolean;
+  readonly headerRestoreAsked: string | null;
 }
 
 const EMPTY: Pick<
@@ -118,7 +118,7 @@ const EMPTY: Pick<
 export const useCoffer = create<CofferState>()(() => ({
   vault: null,
   stoppedByLock: [],
-  headerRestoreAsked: false,
+  headerRestoreAsked: null,
   ...EMPTY,
 }));
 
@@ -160,12 +160,12 @@ export function vaultLocked(vaultId: string, stoppedJobs?: readonly StoppedWork[
 export function vaultClosed(vaultId: string): void {
   if (useCoffer.getState().vault?.vaultId !== vaultId) return;
   clearVaultContents();
-  useCoffer.setState({ vault: null, stoppedByLock: [], headerRestoreAsked: false });
+  useCoffer.setState({ vault: null, stoppedByLock: [], headerRestoreAsked: null });
 }
 
-/** Notes (true) that the unlock screen is to ask for the header backup at once, or (false) that it has. */
-export function askHeaderRestore(asked: boolean): void {
-  useCoffer.setState({ headerRestoreAsked: asked });
+/** Notes that `vaultId`'s unlock screen is to ask for its header backup at once, or (null) that it has. */
+export function askHeaderRestore(vaultId: string | null): void {
+  useCoffer.setState({ headerRestoreAsked: vaultId });
 }
 
 export function showFolder(folder: string, entries: readonly VaultEntry[]): void {

@@ -719,7 +719,7 @@ describe('a vault whose header is older than its data', () => {
       within(alert)
         .getAllByRole('button')
         .map((button) => button.textContent),
-    ).toEqual(['Lock and restore…']);
+    ).toEqual(['Lock and restore the header…']);
     // A lock clears it with everything else the unlock found.
     act(() => {
       vaultLocked(VAULT.vaultId);
@@ -727,14 +727,14 @@ describe('a vault whose header is older than its data', () => {
     expect(screen.queryByRole('alert')).toBeNull();
   });
 
-  it('locks on “Lock and restore…”, and has the unlock screen ask for the header backup', async () => {
+  it('locks on “Lock and restore the header…”, and has the unlock screen ask for the header backup', async () => {
     const { requests } = await browse(ROOT, { 'vault.lock': () => null });
     act(() => {
       showVault({ ...VAULT, headerOlderThanData: true });
     });
-    await userEvent.click(screen.getByRole('button', { name: 'Lock and restore…' }));
+    await userEvent.click(screen.getByRole('button', { name: 'Lock and restore the header…' }));
     await waitFor(() => {
-      expect(useCoffer.getState().headerRestoreAsked).toBe(true);
+      expect(useCoffer.getState().headerRestoreAsked).toBe(VAULT.vaultId);
     });
     expect(requests('vault.lock')).toEqual([{ vaultId: VAULT.vaultId }]);
     expect(useCoffer.getState().vault).toMatchObject({ locked: true, headerOlderThanData: false });
@@ -743,12 +743,12 @@ describe('a vault whose header is older than its data', () => {
   it('asks nothing more when the lock fails: the vault stays shown, with the failure in words', async () => {
     await browse(ROOT, { 'vault.lock': () => new Refusal('IO') });
     act(() => {
-      useCoffer.setState({ headerRestoreAsked: false });
+      useCoffer.setState({ headerRestoreAsked: null });
       showVault({ ...VAULT, headerOlderThanData: true });
     });
-    await userEvent.click(screen.getByRole('button', { name: 'Lock and restore…' }));
+    await userEvent.click(screen.getByRole('button', { name: 'Lock and restore the header…' }));
     expect(await screen.findByText(errorSentence('IO'))).toBeTruthy();
-    expect(useCoffer.getState().headerRestoreAsked).toBe(false);
+    expect(useCoffer.getState().headerRestoreAsked).toBeNull();
     expect(useCoffer.getState().vault?.locked).toBe(false);
   });
 

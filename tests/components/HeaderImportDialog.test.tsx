@@ -42,7 +42,7 @@ const description = (element: HTMLElement) =>
     .join(' ');
 
 beforeEach(() => {
-  useCoffer.setState({ vault: null, headerRestoreAsked: false });
+  useCoffer.setState({ vault: null, headerRestoreAsked: null });
 });
 
 describe('restoring a header backup', () => {
@@ -61,11 +61,18 @@ describe('restoring a header backup', () => {
   });
 
   it('asks for the file at once when the vault was locked to restore it, and only that once', async () => {
-    useCoffer.setState({ headerRestoreAsked: true });
+    useCoffer.setState({ headerRestoreAsked: LOCKED_VAULT.vaultId });
     const api = showUnlock();
     expect(await screen.findByRole('dialog', { name: 'Restore a header backup' })).toBeTruthy();
     expect(requests(api, 'dialog.pickFiles')).toEqual([{ purpose: 'header-restore', vaultId: 'v1' }]);
-    expect(useCoffer.getState().headerRestoreAsked).toBe(false);
+    expect(useCoffer.getState().headerRestoreAsked).toBeNull();
+  });
+
+  it('asks nothing for another vault’s restore', async () => {
+    useCoffer.setState({ headerRestoreAsked: 'another vault' });
+    const api = showUnlock();
+    await settle();
+    expect(requests(api, 'dialog.pickFiles')).toEqual([]);
   });
 
   it('opens nothing when the file dialog is cancelled', async () => {

@@ -114,6 +114,15 @@ describe('the preview’s chooser', () => {
     expect(within(dialog).getByRole('button', { name: 'letter.pdf' })).toBeTruthy();
   });
 
+  it('opens in the first root when the start folder cannot be listed', async () => {
+    const { chooser, ask } = fakeChooser();
+    render(<PreviewChooser chooser={chooser} />);
+    await ask({ ...filesRequest, purpose: 'header-restore', startIn: '/home/u/gone' });
+    const dialog = await screen.findByRole('dialog', { name: 'Choose files' });
+    expect(await within(dialog).findByRole('button', { name: 'a.txt' })).toBeTruthy();
+    expect(within(dialog).queryByText('/home/u/gone cannot be listed.')).toBeNull();
+  });
+
   it('says how many entries of a large folder are not listed', async () => {
     const { chooser, ask } = fakeChooser();
     render(<PreviewChooser chooser={chooser} />);

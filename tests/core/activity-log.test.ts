@@ -372,6 +372,18 @@ describe('activity log: bound, crash and tampering', () => {
     }
   });
 
+  it('counts no key id of a last entry whose seq does not follow (stale bytes), and those of real entries', () => {
+    const older = bareLog();
+    appendMany(older.log, 2);
+    const stale = nativeSodium.randomBytes(E).fill(0x7f, 0, 8).fill(0xfe, 8, 12);
+    editEntries(older.dir, (entries) => [...entries, stale]);
+    // Stale bytes name key 4,278,124,286; counted, they would refuse every header import.
+    expect(older.log.keyIdsNamed()).toEqual(new Set([1]));
+    editEntries(older.dir, (entries) => entries.slice(0, -1));
+    underNewerHeader(older).append({ kind: 'rotate', counts: { keyId: 2, previousKeyId: 1 } });
+    expect(older.log.keyIdsNamed()).toEqual(new Set([1, 2]));
+  });
+
   it('keeps a damaged whole entry that torn bytes follow: an earlier append wrote it whole', () => {
     const { log, dir } = bareLog();
     appendMany(log, 3);

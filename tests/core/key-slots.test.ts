@@ -585,6 +585,7 @@ describe('header backup', () => {
     const { dir, exported, newer } = await olderHeaderPutBack(true);
     writeFileSync(join(dir, BACKUP), exported);
     // Writable: its unlock entries are sealed under key 1, which the newer header no longer holds.
+    const index = readFileSync(join(dir, 'index.sqlite'));
     const first = track(await Vault.open(dir, { sodium }));
     await first.unlock(passphrase());
     first.close();
@@ -593,6 +594,11 @@ describe('header backup', () => {
     expect(opened.headerOlderThanData).toBe(false);
     // Every entry before them is under key 2 (re-encrypted), the last one too: kept, not dropped as torn.
     expect(opened.activityLog().problems.map(({ kind }) => kind)).toEqual(Array(4).fill('newer-key'));
+    // A repair would seal the index commitment under key 1, which no header reading the data holds.
+    await expect(opened.verify({ repair: true })).rejects.toThrow(
+      /the vault index \(key 2\) names an encryption key the header in use does not hold/u,
+    );
+    expect(readFileSync(join(dir, 'index.sqlite')).equals(index)).toBe(true);
     opened.close();
 
     expect(await Vault.importHeader(dir, newer, passphrase(), { sodium })).toEqual([]);
@@ -600,22 +606,26 @@ describe('header backup', () => {
     expect(await repaired.unlock(passphrase())).toEqual([]);
     const read = async (path: string) => (await collect(repaired.read(path))).toString();
     expect([await read('/before.txt'), await read('/after.txt')]).toEqual(['under key 1', 'under key 2']);
-    // Of the older header's two unlock entries, the last went as a torn one at the import's append; the other stays.
+    // Of the older header's entries (two unlocks, the refused repair), the last went as a torn one at the import's
+    // append; the others stay, said to be under a key the header no longer holds.
     const report = repaired.activityLog();
-    expect(report.problems.map(({ message }) => message)).toEqual([
-      expect.stringMatching(
-        /^Entry 5 of the activity log is sealed under key 1, which the header in use no longer holds/u,
+    expect(report.problems.map(({ message }) => message.slice(0, message.indexOf(':')))).toEqual(
+      [5, 6].map(
+        (entry) =>
+          `Entry ${entry} of the activity log is sealed under key 1, which the header in use no longer holds`,
       ),
-    ]);
+    );
     expect(report.entries.map(({ seq, kind }) => `${seq} ${kind}`)).toEqual([
       '0 add',
       '1 rotate',
       '2 reencrypt',
       '3 add',
-      '5 log-repaired',
-      '6 header-imported',
-      '7 unlock',
+      '6 log-repaired',
+      '7 header-imported',
+      '8 unlock',
     ]);
+    // That entry, under a key no header holds now, does not keep a later re-encryption from retiring key 2.
+    expect(await repaired.reencrypt()).toMatchObject({ keyId: 3, removedKeyIds: [2], problems: [] });
   });
 
   it('makes header changes while a damaged log entry names a key no header holds', async () => {

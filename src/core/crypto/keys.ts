@@ -144,6 +144,16 @@ export class Keyring {
   }
 
   /**
+   * Of `keyIds`, those above every key id the ring holds (sorted, each once): a newer header's, when an older one
+   * was put back (FORMAT.md 4.7, 11).
+   * @throws {@link VaultLockedError} after {@link Keyring.wipe}.
+   */
+  above(keyIds: Iterable<number>): number[] {
+    const largest = Math.max(0, ...this.keyIds);
+    return [...new Set(keyIds)].filter((keyId) => keyId > largest).sort((a, b) => a - b);
+  }
+
+  /**
    * Wipes and forgets a key that nothing names any more (re-encryption retired it, FORMAT.md section 11).
    * @throws {@link InvalidArgumentError} for the active key: new data is written with it.
    */

@@ -164,9 +164,15 @@ function tornLastEntry(
 ): boolean {
   const last = entries.at(-1);
   if (last === undefined || tornBytes > 0 || opened.at(-1) !== undefined) return false;
+  return !(underNewerKey(last, keyring) && seqFollows(entries));
+}
+
+/** Whether the last entry's seq field is one more than the entry before it's (0 when it is the only one). */
+function seqFollows(entries: readonly Buffer[]): boolean {
+  const last = entries.at(-1);
   const before = entries.at(-2);
-  const follows = before === undefined ? 0n : LogSealer.claimedSeq(before) + 1n;
-  return !(underNewerKey(last, keyring) && LogSealer.claimedSeq(last) === follows);
+  if (last === undefined) return false;
+  return LogSealer.claimedSeq(last) === (before === undefined ? 0n : LogSealer.claimedSeq(before) + 1n);
 }
 
 /** The most bytes a log file that a writer made can have. */
@@ -304,7 +310,8 @@ export class ActivityLog {
 
   /**
    * The key ids the log's entries name (bytes 8–11 of each, FORMAT.md 11.1), read without opening them; none when
-   * the log is missing or is not this vault's.
+   * the log is missing or is not this vault's. A last entry whose seq field does not follow the one before it is
+   * left out: stale bytes a crash left, which could name any key id (FORMAT.md 4.7).
    */
   keyIdsNamed(): Set<number> {
     const bytes = readVaultFile(this.#path, LOG_READ_CAP);
@@ -315,14 +322,16 @@ export class ActivityLog {
       if (error instanceof IntegrityError || error instanceof UnsupportedFormatError) return new Set();
       throw error;
     }
-    return new Set(split(bytes).entries.map(claimedKeyId));
+    const { entries, tornBytes } = split(bytes);
+    const counted = tornBytes === 0 && !seqFollows(entries) ? entries.slice(0, -1) : entries;
+    return new Set(counted.map(claimedKeyId));
   }
 
   /**
    * Seals every entry under an older key again under the active one, same seq and contents (re-encryption,
    * FORMAT.md section 11), and writes the file anew as a rewrite does (temp file, fsync, rename). Entries that do
    * not open stay byte for byte: they are damage, reported as before.
-   * @returns how many entries were sealed again, and how many claiming an older key did not open.
+   * @returns how many entries were sealed again, and how many claiming an older key the header holds did not open.
    * @throws {@link IntegrityError} or {@link UnsupportedFormatError} when the file is not this vault's log.
    * @throws the file system's error when it cannot be written (the old file stays).
    */
@@ -340,8 +349,10 @@ export class ActivityLog {
         return sealed;
       } catch (error) {
         if (!(error instanceof IntegrityError)) throw error;
-        // Counted when it names an older key: one claiming the active key names nothing to retire.
-        if (claimedKeyId(entry) !== this.#keyring.activeKeyId) unopened++;
+        // Counted when it names an older key the header holds: one claiming the active key names nothing to
+        // retire, and one under a key the header lacks (a removed one's, a newer header's) stays as unreadable.
+        const keyId = claimedKeyId(entry);
+        if (keyId !== this.#keyring.activeKeyId && this.#keyring.find(keyId) !== undefined) unopened++;
         return entry;
       }
     });

@@ -253,10 +253,22 @@ export class Session {
    * Stores the commitment of the rows as they are now (`verify --repair`, after reporting that they differed), so
    * that writes work again.
    * @returns whether there was anything to store.
+   * @throws {@link IntegrityError} (`unknown-key`), nothing written, while the index names a key id above every one
+   * the header holds (FORMAT.md 8.7): sealed under this older header's key, the commitment would then be read by no
+   * header, and the newer one could not be imported.
    */
   recommit(): boolean {
     this.requireWritable();
     if (!this.db.committed) return false;
+    const above = this.keys.keyring.above(this.db.keyIdsNamed());
+    if (above.length > 0)
+      throw new IntegrityError('unknown-key', {
+        subject: `vault index (key ${above.join(', ')})`,
+        advice:
+          'The header in use is older than the index: one from before a key rotation was put back. Nothing was ' +
+          'repaired. Restore the newer header first (coffer.header.bak, or a header backup made after the last ' +
+          'key rotation).',
+      });
     const committer = new IndexCommitter(
       this.sodium,
       this.keys.keyring,

@@ -170,29 +170,26 @@ function logKeyIdsNamed(log: ActivityLog): Set<number> {
 }
 
 /**
- * The key ids the index and the activity log's whole entries name (FORMAT.md 11.1, read as 4.7 says).
- * @throws {@link IntegrityError} or {@link IoError} when the log cannot be read at all.
- */
-function keyIdsNamed(db: IndexDb, log: ActivityLog): number[] {
-  return [...db.keyIdsNamed(), ...logKeyIdsNamed(log)];
-}
-
-/**
  * Refuses a new key while the vault names a key id above every one the header holds (FORMAT.md section 11): the
  * header is older than the data, and a new key would leave the vault's data split between two headers, neither of
  * which reads all of it (the newer header could then no longer be imported).
- * @throws {@link IntegrityError} (`unknown-key`) naming those key ids; nothing is written.
+ * @throws {@link IntegrityError} (`unknown-key`) naming those key ids; nothing is written. As
+ * {@link logKeyIdsNamed} when the log cannot be read.
  */
-function refuseKeysAbove(held: readonly number[], named: Iterable<number>): void {
-  const largest = Math.max(0, ...held);
-  const above = [...new Set(named)].filter((keyId) => keyId > largest).sort((a, b) => a - b);
+function refuseKeysAbove(keyring: Keyring, db: IndexDb, log: ActivityLog): void {
+  const inIndex = keyring.above(db.keyIdsNamed());
+  const above = keyring.above([...inIndex, ...logKeyIdsNamed(log)]);
   if (above.length === 0) return;
   throw new IntegrityError('unknown-key', {
     subject: `vault's data (key ${above.join(', ')})`,
     advice:
       'The header in use is older than the data: one from before a key rotation was put back. No new key was ' +
       'made. Restore the newer header first (coffer.header.bak, or a header backup made after the last key ' +
-      'rotation). If there is none, this is damage: "coffer verify" lists what names the key.',
+      'rotation).' +
+      (inIndex.length === 0
+        ? ' If there is none, only activity-log entries name the key ("coffer log" lists them): moving ' +
+          'activity.log out of the vault folder (keep it as evidence) starts a new log and lets the keys change.'
+        : ''),
   });
 }
 
@@ -1396,9 +1393,8 @@ export class Vault {
     try {
       // Through the one way headers change: atomically, with its backup, after any change before it.
       await this.#changeHeader((current, headerBytes) => {
-        const held = parseVaultHeader(this.#sodium, headerBytes).deks.map((wrapped) => wrapped.keyId);
-        refuseKeysAbove(held, keyIdsNamed(this.#db, this.#activityLogUnder(current.keys)));
-        keyId = nextKeyId(held);
+        refuseKeysAbove(current.keys.keyring, this.#db, this.#activityLogUnder(current.keys));
+        keyId = nextKeyId(parseVaultHeader(this.#sodium, headerBytes).deks.map((wrapped) => wrapped.keyId));
         return Promise.resolve({
           headerBytes: addDekToHeader(this.#sodium, current.keys, headerBytes, keyId, dek),
           openedSlotSalt: current.keys.openedSlotSalt,
@@ -1443,7 +1439,7 @@ export class Vault {
       await turn(async (signal) => {
         checkVaultFolder(this.dir);
         const { keyring } = session.keys;
-        refuseKeysAbove(keyring.keyIds, keyIdsNamed(this.#db, this.#activityLogUnder(session.keys)));
+        refuseKeysAbove(keyring, this.#db, this.#activityLogUnder(session.keys));
         if (keyring.keyIds.length === 1) {
           await this.#rotate(session);
           rotated = true;

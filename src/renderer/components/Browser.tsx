@@ -574,7 +574,7 @@ export function Browser({ vault }: { vault: VaultSummary }) {
   const lockToRestoreHeader = (): Promise<void> =>
     run(async () => {
       await lockVault(vaultId);
-      askHeaderRestore(true);
+      askHeaderRestore(vaultId);
     });
   useLockShortcut(
     useCallback((cause: unknown) => {

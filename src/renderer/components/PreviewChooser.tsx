@@ -23,17 +23,24 @@ export function PreviewChooser({ chooser }: { chooser: Chooser }) {
     return stop;
   }, [chooser]);
 
-  const open = async (path: string): Promise<void> => {
+  /** Shows `path`'s entries; false (with the reason shown) when it cannot be listed. */
+  const open = async (path: string): Promise<boolean> => {
     const result = await chooser.list(path);
     if (result.ok) {
       setListing(result.value);
       setPicked(new Set());
       setError(null);
     } else setError(result.message);
+    return result.ok;
   };
   useEffect(() => {
-    const first = request?.startIn ?? request?.roots[0];
-    if (first !== undefined) void open(first);
+    const showFirst = async (): Promise<void> => {
+      const root = request?.roots[0];
+      // A start folder that cannot be listed (reached through a link, say) leaves the first root, not nothing.
+      if (request?.startIn !== undefined && (await open(request.startIn))) return;
+      if (root !== undefined) await open(root);
+    };
+    void showFirst();
   }, [request]);
 
   if (request === null) return null;

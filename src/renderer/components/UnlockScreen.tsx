@@ -63,14 +63,14 @@ export function UnlockScreen({ vault }: { vault: VaultSummary }) {
     }
   };
   // Locked to restore the header backup (the browser's notice): the file dialog is the next step, so it opens.
-  const headerRestoreAsked = useCoffer((state) => state.headerRestoreAsked);
+  const headerRestoreAsked = useCoffer((state) => state.headerRestoreAsked === vault.vaultId);
   const latestChooseBackup = useRef(chooseBackup);
   useEffect(() => {
     latestChooseBackup.current = chooseBackup;
   });
   useEffect(() => {
     if (!headerRestoreAsked) return;
-    askHeaderRestore(false);
+    askHeaderRestore(null);
     void latestChooseBackup.current();
   }, [headerRestoreAsked]);
 

@@ -30,7 +30,7 @@ export function VaultNotices({ onRestoreHeader }: { onRestoreHeader: () => void 
             </p>
           </div>
           <button type="button" onClick={onRestoreHeader}>
-            Lock and restore…
+            Lock and restore the header…
           </button>
         </div>
       )}

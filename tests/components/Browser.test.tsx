@@ -728,11 +728,24 @@ describe('a vault whose header is older than its data', () => {
   });
 
   it('locks on “Lock and restore the header…”, and has the unlock screen ask for the header backup', async () => {
-    const { requests } = await browse(ROOT, { 'vault.lock': () => null });
+    let locked = (): void => undefined;
+    const { requests } = await browse(ROOT, {
+      'vault.lock': () =>
+        new Promise<null>((resolve) => {
+          locked = () => {
+            resolve(null);
+          };
+        }),
+    });
     act(() => {
       showVault({ ...VAULT, headerOlderThanData: true });
     });
-    await userEvent.click(screen.getByRole('button', { name: 'Lock and restore the header…' }));
+    const button = screen.getByRole('button', { name: 'Lock and restore the header…' });
+    await userEvent.click(button);
+    // Pressed again while the lock runs: nothing more is asked.
+    expect(button).toHaveProperty('disabled', true);
+    await userEvent.click(button);
+    locked();
     await waitFor(() => {
       expect(useCoffer.getState().headerRestoreAsked).toBe(VAULT.vaultId);
     });

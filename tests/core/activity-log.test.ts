@@ -295,13 +295,16 @@ describe('activity log: bound, crash and tampering', () => {
   });
 
   /** The log of `bareLog()` as a writer under a newer header sees it: key 1 and a newer key 2. */
-  function underNewerHeader({ dir, vaultId, keyring }: ReturnType<typeof bareLog>): ActivityLog {
+  function underNewerHeader(
+    { dir, vaultId, keyring }: ReturnType<typeof bareLog>,
+    limits?: LogLimits,
+  ): ActivityLog {
     const newer = new Keyring();
     const key1 = keyring.find(1);
     if (!key1) throw new Error('the test log has no key 1');
     newer.add(1, key1);
     newer.add(2, SecretKey.generate(nativeSodium));
-    return new ActivityLog(dir, { sodium: nativeSodium, keyring: newer, vaultId });
+    return new ActivityLog(dir, { sodium: nativeSodium, keyring: newer, vaultId }, limits);
   }
 
   it('keeps a last entry a newer header sealed, and appends after it at the next seq', () => {
@@ -340,6 +343,21 @@ describe('activity log: bound, crash and tampering', () => {
     expect(whole.problems).toEqual([]);
     expect(kinds(whole.entries)).toEqual(['move', 'move', 'move', 'rename']);
     expect(whole.entries.map((entry) => entry.seq)).toEqual([0, 1, 2, 3]);
+  });
+
+  it('does not call the start of a trimmed log removed when its log-trimmed entry is under the newer key', () => {
+    const limits = { maxEntries: 6, keepEntries: 2 };
+    const older = bareLog(limits);
+    appendMany(older.log, 2);
+    // The newer header's writer reaches the bound: the log-trimmed entry is under key 2.
+    const newer = underNewerHeader(older, limits);
+    appendMany(newer, 5);
+    expect(newer.read().problems).toEqual([]);
+    expect(newer.read().dropped).toBeGreaterThan(0);
+    // The older header's writer appends after them, under key 1: its entry's seq is far from 0.
+    older.log.append({ kind: 'rename', counts: { entries: 1 } });
+    expect(new Set(older.log.read().problems.map(({ kind }) => kind))).toEqual(new Set(['newer-key']));
+    expect(newer.read().problems).toEqual([]);
   });
 
   it('drops stale bytes that a crash left as a whole last entry, whatever key id they name', () => {

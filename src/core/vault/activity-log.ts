@@ -223,11 +223,16 @@ function checkLog(sealer: LogSealer, keyring: Keyring, bytes: Buffer): ActivityL
   }
   let base: number | undefined;
   const entries: ActivityEntry[] = [];
+  /** Where the last entry under a newer key is, and where the newest `log-trimmed` that opens is. */
+  const last = { newerKey: -1, trimmed: -1 };
   opened.forEach((entry, position) => {
     if (entry === undefined) {
-      problems.push(unopenedEntryProblem(stored[position], position, keyring));
+      const problem = unopenedEntryProblem(stored[position], position, keyring);
+      if (problem.kind === 'newer-key') last.newerKey = position;
+      problems.push(problem);
       return;
     }
+    if (entry.kind === 'log-trimmed') last.trimmed = position;
     base ??= entry.seq - position;
     if (entry.seq - position !== base) {
       problems.push({
@@ -242,7 +247,8 @@ function checkLog(sealer: LogSealer, keyring: Keyring, bytes: Buffer): ActivityL
   const first = base ?? 0;
   const trimmed = entries.findLast((entry) => entry.kind === 'log-trimmed');
   const firstKept = trimmed?.counts.firstKept ?? 0;
-  if (first !== firstKept) {
+  // A newer `log-trimmed` may be among the entries under a newer key: the start cannot be checked then.
+  if (first !== firstKept && last.newerKey <= last.trimmed) {
     problems.push({
       kind: 'start-removed',
       message:

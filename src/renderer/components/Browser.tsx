@@ -571,9 +571,16 @@ export function Browser({ vault }: { vault: VaultSummary }) {
   );
 
   const lock = (): Promise<void> => run(() => lockVault(vaultId));
+  const [lockingToRestore, setLockingToRestore] = useState(false);
   const lockToRestoreHeader = (): Promise<void> =>
     run(async () => {
-      await lockVault(vaultId);
+      // One lock and one file dialog, however often the button is pressed meanwhile.
+      setLockingToRestore(true);
+      try {
+        await lockVault(vaultId);
+      } finally {
+        setLockingToRestore(false);
+      }
       askHeaderRestore(vaultId);
     });
   useLockShortcut(
@@ -656,7 +663,7 @@ export function Browser({ vault }: { vault: VaultSummary }) {
       }}
       onDrop={onDrop}
     >
-      <VaultNotices onRestoreHeader={() => void lockToRestoreHeader()} />
+      <VaultNotices restoring={lockingToRestore} onRestoreHeader={() => void lockToRestoreHeader()} />
       <header className="toolbar">
         <nav className="breadcrumb" aria-label="Folder path">
           <Crumb

@@ -5,10 +5,16 @@ import { showNotices, useCoffer } from '../store.js';
 /**
  * Above the browser, in one alert (two at once are not all read out): for as long as the vault refuses every
  * change because its header is older than its data, that and how to end it, with a button that starts it
- * (`onRestoreHeader`; not dismissable: it stays true until the newer header is back); then what unlocking found
- * (damage, a vault gone back to an older copy), until dismissed.
+ * (`onRestoreHeader`, disabled while `restoring`; not dismissable: it stays true until the newer header is back);
+ * then what unlocking found (damage, a vault gone back to an older copy), until dismissed.
  */
-export function VaultNotices({ onRestoreHeader }: { onRestoreHeader: () => void }) {
+export function VaultNotices({
+  restoring,
+  onRestoreHeader,
+}: {
+  restoring: boolean;
+  onRestoreHeader: () => void;
+}) {
   const notices = useCoffer((state) => state.notices);
   const headerOlderThanData = useCoffer((state) => state.vault?.headerOlderThanData === true);
   if (!headerOlderThanData && notices.length === 0) return null;
@@ -29,7 +35,7 @@ export function VaultNotices({ onRestoreHeader }: { onRestoreHeader: () => void 
               files) with a passphrase it holds.
             </p>
           </div>
-          <button type="button" onClick={onRestoreHeader}>
+          <button type="button" disabled={restoring} onClick={onRestoreHeader}>
             Lock and restore the header…
           </button>
         </div>

@@ -345,6 +345,21 @@ describe('activity log: bound, crash and tampering', () => {
     expect(whole.entries.map((entry) => entry.seq)).toEqual([0, 1, 2, 3]);
   });
 
+  it('counts the first kept entry by its place when it does not open, whatever its seq field says', () => {
+    const { log, dir } = bareLog({ maxEntries: 6, keepEntries: 3 });
+    appendMany(log, 6);
+    // The first entry the trim keeps, damaged: its seq field far beyond any a log reaches.
+    editEntries(dir, (entries) => {
+      nth(entries, 3).writeBigUInt64LE(2n ** 60n, 0);
+      return entries;
+    });
+    log.append({ kind: 'rename', counts: { entries: 1 } });
+    const report = log.read();
+    expect(report.dropped).toBe(3);
+    expect(kinds(report.entries)).toEqual(['move', 'move', 'log-trimmed', 'rename']);
+    expect(report.problems.map(({ kind }) => kind)).toEqual(['damaged']);
+  });
+
   it('does not call the start of a trimmed log removed when its log-trimmed entry is under the newer key', () => {
     const limits = { maxEntries: 6, keepEntries: 2 };
     const older = bareLog(limits);

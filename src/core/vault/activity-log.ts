@@ -454,7 +454,8 @@ export class ActivityLog {
     let kept = entries;
     if (entries.length + added.length + 2 > this.#limits.maxEntries) {
       kept = entries.slice(-this.#limits.keepEntries);
-      const firstKept = kept[0] === undefined ? seq : Number(LogSealer.claimedSeq(kept[0]));
+      // By its place when it does not open: its seq field is not authenticated, and may be any number.
+      const firstKept = opened[entries.length - kept.length]?.seq ?? Math.max(0, seq - kept.length);
       added.push({
         kind: 'log-trimmed',
         counts: { firstKept, dropped: entries.length - kept.length },

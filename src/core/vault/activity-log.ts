@@ -126,7 +126,7 @@ function claimedKeyId(entry: Buffer): number {
 
 /** Whether an entry claims a key id above every one `keyring` holds: a newer header's (FORMAT.md 10.4). */
 function underNewerKey(entry: Buffer, keyring: Keyring): boolean {
-  return claimedKeyId(entry) > Math.max(...keyring.keyIds);
+  return keyring.above([claimedKeyId(entry)]).length > 0;
 }
 
 /**
@@ -223,16 +223,15 @@ function checkLog(sealer: LogSealer, keyring: Keyring, bytes: Buffer): ActivityL
   }
   let base: number | undefined;
   const entries: ActivityEntry[] = [];
-  /** Where the last entry under a newer key is, and where the newest `log-trimmed` that opens is. */
-  const last = { newerKey: -1, trimmed: -1 };
+  /** Where the last entry under a newer key is. */
+  let lastNewerKey = -1;
   opened.forEach((entry, position) => {
     if (entry === undefined) {
       const problem = unopenedEntryProblem(stored[position], position, keyring);
-      if (problem.kind === 'newer-key') last.newerKey = position;
+      if (problem.kind === 'newer-key') lastNewerKey = position;
       problems.push(problem);
       return;
     }
-    if (entry.kind === 'log-trimmed') last.trimmed = position;
     base ??= entry.seq - position;
     if (entry.seq - position !== base) {
       problems.push({
@@ -248,7 +247,7 @@ function checkLog(sealer: LogSealer, keyring: Keyring, bytes: Buffer): ActivityL
   const trimmed = entries.findLast((entry) => entry.kind === 'log-trimmed');
   const firstKept = trimmed?.counts.firstKept ?? 0;
   // A newer `log-trimmed` may be among the entries under a newer key: the start cannot be checked then.
-  if (first !== firstKept && last.newerKey <= last.trimmed) {
+  if (first !== firstKept && lastNewerKey <= (trimmed === undefined ? -1 : opened.lastIndexOf(trimmed))) {
     problems.push({
       kind: 'start-removed',
       message:

@@ -83,6 +83,26 @@ export interface RunningAdd {
 }
 
 /**
+ * The refusal of a change made under a header older than the vault's `what` (FORMAT.md 4.7), which names `keyIds`,
+ * above every key id the header holds. `nothingDone` says what was left undone; `otherWay`, any way on besides the
+ * newer header.
+ */
+export function olderHeaderRefusal(
+  what: 'data' | 'index',
+  keyIds: readonly number[],
+  nothingDone: string,
+  otherWay = '',
+): IntegrityError {
+  return new IntegrityError('unknown-key', {
+    subject: `${what === 'data' ? "vault's data" : 'vault index'} (key ${keyIds.join(', ')})`,
+    advice:
+      `The header in use is older than the ${what}: one from before a key rotation was put back. ${nothingDone} ` +
+      'Restore the newer header first (coffer.header.bak, or a header backup made after the last key rotation).' +
+      otherWay,
+  });
+}
+
+/**
  * Everything an unlocked vault holds in memory: keys, the record sealer and the decrypted tree. Shared by the
  * operation modules (add, restore, verify); never leaves the engine. Never log it: it holds key material.
  */
@@ -261,14 +281,7 @@ export class Session {
     this.requireWritable();
     if (!this.db.committed) return false;
     const above = this.keys.keyring.above(this.db.keyIdsNamed());
-    if (above.length > 0)
-      throw new IntegrityError('unknown-key', {
-        subject: `vault index (key ${above.join(', ')})`,
-        advice:
-          'The header in use is older than the index: one from before a key rotation was put back. Nothing was ' +
-          'repaired. Restore the newer header first (coffer.header.bak, or a header backup made after the last ' +
-          'key rotation).',
-      });
+    if (above.length > 0) throw olderHeaderRefusal('index', above, 'Nothing was repaired.');
     const committer = new IndexCommitter(
       this.sodium,
       this.keys.keyring,

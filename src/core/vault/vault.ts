@@ -95,7 +95,7 @@ import {
 import { checkRange, plaintextChunks, type ByteRange } from './read.js';
 import { restorePaths } from './restore.js';
 import type { IndexState } from './seen-states.js';
-import { Session } from './session.js';
+import { olderHeaderRefusal, Session } from './session.js';
 import { snapshotRoom } from './snapshot.js';
 import type { TreeNode } from './tree.js';
 import { verifyVault } from './verify.js';
@@ -180,17 +180,15 @@ function refuseKeysAbove(keyring: Keyring, db: IndexDb, log: ActivityLog): void 
   const inIndex = keyring.above(db.keyIdsNamed());
   const above = keyring.above([...inIndex, ...logKeyIdsNamed(log)]);
   if (above.length === 0) return;
-  throw new IntegrityError('unknown-key', {
-    subject: `vault's data (key ${above.join(', ')})`,
-    advice:
-      'The header in use is older than the data: one from before a key rotation was put back. No new key was ' +
-      'made. Restore the newer header first (coffer.header.bak, or a header backup made after the last key ' +
-      'rotation).' +
-      (inIndex.length === 0
-        ? ' If there is none, only activity-log entries name the key ("coffer log" lists them): moving ' +
+  throw olderHeaderRefusal(
+    'data',
+    above,
+    'No new key was made.',
+    inIndex.length === 0
+      ? ' If there is none, only activity-log entries name the key ("coffer log" lists them): moving ' +
           'activity.log out of the vault folder (keep it as evidence) starts a new log and lets the keys change.'
-        : ''),
-  });
+      : '',
+  );
 }
 
 /** What an unlock reports: the rows that did not open, and why nothing is written when writes are held back. */

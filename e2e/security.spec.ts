@@ -288,8 +288,12 @@ test('an older header put back by hand changes nothing until coffer.header.bak i
   const rename = async (): Promise<void> => {
     await row(page, 'before.txt').click();
     await page.keyboard.press('F2');
-    // F2 selects the name without its extension.
-    await page.getByLabel('New name for before.txt').pressSequentially('renamed');
+    // F2 gives the field the keyboard, the name without its extension selected. Typed into as a person does: a
+    // locator's typing focuses the field itself when it is first, and moves the caret to the start.
+    const field = page.getByLabel('New name for before.txt');
+    await expect(field).toBeFocused();
+    await page.keyboard.type('renamed');
+    await expect(field).toHaveValue('renamed.txt');
     await page.keyboard.press('Enter');
   };
   await rename();

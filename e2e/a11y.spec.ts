@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
 
-import { dropFiles } from './drop.js';
+import { dropFiles, holdDroppedBytes } from './drop.js';
 import { expect, test } from './fixtures.js';
 import { inkPixels, pdfBytes, textLine } from './pdf.js';
 import { createVault, PASSPHRASE } from './steps.js';
@@ -113,14 +113,7 @@ for (const colorScheme of ['light', 'dark'] as const) {
     // A job held running: the drop's bytes, their own request to the preview server, wait until the check is done.
     // The web host only: in Electron they cross by IPC, which a test cannot hold.
     if (coffer.preview) {
-      let release = (): void => undefined;
-      const held = new Promise<void>((resolve) => {
-        release = resolve;
-      });
-      await page.route('**/api/drop/*', async (route) => {
-        await held;
-        await route.continue();
-      });
+      const release = await holdDroppedBytes(page);
       await dropFiles(page, [{ name: 'held.bin', size: 1_000_000 }]);
       // The newest, below the finished one.
       const job = page.getByRole('listitem', { name: 'Add job' }).last();

@@ -103,6 +103,8 @@ test('flow 4: renames, moves by dragging onto a folder, deletes after a confirma
   await expect(dialog).toContainText('/c.txt');
   await dialog.getByRole('button', { name: 'Cancel' }).click();
   await expect(row(page, 'c.txt')).toBeVisible();
+  // The table takes the keyboard back a frame after the dialog goes.
+  await expect(page.getByRole('grid', { name: 'Files' })).toBeFocused();
   await page.keyboard.press('Delete');
   await dialog.getByRole('button', { name: 'Delete' }).click();
   await expect(row(page, 'c.txt')).toHaveCount(0);
@@ -338,8 +340,9 @@ test("in the smallest window, a folder's path has a row of its own, keeps its se
   for (const name of ['Taxes', '2024']) {
     await newFolder(page, name);
     await row(page, name).dblclick();
+    // Opened once its (empty) rows are shown: a new folder goes into the folder shown.
+    await expect(page.getByText('This folder is empty.')).toBeVisible();
   }
-  await expect(page.getByText('This folder is empty.')).toBeVisible();
   // The path has a row of its own above the search field, so three short names are whole.
   const search = page.getByRole('searchbox', { name: 'Search this vault' });
   expect((await path.boundingBox())?.y ?? Infinity).toBeLessThan((await search.boundingBox())?.y ?? 0);
@@ -385,6 +388,8 @@ test('opens a file as a preview by double-click, Enter or the menu, and shows a 
   await createVault(coffer);
   await newFolder(page, 'Letters');
   await row(page, 'Letters').dblclick();
+  // A drop goes into the folder shown: Letters, once its rows are.
+  await expect(page.getByText('This folder is empty.')).toBeVisible();
   await dropFiles(page, [{ name: 'note.txt', bytes: Buffer.from('Buy bread and tulips.') }]);
   const preview = page.getByRole('dialog', { name: 'Preview of note.txt' });
 

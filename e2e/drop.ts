@@ -58,3 +58,19 @@ export async function dropFiles(
 ): Promise<void> {
   await target.dispatchEvent('drop', { dataTransfer: await filesTransfer(page, files) });
 }
+
+/**
+ * Holds the bytes of the page's drops (their own requests to the preview server) until the returned function is
+ * called, so that their add runs for as long as a test needs. The preview only: in Electron they cross by IPC.
+ */
+export async function holdDroppedBytes(page: Page): Promise<() => void> {
+  let release = (): void => undefined;
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  await page.route('**/api/drop/*', async (route) => {
+    await held;
+    await route.continue();
+  });
+  return release;
+}

@@ -10,7 +10,7 @@ import type { Page } from '@playwright/test';
 
 import { formatSize } from '../src/renderer/format.js';
 import { createVault, dropZeroFiles, moveWithDialog, newFolder, PASSPHRASE, row, sha256 } from './steps.js';
-import { dropFiles } from './drop.js';
+import { dropFiles, holdDroppedBytes } from './drop.js';
 import { expect, test, type CofferApp } from './fixtures.js';
 
 /** A valid 1×1 PNG. */
@@ -139,6 +139,8 @@ test('while an add runs, a new folder, a rename and a move are made at once, and
   await newFolder(page, 'Sorted');
   await row(page, 'part-00.bin').click({ button: 'right' });
   await page.getByRole('menuitem', { name: 'Rename' }).click();
+  // The field takes the keyboard a frame after the menu goes; keys typed before would be lost.
+  await expect(page.getByLabel('New name for part-00.bin')).toBeFocused();
   await page.keyboard.type('first');
   await page.keyboard.press('Enter');
   await expect(row(page, 'first.bin')).toBeVisible();
@@ -219,10 +221,13 @@ test('a lock stops a delete still waiting for an add, and the unlock screen says
 });
 
 test('Vault details say a check waits while an add runs, then report it', async ({ coffer }) => {
-  const upload = await uploadThrottle(coffer);
+  test.skip(
+    coffer.preview === undefined,
+    'The test holds the dropped bytes back; in Electron they cross by IPC',
+  );
   const { page } = coffer;
+  const release = await holdDroppedBytes(page);
   await createVault(coffer);
-  await upload(2_000_000);
   await dropZeroFiles(page, 4, 2_000_000);
   await expect(page.getByRole('listitem', { name: 'Add job' }).getByRole('status')).toContainText('Adding');
 
@@ -234,7 +239,7 @@ test('Vault details say a check waits while an add runs, then report it', async 
       'The check waits until other work on this vault ends: a job in the jobs panel, a preview, or a file being opened in another app.',
     ),
   ).toBeVisible();
-  await upload(-1);
+  release();
   await expect(details.getByRole('region', { name: 'Check report' }).getByRole('status')).toHaveText(
     `No damage found. Checked 4 files (${formatSize(8_000_000)}).`,
   );

@@ -71,7 +71,8 @@ test('change passphrase: the current one is asked; then the old one fails and th
   await expect(page.getByLabel('Current passphrase', { exact: true })).toHaveValue('');
 
   await fillPassphraseForm(page, PASSPHRASE, NEW_PASSPHRASE, 'Change passphrase');
-  await expect(page.getByRole('status').filter({ hasText: 'Passphrase changed.' })).toBeVisible();
+  // Said where the keyboard now is (the form went with its focus), so Esc closes the page from there.
+  await expect(page.getByRole('status').filter({ hasText: 'Passphrase changed.' })).toBeFocused();
   await page.keyboard.press('Escape');
 
   await lock(page);
@@ -244,7 +245,8 @@ test('a header backup restored from the Unlock screen brings its passphrase back
   const fileName = await saveHeaderBackup(coffer);
   await page.getByRole('button', { name: 'Change passphrase…' }).click();
   await fillPassphraseForm(page, PASSPHRASE, NEW_PASSPHRASE, 'Change passphrase');
-  await expect(page.getByRole('status').filter({ hasText: 'Passphrase changed.' })).toBeVisible();
+  // Said where the keyboard now is (the form went with its focus), so Esc closes the page from there.
+  await expect(page.getByRole('status').filter({ hasText: 'Passphrase changed.' })).toBeFocused();
   await page.keyboard.press('Escape');
   await lock(page);
 

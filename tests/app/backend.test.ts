@@ -10,8 +10,10 @@ import { channels, PREVIEW_MAX_BYTES, type JobEvent } from '../../src/shared/con
 import { requireBuiltCli } from '../cli/helpers.js';
 import { restoreInAnotherProcess } from '../helpers/restore-record.js';
 import { tempDir, writeTree } from '../helpers/vault.js';
+import { WAIT_FOR_IO } from '../helpers/wait.js';
 import {
   addFiles,
+  appReportingEveryProgress,
   codeOf,
   newApp,
   newVaultIn,
@@ -52,15 +54,6 @@ function bytesThatNeverCome(): AsyncIterable<Uint8Array> {
       next: () => new Promise<IteratorResult<Uint8Array>>(() => undefined),
     }),
   };
-}
-
-/**
- * A back end whose clock reads a second later each time: every progress report goes out at once (not coalesced),
- * so a test that acts on the first file done acts before the other two are stored, however fast the machine.
- */
-function appReportingEveryProgress(): ReturnType<typeof newApp> {
-  let clock = 0;
-  return newApp({ now: () => (clock += 1000), handleTtlMs: 1e12 });
 }
 
 requireBuiltCli(); // the killed restore runs the compiled engine
@@ -444,7 +437,7 @@ describe('jobs', () => {
     const check = await app.call('job.verify', { vaultId, readData: false });
     await vi.waitFor(() => {
       expect(app.events.some(({ payload }) => (payload as JobEvent).type === 'waiting')).toBe(true);
-    });
+    }, WAIT_FOR_IO);
     expect(await app.call('job.list', {})).toContainEqual(
       expect.objectContaining({ jobId: check.jobId, waiting: true }),
     );
@@ -715,7 +708,7 @@ describe('jobs', () => {
     // A large file's row is committed once its blob is in place, before the next file is read.
     await vi.waitFor(async () => {
       expect(await app.call('entries.list', { vaultId, path: '/' })).toHaveLength(1);
-    });
+    }, WAIT_FOR_IO);
     await app.call('job.cancel', { jobId });
     expect((await app.jobEvents(jobId)).at(-1)).toMatchObject({ status: 'cancelled', filesFinished: 1 });
     expect((await app.call('entries.list', { vaultId, path: '/' })).map((entry) => entry.name)).toEqual([
@@ -761,7 +754,7 @@ describe('jobs', () => {
         event: 'locked',
         payload: { vaultId, reason: 'user', stoppedJobs: [{ kind: 'add', begun: true }] },
       });
-    });
+    }, WAIT_FOR_IO);
     expect(await app.call('job.list', {})).toEqual([]);
     expect([runningWhenLocked, app.backend.jobsRunning()]).toEqual([true, false]);
     expect((await app.call('vault.info', { vaultId })).locked).toBe(true);
@@ -782,7 +775,7 @@ describe('jobs', () => {
     await vi.waitFor(() => {
       const waiting: unknown = expect.objectContaining({ jobId: waitingAdd.jobId, type: 'waiting' });
       expect(app.events).toContainEqual({ event: 'job', payload: waiting });
-    });
+    }, WAIT_FOR_IO);
     await app.call('vault.lock', { vaultId });
     expect(codeOf(await removing)).toBe('CANCELLED');
     expect(app.events).toContainEqual({

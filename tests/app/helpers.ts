@@ -124,6 +124,15 @@ export async function newApp(options: Partial<BackendOptions> = {}): Promise<Tes
   };
 }
 
+/**
+ * A back end whose clock reads a second later each time: every progress report goes out at once (not coalesced),
+ * so a test that acts on the first files done acts before the rest are stored, however fast the machine.
+ */
+export function appReportingEveryProgress(): Promise<TestApp> {
+  let clock = 0;
+  return newApp({ now: () => (clock += 1000), handleTtlMs: 1e12 });
+}
+
 /** Adds `files` (name → contents) at the vault's root through the file picker, and waits for the job to end. */
 export async function addFiles(
   app: TestApp,

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 
 import type { JobEvent } from '../../src/shared/contract.js';
-import { addFiles, codeOf, newApp, newVaultIn } from './helpers.js';
+import { addFiles, appReportingEveryProgress, codeOf, newApp, newVaultIn } from './helpers.js';
 
 describe('rotate and re-encrypt from the window (vault.rotateKey, job.reencrypt)', () => {
   it('rotates, then re-encrypts as a job with progress and a report, leaving only the new key', async () => {
@@ -35,7 +35,7 @@ describe('rotate and re-encrypt from the window (vault.rotateKey, job.reencrypt)
   });
 
   it('ends cancelled when cancelled, and a second job continues to the same key', async () => {
-    const app = await newApp();
+    const app = await appReportingEveryProgress();
     const { vaultId } = await newVaultIn(app);
     const many: Record<string, Buffer> = {};
     for (let i = 0; i < 300; i++) many[`f${i}.bin`] = randomBytes(20_000);

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 
 import { tempDir } from '../helpers/vault.js';
+import { WAIT_FOR_IO } from '../helpers/wait.js';
 import {
   addFiles,
   codeOf,
@@ -65,7 +66,7 @@ describe('showing a finished restore in its folder', () => {
       expect(await app.call('job.list', {})).toContainEqual(
         expect.objectContaining({ jobId, waiting: true }),
       );
-    });
+    }, WAIT_FOR_IO);
     await app.call('entries.rename', { vaultId, path: '/chosen.txt', newName: 'renamed.txt' });
     add.arrive();
     await Promise.all([app.jobEvents(add.jobId), removing, app.jobEvents(jobId)]);

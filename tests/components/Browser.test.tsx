@@ -773,7 +773,13 @@ describe('a vault whose header is older than its data', () => {
     });
     const user = userEvent.setup();
     await user.click(row('notes.txt'));
-    await user.keyboard('{F2}{Control>}a{/Control}kept.txt{Enter}');
+    await user.keyboard('{F2}');
+    // The field takes the keyboard in the next frame; keys sent before would go to the table.
+    const field = screen.getByRole('textbox', { name: 'New name for notes.txt' });
+    await waitFor(() => {
+      expect(document.activeElement).toBe(field);
+    });
+    await user.keyboard('{Control>}a{/Control}kept.txt{Enter}');
     return (await screen.findByText(/^(Part of the vault|The vault header in use)/u)).textContent;
   }
 
@@ -882,7 +888,8 @@ describe('while an add brings files in', () => {
     act(() => {
       jobEvent({ jobId: 'add-1', vaultId: 'v1', kind: 'add', type: 'started' });
     });
-    const job = await screen.findByRole('listitem', { name: 'Add job' });
+    // Shown once it has run a while (SHOW_RUNNING_AFTER_MS, on real timers here).
+    const job = await screen.findByRole('listitem', { name: 'Add job' }, { timeout: 3000 });
     await waitFor(() => {
       expect(within(job).getByText('Into Personal/Reports')).toBeTruthy();
     });

@@ -3,7 +3,7 @@
  * themselves), checked against the same work done in this thread: same bytes, same errors, prompt stops.
  */
 import { randomBytes } from 'node:crypto';
-import { open, readFile, stat, writeFile } from 'node:fs/promises';
+import { open, readFile, stat, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -144,9 +144,13 @@ describe('whole files on the worker pool', () => {
   });
 
   it('stops every worker when cancelled mid-file, before it returns, and the pool carries on', async () => {
-    // Large enough that the workers are far from done when the stop request reaches them.
-    const size = 64 * 1024 * 1024;
-    const { dir, plain } = await fixture(size);
+    // Large enough that the workers are far from done when the stop request reaches them, however late (a sparse
+    // file: zeros, taking no disk nor memory until sealed).
+    const size = 1024 ** 3;
+    const dir = tempDir();
+    const plain = join(dir, 'plain.bin');
+    await writeFile(plain, '');
+    await truncate(plain, size);
     const controller = new AbortController();
     let reported = 0;
     const target = join(dir, 'a.blob');
@@ -166,7 +170,8 @@ describe('whole files on the worker pool', () => {
     const written = (await stat(target)).size;
     await sleep(50);
     expect((await stat(target)).size).toBe(written);
-    expect(await seal(workers, plain, join(dir, 'b.blob'), { size })).toBe(true);
+    const small = await fixture();
+    expect(await seal(workers, small.plain, join(small.dir, 'b.blob'), { size: SIZE })).toBe(true);
   });
 
   it("turns a failed read into the source's own error and passes a failed write on as fs reported it", async () => {

@@ -15,6 +15,7 @@ import {
 import { IndexDb } from '../../src/core/vault/index-db.js';
 import { nativeSodium } from '../helpers/backends.js';
 import { collect, leftBehind, newVault, passphrase, writeTree } from '../helpers/vault.js';
+import { WAIT_FOR_IO } from '../helpers/wait.js';
 
 // More than one pool batch (256 files to add, 128 to restore), so adds and restores take several turns of the
 // event loop.
@@ -44,7 +45,7 @@ function filesTaken() {
     reached: (count: number) =>
       vi.waitFor(() => {
         expect(filesDone).toBe(count);
-      }),
+      }, WAIT_FOR_IO),
   };
 }
 
@@ -168,7 +169,7 @@ async function expectChosenRestoredThenFreed(
   await at.adding;
   await vi.waitFor(() => {
     expect(packFiles(at.dir).filter((name) => at.oldPacks.includes(name))).toEqual([]);
-  });
+  }, WAIT_FOR_IO);
   expect((await at.vault.verify({ readData: true })).problems).toEqual([]);
 }
 
@@ -325,7 +326,7 @@ describe('operations called while others run', () => {
     reading.destroy();
     await vi.waitFor(() => {
       expect(packFiles(dir).filter((name) => oldPacks.includes(name))).toEqual([]);
-    });
+    }, WAIT_FOR_IO);
     expect((await collect(vault.read('/f0.bin'))).equals(Buffer.alloc(100, 2))).toBe(true);
     expect((await vault.verify({ readData: true })).problems).toEqual([]);
   });
@@ -362,7 +363,7 @@ describe('operations called while others run', () => {
     // Its two live files are moved to a new pack, and the old one goes.
     await vi.waitFor(() => {
       expect(packFiles(dir)).not.toContain(oldPack);
-    });
+    }, WAIT_FOR_IO);
     expect(packFiles(dir)).toHaveLength(2);
     expect((await collect(vault.read('/f9.bin'))).equals(Buffer.alloc(109, 1))).toBe(true);
     expect((await vault.verify({ readData: true })).problems).toEqual([]);
@@ -533,7 +534,7 @@ describe('operations called while others run', () => {
     // Its space was freed after the verify.
     await vi.waitFor(() => {
       expect(packFiles(dir).filter((name) => oldPacks.includes(name))).toEqual([]);
-    });
+    }, WAIT_FOR_IO);
   });
 
   it('reads a stream asked for before a re-encryption moved its contents, whole and in ranges', async () => {

@@ -244,10 +244,10 @@ function checkLog(sealer: LogSealer, keyring: Keyring, bytes: Buffer): ActivityL
     entries.push(entry);
   });
   const first = base ?? 0;
-  const trimmed = entries.findLast((entry) => entry.kind === 'log-trimmed');
-  const firstKept = trimmed?.counts.firstKept ?? 0;
+  const trimmedAt = opened.findLastIndex((entry) => entry?.kind === 'log-trimmed');
+  const firstKept = opened[trimmedAt]?.counts.firstKept ?? 0;
   // A newer `log-trimmed` may be among the entries under a newer key: the start cannot be checked then.
-  if (first !== firstKept && lastNewerKey <= (trimmed === undefined ? -1 : opened.lastIndexOf(trimmed))) {
+  if (first !== firstKept && lastNewerKey <= trimmedAt) {
     problems.push({
       kind: 'start-removed',
       message:

@@ -18,9 +18,14 @@ import {
   shownNames,
 } from './steps.js';
 
-/** Waits for the page's next frame, so what an event changed is drawn before a check that it did not. */
-async function nextFrame(page: Page): Promise<void> {
-  await page.evaluate(() => new Promise((drawn) => requestAnimationFrame(drawn)));
+/**
+ * Waits two of the page's frames, so what an event changed is drawn before a check that it did not: React renders
+ * a drag event's state in a task of its own, which may run after the next frame.
+ */
+async function framesDrawn(page: Page): Promise<void> {
+  await page.evaluate(
+    () => new Promise((drawn) => requestAnimationFrame(() => requestAnimationFrame(drawn))),
+  );
 }
 
 /** Every file below `root` → the SHA-256 of its bytes, by path relative to `root`. */
@@ -469,7 +474,7 @@ test('takes files dropped anywhere in the window into the folder shown, and refu
   const settings = page.getByRole('dialog', { name: 'Settings' });
   await expect(settings).toBeVisible();
   await dragFilesOver(settings, await stray());
-  await nextFrame(page);
+  await framesDrawn(page);
   await expect(label).toHaveCount(0);
   await dropFiles(page, [{ name: 'on-dialog.txt', bytes: Buffer.from('x') }], page.locator('[role=dialog]'));
   await page.keyboard.press('Escape');

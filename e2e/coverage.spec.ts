@@ -70,6 +70,13 @@ test('files dragged onto a folder row light it up and the drop zone, and are add
   await expect(page.getByRole('navigation', { name: 'Folder path' })).toContainText('Inbox');
   await expect(row(page, 'scan-1.pdf')).toBeVisible();
   await expect(row(page, 'scan-2.pdf')).toBeVisible();
+  // Listed anew from the vault, the folder shown at the drop still holds only the folder.
+  await page
+    .getByRole('navigation', { name: 'Folder path' })
+    .getByRole('button', { name: 'Personal' })
+    .click();
+  await expect(row(page, 'Inbox')).toBeVisible();
+  expect(await shownNames(page)).toEqual(['Name', 'Inbox']);
 });
 
 test('after files are dropped on a folder row, the drop zone is no longer highlighted', async ({

@@ -255,6 +255,26 @@ describe('symbolic links inside the vault folder', () => {
     },
   );
 
+  it.each(['activity.log', 'unlock-failures'])(
+    '%s as a link outside or as a folder: open refuses, naming it, and nothing is written through it',
+    async (name) => {
+      const { dir, root } = await vaultWithFiles();
+      const victim = await victimFolder(root);
+      await rm(join(dir, name), { force: true });
+      await symlink(join(victim.dir, 'keep.txt'), join(dir, name));
+      const linked = await failure(() => openVault(dir));
+      expect(linked).toBeInstanceOf(IntegrityError);
+      expect((linked as Error).message).toContain(`"${name}" in the vault folder`);
+      await expectIntact(victim);
+
+      await rm(join(dir, name));
+      await mkdir(join(dir, name));
+      const folder = await failure(() => openVault(dir));
+      expect(folder).toBeInstanceOf(IntegrityError);
+      expect((folder as Error).message).toContain(`"${name}" in the vault folder`);
+    },
+  );
+
   it('a journal beside the index that links outside: open refuses, and SQLite never writes through it', async () => {
     const { dir, root } = await vaultWithFiles();
     const victim = await victimFolder(root);

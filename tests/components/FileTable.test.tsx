@@ -142,7 +142,7 @@ describe('the column headers from the keyboard', () => {
     expect(screen.queryByRole('dialog')).toBeNull();
   });
 
-  it('takes the table’s keys on the rows’ scroller, which Chromium makes a Tab stop of its own', async () => {
+  it('takes the table’s keys on the rows’ scroller, which a click on the rows’ background gives the keyboard', async () => {
     await browse(ROOT);
     await screen.findByText(/^5 items/);
     await userEvent.click(row('Archive'));

@@ -279,7 +279,9 @@ export function FileTable(props: FileTableProps) {
       onKeyDown={onKeyDown}
     >
       <div role="rowgroup">{header}</div>
-      <div role="rowgroup" ref={scroller} className="grid-body" data-testid="grid-body">
+      {/* Not a Tab stop of its own (Chromium makes a scroller without focusable children one): the grid before it
+          takes the keys and scrolls it. */}
+      <div role="rowgroup" ref={scroller} className="grid-body" data-testid="grid-body" tabIndex={-1}>
         <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
           {virtualizer.getVirtualItems().map((item) => {
             const entry = rows[item.index];
@@ -317,6 +319,7 @@ function FileRow({ index, top, entry, table, focused, onClick }: FileRowProps) {
   const selected = table.selection.has(entry.path);
   const drop = useFolderDrop(entry.path, table);
   const isFolder = entry.type === 'folder';
+  const folder = table.searchedVault === null ? null : folderLabel(table.searchedVault, parentOf(entry.path));
   const classes = ['grid-row'];
   if (selected) classes.push('selected');
   if (focused) classes.push('focused');
@@ -358,12 +361,14 @@ function FileRow({ index, top, entry, table, focused, onClick }: FileRowProps) {
         {table.renaming === entry.path ? (
           <RenameField entry={entry} draft={table.renameDraft} onEnd={table.onRenameEnd} />
         ) : (
-          <span className="name">{entry.name}</span>
+          <span className="name" title={entry.name}>
+            {entry.name}
+          </span>
         )}
       </div>
-      {table.searchedVault !== null && (
-        <div role="gridcell" className="cell col-folder muted">
-          {folderLabel(table.searchedVault, parentOf(entry.path))}
+      {folder !== null && (
+        <div role="gridcell" className="cell col-folder muted" title={folder}>
+          <bdi>{folder}</bdi>
         </div>
       )}
       <div

@@ -147,7 +147,9 @@ function FolderRow({
       )}
       <span className="tree-folder">
         <Icon size={16} aria-hidden="true" />
-        <span className="name">{name}</span>
+        <span className="name" title={name}>
+          {name}
+        </span>
       </span>
     </div>
   );

@@ -183,8 +183,9 @@ describe('the vault details', () => {
     expect(screen.queryByText('Checking… (progress in the jobs panel)')).toBeNull();
     expect(checkVault.getAttribute('aria-disabled')).toBe('false');
     const report = screen.getByRole('region', { name: 'Check report' });
+    // The quick check reads each file's size and last chunk, not its bytes: it says so, and what reads them all.
     expect(within(report).getByRole('status').textContent).toBe(
-      'No damage found. Checked 12 files (3.0 MB).',
+      'No damage found. Checked the structure of 12 files (each one’s size and last chunk); “Check all data” reads every byte.',
     );
   });
 
@@ -232,7 +233,7 @@ describe('the vault details', () => {
     });
     const report = screen.getByRole('region', { name: 'Check report' });
     expect(within(report).getByRole('status').textContent).toBe(
-      'Damage found: 2 problems. Checked 12 files (3.0 MB).',
+      'Damage found: 2 problems. Checked 12 files (3.0 MB read back intact).',
     );
     const damaged = within(report).getByRole('list', { name: 'Damaged' });
     expect(

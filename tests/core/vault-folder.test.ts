@@ -256,7 +256,7 @@ describe('symbolic links inside the vault folder', () => {
   );
 
   it.each(['activity.log', 'unlock-failures'])(
-    '%s as a link outside or as a folder: open refuses, naming it, and nothing is written through it',
+    '%s as a link outside or as a folder: open refuses, naming it, and what it links to is untouched',
     async (name) => {
       const { dir, root } = await vaultWithFiles();
       const victim = await victimFolder(root);

@@ -147,13 +147,8 @@ export function FileTable(props: FileTableProps) {
   );
 
   const onKeyDown = (event: KeyboardEvent) => {
-    // Keys pressed on a sort button are that button's. The rows' scroller counts as the grid: Chromium makes a
-    // scroller without focusable children a Tab stop of its own.
-    if (
-      props.renaming !== null ||
-      (event.target !== event.currentTarget && event.target !== scroller.current)
-    )
-      return;
+    // Keys pressed on a sort button are that button's.
+    if (props.renaming !== null || event.target !== event.currentTarget) return;
     const ctrl = event.ctrlKey || event.metaKey;
     const entry = rows[focusIndex];
     const handled = (() => {
@@ -279,9 +274,19 @@ export function FileTable(props: FileTableProps) {
       onKeyDown={onKeyDown}
     >
       <div role="rowgroup">{header}</div>
-      {/* Not a Tab stop of its own (Chromium makes a scroller without focusable children one): the grid before it
-          takes the keys and scrolls it. */}
-      <div role="rowgroup" ref={scroller} className="grid-body" data-testid="grid-body" tabIndex={-1}>
+      {/* Not a Tab stop of its own (Chromium makes a scroller without focusable children one), and a click on it
+          (below the rows, a drag's start, a right-click) gives the keyboard to the grid, which names the focused
+          row to screen readers, draws its ring and scrolls the rows. */}
+      <div
+        role="rowgroup"
+        ref={scroller}
+        className="grid-body"
+        data-testid="grid-body"
+        tabIndex={-1}
+        onFocus={(event) => {
+          if (event.target === event.currentTarget) grid.current?.focus({ preventScroll: true });
+        }}
+      >
         <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
           {virtualizer.getVirtualItems().map((item) => {
             const entry = rows[item.index];
@@ -367,8 +372,10 @@ function FileRow({ index, top, entry, table, focused, onClick }: FileRowProps) {
         )}
       </div>
       {folder !== null && (
-        <div role="gridcell" className="cell col-folder muted" title={folder}>
-          <bdi>{folder}</bdi>
+        <div role="gridcell" className="cell col-folder muted">
+          <bdi dir="ltr" title={folder}>
+            {folder}
+          </bdi>
         </div>
       )}
       <div

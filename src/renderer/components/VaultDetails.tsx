@@ -10,12 +10,23 @@ import { PanelDialog } from './PanelDialog.js';
 
 type Details = ResponseOf<'vault.info'>;
 
-function CheckReport({ report }: { report: VerifyReport }) {
+/**
+ * What a check looked at: "Check all data" read every file (its bytes count the files that read back intact), "Check
+ * vault" only each file's size and last chunk.
+ */
+function checkedWords(report: VerifyReport, readData: boolean): string {
+  const files = plural(report.filesChecked, 'file');
+  if (!readData)
+    return `Checked the structure of ${files} (each one’s size and last chunk); “Check all data” reads every byte.`;
+  return `Checked ${files} (${formatSize(report.bytesChecked)}${report.ok ? '' : ' read back intact'}).`;
+}
+
+function CheckReport({ report, readData }: { report: VerifyReport; readData: boolean }) {
   return (
     <section aria-label="Check report" className="check-report">
       <p role="status">
         {report.ok ? 'No damage found.' : `Damage found: ${plural(report.problems.length, 'problem')}.`}{' '}
-        Checked {plural(report.filesChecked, 'file')} ({formatSize(report.bytesChecked)}).
+        {checkedWords(report, readData)}
       </p>
       {report.problems.length > 0 && (
         <ul className="job-problems" aria-label="Damaged">
@@ -57,6 +68,7 @@ export function VaultDetails({ vaultId, onClose }: { vaultId: string; onClose: (
   const [details, setDetails] = useState<Details | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [checkId, setCheckId] = useState<string | null>(null);
+  const [checkReadsData, setCheckReadsData] = useState(false);
   const check = useCoffer((state) => state.jobs.find((job) => job.jobId === checkId));
 
   useEffect(() => {
@@ -74,6 +86,7 @@ export function VaultDetails({ vaultId, onClose }: { vaultId: string; onClose: (
     call('job.verify', { vaultId, readData }).then(
       ({ jobId }) => {
         setCheckId(jobId);
+        setCheckReadsData(readData);
       },
       (cause: unknown) => {
         setError(describeError(cause));
@@ -168,7 +181,7 @@ export function VaultDetails({ vaultId, onClose }: { vaultId: string; onClose: (
       )}
       {check?.status === 'failed' && <ErrorText message={check.summary ?? null} />}
       {check?.status === 'cancelled' && <p className="muted">The check was stopped.</p>}
-      {check?.verifyReport && <CheckReport report={check.verifyReport} />}
+      {check?.verifyReport && <CheckReport report={check.verifyReport} readData={checkReadsData} />}
     </PanelDialog>
   );
 }

@@ -146,3 +146,24 @@ test('Tab goes from the last column header past the rows’ scroller: the table 
   await expect(body).not.toBeFocused();
   await expect(page.getByRole('button', { name: 'Dismiss add job' })).toBeFocused();
 });
+
+test('a click below the rows gives the keyboard to the table, whose keys then move the selection', async ({
+  coffer,
+}) => {
+  const { page } = coffer;
+  await createVault(coffer);
+  await dropFiles(page, [
+    { name: 'first.txt', size: 1 },
+    { name: 'second.txt', size: 1 },
+  ]);
+  await expect(page.getByText('Added 2 files.')).toBeVisible();
+  const body = page.getByTestId('grid-body');
+  const box = await body.boundingBox();
+  expect(box).not.toBeNull();
+  await body.click({ position: { x: 40, y: (box?.height ?? 0) - 20 } });
+  await expect(page.getByRole('grid', { name: 'Files' })).toBeFocused();
+  await page.keyboard.press('Home');
+  const table = page.getByRole('grid', { name: 'Files' });
+  await expect(table.getByRole('row', { selected: true })).toHaveCount(1);
+  await expect(row(page, 'first.txt')).toHaveAttribute('aria-selected', 'true');
+});

@@ -149,7 +149,9 @@ describe('the column headers from the keyboard', () => {
     act(() => {
       screen.getByTestId('grid-body').focus();
     });
-    expect(document.activeElement).toBe(screen.getByRole('grid'));
+    await waitFor(() => {
+      expect(document.activeElement).toBe(screen.getByRole('grid'));
+    });
     await userEvent.keyboard('{ArrowDown}');
     expect(focusedName()).toBe('Photos');
     expect(selectedNames()).toEqual(['Photos']);

@@ -284,7 +284,11 @@ export function FileTable(props: FileTableProps) {
         data-testid="grid-body"
         tabIndex={-1}
         onFocus={(event) => {
-          if (event.target === event.currentTarget) grid.current?.focus({ preventScroll: true });
+          // After the mousedown that focused it: moving the focus during that press would stop a row's drag.
+          if (event.target === event.currentTarget)
+            setTimeout(() => {
+              if (document.activeElement === scroller.current) grid.current?.focus({ preventScroll: true });
+            });
         }}
       >
         <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>

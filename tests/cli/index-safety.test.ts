@@ -61,6 +61,16 @@ describe("an index that is not this vault's own", () => {
       /index\.sqlite, not a SQLite database/u,
     ],
     [
+      // SQLite's own header damaged: its schema format number (offset 44) beyond any SQLite's.
+      'an index whose SQLite header names an unknown schema format',
+      (index) => {
+        const bytes = readFileSync(index);
+        bytes.writeUInt32BE(5, 44);
+        writeFileSync(index, bytes);
+      },
+      /index\.sqlite, not a SQLite database/u,
+    ],
+    [
       "another vault's index",
       (index) => {
         cpSync(join(cwd, 'Other', 'index.sqlite'), index);

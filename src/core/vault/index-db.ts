@@ -175,14 +175,13 @@ const SQLITE_AS_ERRNO: Record<string, string> = {
  * through. The one place SQLite's errors are mapped: {@link IndexDb.open} routes every call through it.
  */
 function asIndexError(error: unknown): unknown {
+  if (isUnreadableDatabase(error)) return new IntegrityError('malformed', { subject: INDEX_SUBJECT });
   const code = error instanceof Database.SqliteError ? /^SQLITE_[A-Z]+/u.exec(error.code)?.[0] : undefined;
   switch (code) {
     case undefined:
       return error;
     case 'SQLITE_CORRUPT':
       return new IntegrityError('corrupt', { subject: INDEX_SUBJECT });
-    case 'SQLITE_NOTADB':
-      return new IntegrityError('malformed', { subject: INDEX_SUBJECT });
     case 'SQLITE_BUSY':
     case 'SQLITE_LOCKED':
       return new VaultInUseError();
@@ -226,6 +225,18 @@ export class HotJournalError extends Error {
   constructor() {
     super('internal: the index has a hot journal and was opened read-only');
   }
+}
+
+/**
+ * SQLite's answers to a file it cannot read as a database: not one at all, or one whose header names a schema
+ * format beyond any SQLite's (a damaged header: the index is always written by the SQLite this build carries).
+ */
+function isUnreadableDatabase(error: unknown): boolean {
+  if (!(error instanceof Database.SqliteError)) return false;
+  return (
+    error.code === 'SQLITE_NOTADB' ||
+    (error.code === 'SQLITE_ERROR' && error.message === 'unsupported file format')
+  );
 }
 
 /** SQLite's answer to reading, through a read-only connection, an index whose hot journal needs playing back. */
@@ -438,8 +449,7 @@ export class IndexDb {
       options.afterClose?.();
       if (error instanceof UnsupportedFormatError || error instanceof IntegrityError) throw error;
       if (isHotJournal(error)) throw new HotJournalError();
-      if (error instanceof Database.SqliteError && error.code === 'SQLITE_NOTADB')
-        throw indexDamaged('malformed', ', not a SQLite database');
+      if (isUnreadableDatabase(error)) throw indexDamaged('malformed', ', not a SQLite database');
       throw asIndexError(error);
     }
   }

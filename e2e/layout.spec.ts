@@ -6,7 +6,7 @@ import type { Locator, Page } from '@playwright/test';
 
 import { dropFiles } from './drop.js';
 import { expect, test } from './fixtures.js';
-import { createVault, dropZeroFiles, newFolder, PASSPHRASE, row } from './steps.js';
+import { createVault, dropZeroFiles, newFolder, PASSPHRASE, row, wholeText } from './steps.js';
 
 const SMALL = { width: 800, height: 560 };
 const LONG_NAME =
@@ -23,20 +23,6 @@ async function within(inner: Locator, outer: Locator): Promise<boolean> {
     a.y + a.height <= b.y + b.height + 0.5
   );
 }
-
-/**
- * Whether `element` has room for its text on each line (no ellipsis, nothing running out). Measured in fractions of
- * a pixel: a cut of less than one still draws an ellipsis, and scrollWidth rounds it away.
- */
-const wholeText = (element: Locator): Promise<boolean> =>
-  element.evaluate((node) => {
-    const style = getComputedStyle(node);
-    const room =
-      node.getBoundingClientRect().width - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
-    const text = document.createRange();
-    text.selectNodeContents(node);
-    return [...text.getClientRects()].every((line) => line.width <= room + 0.01);
-  });
 
 async function fitsWindow(page: Page, element: Locator): Promise<boolean> {
   const box = await element.boundingBox();
@@ -161,9 +147,9 @@ test('a click below the rows gives the keyboard to the table, whose keys then mo
   const box = await body.boundingBox();
   expect(box).not.toBeNull();
   await body.click({ position: { x: 40, y: (box?.height ?? 0) - 20 } });
-  await expect(page.getByRole('grid', { name: 'Files' })).toBeFocused();
-  await page.keyboard.press('Home');
   const table = page.getByRole('grid', { name: 'Files' });
+  await expect(table).toBeFocused();
+  await page.keyboard.press('Home');
   await expect(table.getByRole('row', { selected: true })).toHaveCount(1);
   await expect(row(page, 'first.txt')).toHaveAttribute('aria-selected', 'true');
 });

@@ -173,9 +173,9 @@ test('rotate and re-encrypt a vault of 1,000 files: the same bytes after restore
   await openAndUnlock(coffer, page, dir);
 
   await page.getByRole('button', { name: 'Vault details' }).click();
-  const keyIds = page.locator('dt:text-is("Key ids") + dd');
+  const keyIds = page.locator('dt:text-is("Data keys in the vault") + dd');
   const before = await keyIds.innerText();
-  expect(before).toMatch(/^\d+$/u);
+  expect(before).toMatch(/^key \d+$/u);
   await page.keyboard.press('Escape');
 
   await openSecurity(page, 'Data key');
@@ -183,12 +183,12 @@ test('rotate and re-encrypt a vault of 1,000 files: the same bytes after restore
   await expect(
     page.getByText(/^Re-encrypted 1,000 files under key \d+; older keys removed\.$/u).first(),
   ).toBeVisible({ timeout: 150_000 });
-  await expect(page.getByLabel('Data key ids')).not.toContainText(`key ${before}`);
+  await expect(page.getByLabel('Data key ids')).not.toContainText(before);
   await page.keyboard.press('Escape');
 
   await page.getByRole('button', { name: 'Vault details' }).click();
   const after = await keyIds.innerText();
-  expect(after).toMatch(/^\d+$/u);
+  expect(after).toMatch(/^key \d+$/u);
   expect(after).not.toBe(before);
   await page.keyboard.press('Escape');
 

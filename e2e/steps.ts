@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 
-import { expect, type Page } from '@playwright/test';
+import { expect, type Locator, type Page } from '@playwright/test';
 
 import { dropFiles, type DroppedFile } from './drop.js';
 import { plural } from '../src/shared/plural.js';
@@ -88,6 +88,20 @@ export const shownNames = (page: Page): Promise<string[]> =>
   page.getByRole('grid').getByRole('row').locator('.col-name').allInnerTexts();
 
 /** The file table's column header named `name`. */
+/**
+ * Whether `element` has room for its text on each line (no ellipsis, nothing running out). Measured in fractions of
+ * a pixel: a cut of less than one still draws an ellipsis, and scrollWidth rounds it away.
+ */
+export const wholeText = (element: Locator): Promise<boolean> =>
+  element.evaluate((node) => {
+    const style = getComputedStyle(node);
+    const room =
+      node.getBoundingClientRect().width - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+    const text = document.createRange();
+    text.selectNodeContents(node);
+    return [...text.getClientRects()].every((line) => line.width <= room + 0.01);
+  });
+
 export const columnHeader = (page: Page, name: string) => page.getByRole('columnheader', { name });
 
 /** Makes a folder `name` in the folder shown, with "New folder" and its name edited in place. */

@@ -115,7 +115,7 @@ describe('the vault details', () => {
         `Argon2id, 3 passes, 256 MiB memory; Argon2id, 4 passes, ${(1024).toLocaleString()} MiB memory`,
       ],
       ['Size padding', 'On: each file’s size shows only roughly (to within about 12 %)'],
-      ['Key ids', '1, 2'],
+      ['Data keys in the vault', 'key 1, key 2'],
     ]);
   });
 
@@ -132,7 +132,7 @@ describe('the vault details', () => {
     await screen.findByText('Personal');
     expect(facts().slice(-4)).toEqual([
       ['Size padding', 'Off'],
-      ['Key ids', '—'],
+      ['Data keys in the vault', '—'],
       ['Access', 'Read only'],
       ['Warning', 'The vault was opened through its header backup: its header is damaged.'],
     ]);

@@ -128,8 +128,9 @@ export function VaultDetails({ vaultId, onClose }: { vaultId: string; onClose: (
               ? 'On: each file’s size shows only roughly (to within about 12 %)'
               : 'Off'}
           </dd>
-          <dt>Key ids</dt>
-          <dd>{(details.info.keyIds ?? []).join(', ') || '—'}</dd>
+          {/* In the Security page's words. */}
+          <dt>Data keys in the vault</dt>
+          <dd>{(details.info.keyIds ?? []).map((id) => `key ${id}`).join(', ') || '—'}</dd>
           {(details.info.readOnly || details.info.headerOlderThanData) && (
             <>
               <dt>Access</dt>

@@ -11,21 +11,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { editIndexAsWriter } from '../helpers/index-format.js';
-import { IntegrityError, Vault } from '../../src/core/index.js';
-import { nativeSodium } from '../helpers/backends.js';
-import { collect, newVault, passphrase, track, writeTree } from '../helpers/vault.js';
+import { IntegrityError } from '../../src/core/index.js';
+import { collect, newVault, openVault, passphrase, unlockedVault, writeTree } from '../helpers/vault.js';
 
 const KiB = 1024;
-
-async function openVault(dir: string): Promise<Vault> {
-  return track(await Vault.open(dir, { sodium: nativeSodium }));
-}
-
-async function unlocked(dir: string): Promise<Vault> {
-  const vault = await openVault(dir);
-  await vault.unlock(passphrase());
-  return vault;
-}
 
 /** The error a promise fails with. */
 async function failure(action: () => Promise<unknown>): Promise<unknown> {
@@ -98,7 +87,7 @@ describe('ids read from the index', () => {
     });
     expect(changed).toBe(1);
 
-    const vault = await unlocked(dir);
+    const vault = await unlockedVault(dir);
     const report = await vault.verify();
     expect(report.problems.map(({ path, code }) => ({ path, code }))).toEqual([
       { path: '/a.txt', code: 'INTEGRITY' },
@@ -137,7 +126,7 @@ describe('ids read from the index', () => {
         );
       });
     await editRow('x');
-    let reopened = await unlocked(dir);
+    let reopened = await unlockedVault(dir);
     const [damaged] = (await reopened.verify()).problems.map(({ path }) => path);
     expect(damaged).toMatch(/^\/src\/[acd]\.bin$/);
     // Deleting the other two would compact the pack; with a damaged row in it, it is kept as it is instead.
@@ -149,7 +138,7 @@ describe('ids read from the index', () => {
     reopened.close();
     // So repairing the row brings the file back.
     await editRow(0);
-    reopened = await unlocked(dir);
+    reopened = await unlockedVault(dir);
     expect(
       (await collect(reopened.read(damaged ?? ''))).equals(files[damaged?.slice(5) ?? ''] ?? Buffer.alloc(0)),
     ).toBe(true);
@@ -195,12 +184,12 @@ describe('symbolic links inside the vault folder', () => {
     await expectIntact(victim);
     // Once the link is gone the vault opens as before.
     await rm(join(dir, 'blobs', 'not-a-shard'));
-    expect((await (await unlocked(dir)).verify()).ok).toBe(true);
+    expect((await (await unlockedVault(dir)).verify()).ok).toBe(true);
   });
 
   it('a link planted in blobs/ while the vault is open: verify, add and delete refuse and leave what it points to', async () => {
     const { dir, root } = await vaultWithFiles();
-    const vault = await unlocked(dir);
+    const vault = await unlockedVault(dir);
     // A shard the vault does not have yet: the link would otherwise collide with the vault's own folder.
     const victim = await victimFolder(root, new Set(readdirSync(join(dir, 'blobs'))));
     // Named like the shard of an orphan blob, so a sweep through it would delete the 32-hex file there.
@@ -285,7 +274,7 @@ describe('symbolic links inside the vault folder', () => {
 
   it('a journal link planted while the vault is open: every writing operation refuses, and SQLite never writes through it', async () => {
     const { dir, root } = await vaultWithFiles();
-    const vault = await unlocked(dir);
+    const vault = await unlockedVault(dir);
     const victim = await victimFolder(root);
     // SQLite keeps the journal while the index is open (exclusive locking mode); a sync service may replace it.
     await rm(join(dir, 'index.sqlite-journal'), { force: true });
@@ -322,7 +311,7 @@ describe('symbolic links inside the vault folder', () => {
 
   it('a pack file that links to a copy outside is never read; deleting its entries leaves the copy', async () => {
     const { dir, root } = await vaultWithFiles();
-    const vault = await unlocked(dir);
+    const vault = await unlockedVault(dir);
     const victim = await victimFolder(root);
     // Link each pack to an exact copy outside: following the link would read valid data.
     for (const pack of packsOf(dir)) {
@@ -343,7 +332,7 @@ describe('symbolic links inside the vault folder', () => {
 
   it('a blob file that links to a copy outside is never read', async () => {
     const { dir, root } = await vaultWithFiles();
-    const vault = await unlocked(dir);
+    const vault = await unlockedVault(dir);
     const [shard] = readdirSync(join(dir, 'blobs'));
     const blob = join(dir, 'blobs', shard ?? '', readdirSync(join(dir, 'blobs', shard ?? ''))[0] ?? '');
     const copy = join(root, 'blob-copy');

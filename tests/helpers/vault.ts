@@ -47,6 +47,18 @@ export async function newVault(
   return { vault, dir, root };
 }
 
+/** The vault in `dir`, opened; closed after the test. */
+export async function openVault(dir: string): Promise<Vault> {
+  return track(await Vault.open(dir, { sodium: nativeSodium }));
+}
+
+/** The vault in `dir`, opened and unlocked with {@link passphrase}; closed after the test. */
+export async function unlockedVault(dir: string): Promise<Vault> {
+  const vault = await openVault(dir);
+  await vault.unlock(passphrase());
+  return vault;
+}
+
 /** Writes a tree of files: keys are relative paths, values their contents. */
 export async function writeTree(root: string, files: Record<string, string | Buffer>): Promise<void> {
   for (const [path, contents] of Object.entries(files)) {

@@ -34,6 +34,8 @@ const KDF_ALG_ARGON2ID13 = 1;
 const KDF_ALG_KEYED_BLAKE2B = 2;
 /** At most this many key slots in a header, recovery slot included. */
 export const MAX_SLOTS = 8;
+/** The largest header file (FORMAT.md 4.1): 8 slots of 100 bytes and 65,535 wrapped DEKs of 76. */
+export const MAX_HEADER_BYTES = 96 + 100 * MAX_SLOTS + 76 * 0xffff;
 /**
  * Total Argon2id work (passes × KiB, summed over slots) unlock may face: a crafted header with many costly slots
  * could otherwise stall unlock for minutes. 16 passes over 1 GiB: about 14 s here in the worst case.

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir, open } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import type { SodiumBackend } from '../crypto/sodium.js';
-import { parseVaultHeader } from '../crypto/vault-header.js';
+import { MAX_HEADER_BYTES, parseVaultHeader } from '../crypto/vault-header.js';
 import { IntegrityError, InvalidArgumentError, NotAVaultError } from '../errors.js';
 import { writeFileAtomicSync } from '../publish.js';
 import { announceWrite } from '../test-hooks.js';
@@ -29,12 +29,30 @@ export interface LoadedHeader {
   readonly replaced?: IntegrityError | NotAVaultError;
 }
 
+/**
+ * A header file's bytes, but never more than one byte past the largest header: a longer file then fails the
+ * header's checks as damage (FORMAT.md 4.1), where reading it whole could take gigabytes or fail untyped.
+ */
 async function readHeaderFile(dir: string, name: string): Promise<Buffer | undefined> {
+  const what = `Could not read the vault header in "${dir}"`;
+  let file;
   try {
-    return await readFile(join(dir, name), { flag: VAULT_READ_FLAGS });
+    file = await open(join(dir, name), VAULT_READ_FLAGS);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw asIoError(error, `Could not read the vault header in "${dir}"`);
+    throw asIoError(error, what);
+  }
+  try {
+    const bytes = Buffer.alloc(Math.min((await file.stat()).size, MAX_HEADER_BYTES + 1));
+    let filled = 0;
+    for (let read = -1; read !== 0 && filled < bytes.length; filled += read) {
+      ({ bytesRead: read } = await file.read(bytes, filled, bytes.length - filled, filled));
+    }
+    return bytes.subarray(0, filled);
+  } catch (error) {
+    throw asIoError(error, what);
+  } finally {
+    await file.close();
   }
 }
 

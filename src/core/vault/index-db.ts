@@ -166,6 +166,8 @@ const SQLITE_AS_ERRNO: Record<string, string> = {
   SQLITE_IOERR: 'EIO',
   SQLITE_PERM: 'EPERM',
   SQLITE_AUTH: 'EACCES',
+  // The index was there a moment before (it is checked first): what stops SQLite opening it is its permissions.
+  SQLITE_CANTOPEN: 'EACCES',
 };
 
 /**
@@ -182,6 +184,11 @@ function asIndexError(error: unknown): unknown {
       return error;
     case 'SQLITE_CORRUPT':
       return new IntegrityError('corrupt', { subject: INDEX_SUBJECT });
+    // Coffer's own statements meet its own schema's constraints and types; a refusal means the tables' stored
+    // definitions were changed (a damaged or edited index).
+    case 'SQLITE_CONSTRAINT':
+    case 'SQLITE_MISMATCH':
+      return new IntegrityError('malformed', { subject: INDEX_SUBJECT });
     case 'SQLITE_BUSY':
     case 'SQLITE_LOCKED':
       return new VaultInUseError();
@@ -310,9 +317,9 @@ export class IndexDb {
   #sealedSnapshot: Buffer | null | undefined;
   /**
    * The count of `nodes` rows, kept while this connection changes no row of any table (SQLite's `total_changes()`,
-   * which counts the rows that triggers change too: an index crafted with triggers could change `nodes` during a
-   * write made outside {@link IndexDb.transaction}, such as storing the snapshot at lock). Nothing else writes the
-   * index while it is open (it holds the exclusive lock). Counting took 15–20 ms for 100,000 entries at every
+   * which counts writes made outside {@link IndexDb.transaction} too, such as storing the snapshot at lock). Nothing
+   * else writes the index while it is open (it holds the exclusive lock), and an index with triggers, which could
+   * change `nodes` inside such a write, does not open. Counting took 15–20 ms for 100,000 entries at every
    * unlock on this project's machine.
    */
   #countedNodes: { readonly changes: number; readonly count: number } | undefined;
@@ -450,6 +457,10 @@ export class IndexDb {
       if (error instanceof UnsupportedFormatError || error instanceof IntegrityError) throw error;
       if (isHotJournal(error)) throw new HotJournalError();
       if (isUnreadableDatabase(error)) throw indexDamaged('malformed', ', not a SQLite database');
+      // Opening runs only Coffer's own fixed statements: an error in them means the tables' stored definitions
+      // are not Coffer's ("no such column" after a damaged byte in a CREATE TABLE).
+      if (!options.create && error instanceof Database.SqliteError && error.code === 'SQLITE_ERROR')
+        throw indexDamaged('malformed', ', whose tables are not as Coffer made them');
       throw asIndexError(error);
     }
   }
@@ -1244,6 +1255,13 @@ function refuseOtherIndex(db: Database.Database, vaultId: Buffer): void {
     .pluck()
     .all() as string[];
   if (tables.length !== COFFER_TABLES) throw indexDamaged('malformed', ', which has no Coffer tables');
+  // A trigger runs SQL of the file's choosing inside Coffer's writes (refusing them, or changing other rows);
+  // Coffer makes neither triggers nor views.
+  const foreign = db
+    .prepare("SELECT count(*) FROM sqlite_master WHERE type IN ('trigger', 'view')")
+    .pluck()
+    .get();
+  if (foreign !== 0) throw indexDamaged('malformed', ', which holds triggers or views Coffer never makes');
   const stored = db.prepare('SELECT value FROM meta WHERE key = ?').pluck().get(VAULT_ID_META);
   if (!Buffer.isBuffer(stored)) throw indexDamaged('malformed', ', which records no vault id');
   if (!stored.equals(vaultId)) throw indexDamaged('wrong-file');

@@ -99,11 +99,15 @@ export function isNotRegular(error: unknown): boolean {
   return code === 'ELOOP' || code === NOT_REGULAR || code === 'EISDIR';
 }
 
+/** Packs are written up to a few MiB; anything far larger is not one of this vault's, and is not read whole. */
+export const MAX_PACK_BYTES = 256 * 1024 * 1024;
+
 /**
- * A pack's or blob file's bytes when `wanted(size)` says they are needed; undefined when it is missing, a symbolic
- * link or not a regular file (FORMAT.md section 8.1: damage for verify to report, never followed).
+ * A pack's bytes when `wanted(size)` says they are needed and it is no larger than {@link MAX_PACK_BYTES};
+ * undefined when it is missing, a symbolic link or not a regular file (FORMAT.md section 8.1: damage for verify
+ * to report, never followed).
  */
-export function readStoredFile(path: string, wanted: (size: number) => boolean): Buffer | undefined {
+export function readStoredPack(path: string, wanted: (size: number) => boolean): Buffer | undefined {
   let fd: number;
   try {
     fd = openSync(path, VAULT_READ_FLAGS);
@@ -112,7 +116,9 @@ export function readStoredFile(path: string, wanted: (size: number) => boolean):
   }
   try {
     const stats = fstatSync(fd);
-    return stats.isFile() && wanted(stats.size) ? readFileSync(fd) : undefined;
+    return stats.isFile() && wanted(stats.size) && stats.size <= MAX_PACK_BYTES
+      ? readFileSync(fd)
+      : undefined;
   } finally {
     closeSync(fd);
   }

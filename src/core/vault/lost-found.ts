@@ -7,7 +7,7 @@ import type { StoredFile, VaultEntry } from '../types.js';
 import { bufferSource, fileSource, openBlob } from './blob-io.js';
 import { asIoError, fsyncDirectory } from './durable.js';
 import type { ContentRow } from './index-db.js';
-import { PACK_DIR, requireRegularFile, VAULT_READ_FLAGS } from './layout.js';
+import { MAX_PACK_BYTES, PACK_DIR, requireRegularFile, VAULT_READ_FLAGS } from './layout.js';
 import { walkPack } from './pack-walk.js';
 import { contentSizeOf, cryptoPlace, openBlobFrom } from './read.js';
 import type { Session } from './session.js';
@@ -15,8 +15,6 @@ import type { TreeNode } from './tree.js';
 
 /** The vault folder recovered files go into. */
 const LOST_FOUND = 'lost+found';
-/** Packs are written up to a few MiB; anything far larger is not one of this vault's, and is not read whole. */
-const MAX_PACK_BYTES = 256 * 1024 * 1024;
 
 /** A blob found in an unreferenced file, authenticated, with the row that would name it. */
 interface FoundBlob {

@@ -2,7 +2,8 @@ import { IntegrityError } from '../errors.js';
 
 import { writeFileAtomicSync } from '../publish.js';
 import type { Intent, PackedBlob } from './index-db.js';
-import { packPaths, readStoredFile } from './layout.js';
+import { asIoError } from './durable.js';
+import { packPaths, readStoredPack } from './layout.js';
 import { settleIntents } from './leftovers.js';
 import { holdsBlob } from './pack-walk.js';
 import type { Session } from './session.js';
@@ -11,7 +12,7 @@ import type { Session } from './session.js';
  * Reclaims the space of deleted files' blobs in these packs (FORMAT.md section 8.4): a pack whose rows name less
  * than half of its bytes is compacted into a new pack. A pack no row names is never removed here: only through an
  * intent, which the delete that stopped naming it recorded (section 8.5).
- * @throws the file system's or the index's error when a compaction fails; the vault is unchanged then (the new
+ * @throws {@link IoError} (or the index's error) when a compaction fails; the vault is unchanged then (the new
  * pack, if written, is removed now or, through its intent, at the next open).
  */
 export async function reclaimPacks(session: Session, packIds: Iterable<Buffer>): Promise<void> {
@@ -31,7 +32,7 @@ export async function reclaimPacks(session: Session, packIds: Iterable<Buffer>):
     // Never through a link or from anything but a regular file: such a pack, like a missing one, is damage for
     // verify to report, not space to reclaim.
     const liveBytes = live.reduce((sum, blob) => sum + blob.length, 0);
-    const pack = readStoredFile(session.packs.path(packId), (size) => 2 * liveBytes < size);
+    const pack = readStoredPack(session.packs.path(packId), (size) => 2 * liveBytes < size);
     if (!pack) continue;
     // Rows edited outside Coffer (behind a current tree snapshot, unlock does not read them) may point at another
     // file's bytes, or at part of a blob: copying by them and removing the pack would lose what a trusted copy of
@@ -75,7 +76,7 @@ async function compact(
     });
   } catch (error) {
     await settleIntents(session.dir, session.db, [written]).catch(() => undefined);
-    throw error;
+    throw asIoError(error, `Could not write a compacted pack in "${session.dir}"`);
   }
   session.packs.forget(oldId);
   await settleIntents(session.dir, session.db, [released]);

@@ -8,7 +8,7 @@ import {
   type VerifyReport,
 } from '../types.js';
 import type { PackedBlob } from './index-db.js';
-import { PACK_DIR, readStoredFile } from './layout.js';
+import { MAX_PACK_BYTES, PACK_DIR, readStoredPack } from './layout.js';
 import { findUnreferenced, removeStoredFiles, settleIntents } from './leftovers.js';
 import { recoverUnreferenced } from './lost-found.js';
 import { walkPack, type ByteRange } from './pack-walk.js';
@@ -204,14 +204,25 @@ function checkPackShapes(session: Session): Problem[] {
       throw error;
     }
     let unnamed: ByteRange[] = [];
-    // A missing pack, or one that is a link or not a regular file, is reported by its files' checks.
-    const pack = readStoredFile(
+    let size = 0;
+    const pack = readStoredPack(
       session.packs.path(packId),
-      (size) => (unnamed = bytesNoRowNames(live, size)).length > 0,
+      (found) => (unnamed = bytesNoRowNames(live, (size = found))).length > 0,
     );
-    if (!pack) continue;
-    const size = pack.length;
     const name = `${PACK_DIR}/${packId.toString('hex')}.pack`;
+    if (!pack) {
+      // A missing pack, or one that is a link or not a regular file, is reported by its files' checks.
+      if (unnamed.length > 0 && size > MAX_PACK_BYTES) {
+        problems.push({
+          path: name,
+          code: 'INTEGRITY',
+          message:
+            `Pack ${name} is not as Coffer wrote it: it is ${size} bytes, far more than any pack Coffer writes ` +
+            '(data was appended to it). The files the index names in it are checked on their own.',
+        });
+      }
+      continue;
+    }
     for (const range of unnamed) {
       for (const other of walkPack(session, pack, range.offset, range.offset + range.length).other) {
         const where = other.offset + other.length === size ? 'at its end' : `from offset ${other.offset}`;

@@ -4,14 +4,22 @@
  * the engine's typed errors or reported problems (what a user is told in words), never a raw Node or SQLite error.
  * The large files are sparse: they take no disk.
  */
-import { mkdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
 import { IntegrityError, IoError, Vault } from '../../src/core/index.js';
-import { editIndex } from '../helpers/index-format.js';
+import { editIndex, editIndexAsWriter } from '../helpers/index-format.js';
 import { newVault, openVault, passphrase, unlockedVault, writeTree } from '../helpers/vault.js';
 
 /** Past Node's largest Buffer (2 GiB), so a whole read of it fails. */
@@ -80,6 +88,27 @@ it('a pack grown to gigabytes is reported by verify, whose files still read back
   ]);
 });
 
+it('an unreferenced pack of gigabytes is left unread by repair, and kept by --delete-unreferenced', async () => {
+  const dir = await smallVault();
+  const [pack] = await readdir(join(dir, 'packs'));
+  if (pack === undefined) throw new Error('the vault has no pack');
+  const grown = `${'ab'.repeat(16)}.pack`;
+  copyFileSync(join(dir, 'packs', pack), join(dir, 'packs', grown));
+  truncateSync(join(dir, 'packs', grown), HUGE);
+  const vault = await unlockedVault(dir);
+  const report = await vault.verify({ repair: true, deleteUnreferenced: true });
+  expect(report.deleted).toEqual([]);
+  expect(report.recovered).toEqual([]);
+  expect(report.unreferenced).toEqual([
+    {
+      path: `packs/${grown}`,
+      size: HUGE,
+      note: 'it is larger than any pack Coffer writes, so it was not read',
+    },
+  ]);
+  expect(existsSync(join(dir, 'packs', grown))).toBe(true);
+});
+
 describe("an index whose stored definitions are not Coffer's", () => {
   it('a column renamed in a table definition is INTEGRITY malformed at open', async () => {
     const dir = await smallVault();
@@ -108,7 +137,29 @@ describe("an index whose stored definitions are not Coffer's", () => {
     }
     expect(error).toBeInstanceOf(IntegrityError);
     expect((error as IntegrityError).reason).toBe('malformed');
+    expect((error as Error).message).toMatch(/refused a change \(CHECK constraint failed/u);
     expect(listed(vault)).toEqual(before);
+    vault.close();
+    expect(listed(await unlockedVault(dir))).toEqual(before);
+  });
+
+  it('a recovered row the index refuses stops the repair, and --delete-unreferenced then removes nothing', async () => {
+    const dir = await smallVault();
+    // Every row gone: the pack is unreferenced, and repair would bring its three files back under /lost+found.
+    await editIndexAsWriter(dir, (db) => {
+      db.exec('DELETE FROM contents');
+    });
+    replaceInIndex(
+      dir,
+      'file_id BLOB NOT NULL UNIQUE CHECK (length(file_id) = 16)',
+      'file_id BLOB NOT NULL UNIQUE CHECK (length(file_id) = 17)',
+    );
+    const packs = await readdir(join(dir, 'packs'));
+    const vault = await unlockedVault(dir);
+    await expect(vault.verify({ repair: true, deleteUnreferenced: true })).rejects.toMatchObject({
+      code: 'INTEGRITY',
+    });
+    expect(await readdir(join(dir, 'packs'))).toEqual(packs);
   });
 
   it('a trigger (SQL of the file’s choosing inside Coffer’s writes) is INTEGRITY malformed at open', async () => {

@@ -188,7 +188,10 @@ function asIndexError(error: unknown): unknown {
     // definitions were changed (a damaged or edited index).
     case 'SQLITE_CONSTRAINT':
     case 'SQLITE_MISMATCH':
-      return new IntegrityError('malformed', { subject: INDEX_SUBJECT });
+      // SQLite's words kept: were it a bug in Coffer's statements instead, they say which.
+      return new IntegrityError('malformed', {
+        subject: `${INDEX_SUBJECT}, which refused a change (${(error as Error).message})`,
+      });
     case 'SQLITE_BUSY':
     case 'SQLITE_LOCKED':
       return new VaultInUseError();
@@ -1247,7 +1250,8 @@ function refuseMissingOrEmpty(path: string): void {
 
 /**
  * Checks, before anything is written, that a database is a Coffer index and records `vaultId` as its vault.
- * @throws {@link IntegrityError} (`malformed`, `wrong-file`) when it is not this vault's index.
+ * @throws {@link IntegrityError} (`malformed`, `wrong-file`) when it is not this vault's index;
+ * {@link UnsupportedFormatError} when a newer Coffer wrote it.
  */
 function refuseOtherIndex(db: Database.Database, vaultId: Buffer): void {
   const tables = db
@@ -1255,6 +1259,11 @@ function refuseOtherIndex(db: Database.Database, vaultId: Buffer): void {
     .pluck()
     .all() as string[];
   if (tables.length !== COFFER_TABLES) throw indexDamaged('malformed', ', which has no Coffer tables');
+  const stored = db.prepare('SELECT value FROM meta WHERE key = ?').pluck().get(VAULT_ID_META);
+  if (!Buffer.isBuffer(stored)) throw indexDamaged('malformed', ', which records no vault id');
+  if (!stored.equals(vaultId)) throw indexDamaged('wrong-file');
+  // A newer Coffer's index is refused as such (FORMAT.md 8.2), whatever else it holds.
+  refuseNewerSchema(schemaOf(db));
   // A trigger runs SQL of the file's choosing inside Coffer's writes (refusing them, or changing other rows);
   // Coffer makes neither triggers nor views.
   const foreign = db
@@ -1262,7 +1271,4 @@ function refuseOtherIndex(db: Database.Database, vaultId: Buffer): void {
     .pluck()
     .get();
   if (foreign !== 0) throw indexDamaged('malformed', ', which holds triggers or views Coffer never makes');
-  const stored = db.prepare('SELECT value FROM meta WHERE key = ?').pluck().get(VAULT_ID_META);
-  if (!Buffer.isBuffer(stored)) throw indexDamaged('malformed', ', which records no vault id');
-  if (!stored.equals(vaultId)) throw indexDamaged('wrong-file');
 }

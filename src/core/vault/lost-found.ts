@@ -34,7 +34,8 @@ interface FoundBlob {
  * among them, since those rows' own data may be what is missing).
  * @throws {@link CancelledError} when `signal` aborts (what was recovered before stays).
  * @throws any error other than damage to an unreferenced file ({@link IoError}, {@link AlreadyExistsError} when
- * "/lost+found" is a file, {@link VaultLockedError}): the repair stops there.
+ * "/lost+found" is a file, {@link VaultLockedError}, the index's {@link IntegrityError} when it refuses a recovered
+ * row): the repair stops there.
  */
 export async function recoverUnreferenced(
   session: Session,
@@ -48,42 +49,58 @@ export async function recoverUnreferenced(
   let waiting: Map<string, TreeNode> | undefined;
   for (const file of files) {
     if (signal?.aborted) throw new CancelledError();
+    const isPack = file.path.startsWith(`${PACK_DIR}/`);
+    if (isPack && file.size > MAX_PACK_BYTES) {
+      // Not read whole, and not counted as holding nothing: --delete-unreferenced must not remove what was not read.
+      left.push({ ...file, note: 'it is larger than any pack Coffer writes, so it was not read' });
+      continue;
+    }
+    let found: FoundBlob[];
     try {
-      const found = file.path.startsWith(`${PACK_DIR}/`)
-        ? await blobsInPack(session, file)
-        : [await blobInFile(session, file, signal)];
-      // Each file id once: a pack may hold a copy of a blob after it, which a second row could not name.
-      const seen = new Set<string>();
-      const fresh = found.filter(({ fileId }) => {
-        const hex = fileId.toString('hex');
-        if (seen.has(hex) || session.db.blobOf(fileId) !== undefined) return false;
-        seen.add(hex);
-        return true;
-      });
-      if (fresh.length === 0) {
-        if (found.length === 0) holdsNothing.push(file);
-        left.push({
-          ...file,
-          note:
-            found.length === 0
-              ? 'it holds no complete blob of this vault'
-              : 'everything in it is already in the vault (a leftover copy)',
-        });
-        continue;
-      }
-      waiting ??= entriesWithoutContents(session);
-      const mtime = await makeDurable(session, file, syncedFolders);
-      recovered.push(...adopt(session, fresh, mtime, waiting));
+      found = isPack ? await blobsInPack(session, file) : [await blobInFile(session, file, signal)];
     } catch (error) {
-      // Only damage to the file itself leaves it behind; anything else (a full disk, a lock, "/lost+found" being a
-      // file) stops the repair, so that a --delete-unreferenced after it cannot remove data repair could not
-      // bring back for a reason of its own.
+      // Only damage to the file itself leaves it behind as holding nothing; anything else (a full disk, a lock)
+      // stops the repair, so that a --delete-unreferenced after it cannot remove data repair could not bring back
+      // for a reason of its own. The same for the index's errors below, outside this catch.
       if (!(error instanceof IntegrityError)) throw error;
       left.push({ ...file, note: `it could not be recovered: ${error.message}` });
       holdsNothing.push(file);
+      continue;
     }
+    // Each file id once: a pack may hold a copy of a blob after it, which a second row could not name.
+    const seen = new Set<string>();
+    const fresh = found.filter(({ fileId }) => {
+      const hex = fileId.toString('hex');
+      if (seen.has(hex) || isNamed(session, fileId)) return false;
+      seen.add(hex);
+      return true;
+    });
+    if (fresh.length === 0) {
+      if (found.length === 0) holdsNothing.push(file);
+      left.push({
+        ...file,
+        note:
+          found.length === 0
+            ? 'it holds no complete blob of this vault'
+            : 'everything in it is already in the vault (a leftover copy)',
+      });
+      continue;
+    }
+    waiting ??= entriesWithoutContents(session);
+    const mtime = await makeDurable(session, file, syncedFolders);
+    recovered.push(...adopt(session, fresh, mtime, waiting));
   }
   return { recovered, left, holdsNothing };
+}
+
+/** Whether a contents row names `fileId`; a damaged one does too (verify reports it), and cannot be named twice. */
+function isNamed(session: Session, fileId: Buffer): boolean {
+  try {
+    return session.db.blobOf(fileId) !== undefined;
+  } catch (error) {
+    if (error instanceof IntegrityError) return true;
+    throw error;
+  }
 }
 
 /**
@@ -124,7 +141,6 @@ async function makeDurable(session: Session, file: StoredFile, syncedFolders: Se
 /** Every complete blob of this vault in an unreferenced pack. */
 async function blobsInPack(session: Session, file: StoredFile): Promise<FoundBlob[]> {
   const packId = Buffer.from(file.path.slice(PACK_DIR.length + 1, PACK_DIR.length + 33), 'hex');
-  if (file.size > MAX_PACK_BYTES) return [];
   const path = join(session.dir, file.path);
   const fd = openSync(path, VAULT_READ_FLAGS);
   let pack: Buffer;

@@ -190,3 +190,52 @@ it('a compaction that cannot write its new pack (tmp/ gone) fails verify with an
   expect(await vault.verify({ readData: true })).toMatchObject({ ok: true, filesChecked: 1 });
   expect(await vault.verify({ readData: true })).toMatchObject({ ok: true, filesChecked: 1 });
 });
+
+describe('repair with --delete-unreferenced keeps what it could not bring back', () => {
+  it('a blob whose /lost+found name is taken comes back under a numbered name', async () => {
+    const dir = await smallVault();
+    let fileId = '';
+    await editIndexAsWriter(dir, (db) => {
+      const row = db.prepare('SELECT hex(file_id) AS id, node_id FROM contents LIMIT 1').get() as {
+        id: string;
+        node_id: Buffer;
+      };
+      fileId = row.id.toLowerCase();
+      // Its entry gone and all rows with it: the pack is unreferenced, its blob under /lost+found only.
+      db.prepare('DELETE FROM nodes WHERE id = ?').run(row.node_id);
+      db.exec('DELETE FROM contents');
+    });
+    const vault = await unlockedVault(dir);
+    vault.mkdir('/lost+found');
+    vault.mkdir('/mine');
+    vault.rename('/mine', `recovered-${fileId}`);
+    vault.move([`/recovered-${fileId}`], '/lost+found');
+    const report = await vault.verify({ repair: true, deleteUnreferenced: true });
+    expect(report.deleted).toEqual([]);
+    expect(listed(vault)).toContain(`/lost+found/recovered-${fileId} (2)`);
+  });
+
+  it('blobs under a key the header in use lacks are kept, with what to do', async () => {
+    const dir = await smallVault();
+    const older = ['coffer.header', 'coffer.header.bak', 'index.sqlite'].map(
+      (name) => [name, readFileSync(join(dir, name))] as const,
+    );
+    const { root } = await newVault();
+    await writeTree(root, { 'later/small.txt': 'small', 'later/large.bin': Buffer.alloc(1_200_000, 3) });
+    const vault = await unlockedVault(dir);
+    await vault.rotateKey();
+    await vault.add([join(root, 'later')]);
+    vault.close();
+    // The header and index from before the rotation put back: the new pack and blob file are unreferenced, and
+    // only the newer header's key opens them.
+    for (const [name, bytes] of older) writeFileSync(join(dir, name), bytes);
+    const reopened = await unlockedVault(dir);
+    const report = await reopened.verify({ repair: true, deleteUnreferenced: true });
+    expect(report.deleted).toEqual([]);
+    expect(report.unreferenced.map((file) => file.note)).toEqual([
+      expect.stringMatching(/under a key the vault header in use does not hold/u) as string,
+      expect.stringMatching(/under a key the vault header in use does not hold/u) as string,
+    ]);
+    expect(report.unreferenced.map((file) => file.path.split('/')[0]).sort()).toEqual(['blobs', 'packs']);
+  });
+});

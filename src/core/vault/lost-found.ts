@@ -8,13 +8,18 @@ import { bufferSource, fileSource, openBlob } from './blob-io.js';
 import { asIoError, fsyncDirectory } from './durable.js';
 import type { ContentRow } from './index-db.js';
 import { MAX_PACK_BYTES, PACK_DIR, requireRegularFile, VAULT_READ_FLAGS } from './layout.js';
-import { walkPack } from './pack-walk.js';
+import { namesUnknownKey, walkPack } from './pack-walk.js';
 import { contentSizeOf, cryptoPlace, openBlobFrom } from './read.js';
 import type { Session } from './session.js';
 import type { TreeNode } from './tree.js';
 
 /** The vault folder recovered files go into. */
 const LOST_FOUND = 'lost+found';
+
+/** Why a file whose blobs name a key the header in use lacks is left. */
+const UNKNOWN_KEY_NOTE =
+  'its blobs are under a key the vault header in use does not hold (a newer header has it: restore that ' +
+  'header, then repair again)';
 
 /** A blob found in an unreferenced file, authenticated, with the row that would name it. */
 interface FoundBlob {
@@ -62,7 +67,13 @@ export async function recoverUnreferenced(
       // Only damage to the file itself leaves it behind as holding nothing; anything else (a full disk, a lock)
       // stops the repair, so that a --delete-unreferenced after it cannot remove data repair could not bring back
       // for a reason of its own. The same for the index's errors below, outside this catch.
-      if (!(error instanceof IntegrityError)) throw error;
+      if (!(error instanceof IntegrityError))
+        throw asIoError(error, `Could not read ${file.path} to bring it back`);
+      if (error.reason === 'unknown-key') {
+        // Readable under a newer header's key (FORMAT.md 4.7): kept, whatever --delete-unreferenced asks.
+        left.push({ ...file, note: UNKNOWN_KEY_NOTE });
+        continue;
+      }
       left.push({ ...file, note: `it could not be recovered: ${error.message}` });
       holdsNothing.push(file);
       continue;
@@ -150,8 +161,12 @@ async function blobsInPack(session: Session, file: StoredFile): Promise<FoundBlo
   } finally {
     closeSync(fd);
   }
+  const walked = walkPack(session, pack, 0, pack.length);
+  if (walked.blobs.length === 0 && namesUnknownKey(session, pack, walked.other)) {
+    throw new IntegrityError('unknown-key', { subject: `unreferenced pack ${file.path}` });
+  }
   const found: FoundBlob[] = [];
-  for (const { fileId, offset, length } of walkPack(session, pack, 0, pack.length).blobs) {
+  for (const { fileId, offset, length } of walked.blobs) {
     const source = bufferSource(pack.subarray(offset, offset + length));
     const bind = { vaultId: session.keys.vaultId, fileId, label: `unreferenced pack ${file.path}` };
     const { cipher, layout } = await openBlobFrom(session, source, length, bind);
@@ -262,9 +277,8 @@ function lostAndFound(session: Session, found: readonly FoundBlob[], mtime: numb
         mtime: Date.now(),
       });
   const folder = existing ?? folderRow?.node;
-  const rows = found.flatMap(({ fileId, plaintextSize, location }) => {
-    const name = `recovered-${fileId.toString('hex')}`;
-    if (existing && session.tree.child(existing.id, name)) return [];
+  const rows = found.map(({ fileId, plaintextSize, location }) => {
+    const name = freeName(session, existing, `recovered-${fileId.toString('hex')}`);
     const row = session.seal(session.newId(), {
       type: 'file',
       name,
@@ -273,9 +287,17 @@ function lostAndFound(session: Session, found: readonly FoundBlob[], mtime: numb
       mtime,
       fileId: fileId.toString('hex'),
     });
-    return [{ row, content: { file_id: fileId, node_id: row.id, location } }];
+    return { row, content: { file_id: fileId, node_id: row.id, location } };
   });
   return { folderRow, rows };
+}
+
+/** `name`, or when an entry of /lost+found has it, the first of `name (2)`, `name (3)`, … none has. */
+function freeName(session: Session, folder: TreeNode | undefined, name: string): string {
+  if (!folder) return name;
+  let free = name;
+  for (let n = 2; session.tree.child(folder.id, free); n++) free = `${name} (${n})`;
+  return free;
 }
 
 /**

@@ -63,6 +63,33 @@ export function walkPack(
 }
 
 /**
+ * Whether a blob header in `ranges` (bytes a walk found no blob of this vault in) names a key id the session's
+ * keyring lacks: a blob a newer header's key may open (FORMAT.md 4.7), so not proof that the bytes hold nothing.
+ */
+export function namesUnknownKey(session: Session, pack: Buffer, ranges: readonly ByteRange[]): boolean {
+  for (const { offset, length } of ranges) {
+    const end = offset + length;
+    for (
+      let at = pack.indexOf(BLOB_MAGIC, offset);
+      at !== -1 && at < end;
+      at = pack.indexOf(BLOB_MAGIC, at + 1)
+    ) {
+      const bytes = pack.subarray(at, at + BLOB_HEADER_BYTES);
+      try {
+        const header = parseBlobHeader(bytes, {
+          vaultId: session.keys.vaultId,
+          fileId: claimedFileId(bytes),
+        });
+        if (!session.keys.keyring.find(header.keyId)) return true;
+      } catch (error) {
+        if (!(error instanceof IntegrityError)) throw error;
+      }
+    }
+  }
+  return false;
+}
+
+/**
  * Whether `pack[blob.offset, blob.offset + blob.length)` is exactly one complete, authentic blob of this vault for
  * `blob.fileId`: what a row must point at before its bytes are copied anywhere (compaction).
  */

@@ -8,6 +8,7 @@ import { bufferSource, fileSource, openBlob } from './blob-io.js';
 import { asIoError, fsyncDirectory } from './durable.js';
 import type { ContentRow } from './index-db.js';
 import { MAX_PACK_BYTES, PACK_DIR, requireRegularFile, VAULT_READ_FLAGS } from './layout.js';
+import { freeNumberedName } from './numbered-name.js';
 import { namesUnknownKey, walkPack } from './pack-walk.js';
 import { contentSizeOf, cryptoPlace, openBlobFrom } from './read.js';
 import type { Session } from './session.js';
@@ -18,8 +19,8 @@ const LOST_FOUND = 'lost+found';
 
 /** Why a file whose blobs name a key the header in use lacks is left. */
 const UNKNOWN_KEY_NOTE =
-  'its blobs are under a key the vault header in use does not hold (a newer header has it: restore that ' +
-  'header, then repair again)';
+  'its blobs are under a key the vault header in use does not hold (another copy of the header may: restore ' +
+  'that one, then repair again)';
 
 /** A blob found in an unreferenced file, authenticated, with the row that would name it. */
 interface FoundBlob {
@@ -294,10 +295,9 @@ function lostAndFound(session: Session, found: readonly FoundBlob[], mtime: numb
 
 /** `name`, or when an entry of /lost+found has it, the first of `name (2)`, `name (3)`, … none has. */
 function freeName(session: Session, folder: TreeNode | undefined, name: string): string {
-  if (!folder) return name;
-  let free = name;
-  for (let n = 2; session.tree.child(folder.id, free); n++) free = `${name} (${n})`;
-  return free;
+  const taken = (candidate: string): boolean =>
+    folder !== undefined && session.tree.child(folder.id, candidate) !== undefined;
+  return taken(name) ? freeNumberedName(name, taken) : name;
 }
 
 /**
